@@ -1,0 +1,128 @@
+"""Adjudication of a Winter adjustment phase: builds, removals, waives and civil disorder.
+
+A power with more centres than units may build up to the difference, one unit per owned, empty home centre; orders
+beyond that are void, in the order given. A power with more units than centres removes the difference; removals it
+did not order are chosen by civil disorder: the units farthest from the power's owned home centres go first
+(distance in moves, as if every unit could cross land and sea), fleets before armies at equal distance, then in
+alphabetical order of the province's name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.rules.board import Position, Unit
+from judge.rules.geography import Geography
+from judge.rules.legality import check_build, own_unit
+from judge.rules.orders import Build, Disband, Order, Outcome, Waive
+from judge.rules.variant import Variant
+
+
+@dataclass(frozen=True)
+class AdjustmentOutcome:
+    order_outcomes: list[tuple[Outcome, str | None, Order]]  # per submitted order, in order (void keeps the order)
+    civil_disorder: list[Unit]  # units removed because the power ordered too few removals
+
+
+def adjustment_delta(variant: Variant, pos: Position, power: str) -> int:
+    """Builds (positive) or removals (negative) the power is due."""
+    return pos.centre_count(power) - len(pos.units_of(power))
+
+
+def can_build_somewhere(variant: Variant, pos: Position, power: str) -> bool:
+    return any(pos.owners.get(c) == power and c not in pos.units for c in variant.home_centres(power))
+
+
+def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: list[Order],
+                           units: dict[int, Unit]) -> AdjustmentOutcome:
+    """Apply one power's orders to ``units`` (changed in place) and report each order's outcome."""
+    geo = variant.geo
+    delta = adjustment_delta(variant, pos, power)
+    home = variant.home_centres(power)
+    done: list[tuple[Outcome, str | None, Order]] = []
+    used = 0
+    removed: set[int] = set()
+    for order in orders:
+        if isinstance(order, (Build, Waive)):
+            if delta <= 0:
+                done.append((Outcome.VOID, f"{power} has no builds this winter", order))
+                continue
+            if used >= delta:
+                done.append((Outcome.VOID, f"{power} may build only {delta}", order))
+                continue
+            if isinstance(order, Waive):
+                used += 1
+                done.append((Outcome.SUCCEEDS, None, order))
+                continue
+            checked = check_build(geo, pos, power, order, home)
+            if isinstance(checked, str):
+                done.append((Outcome.VOID, checked, order))
+                continue
+            prov = geo.loc_province[checked.loc]
+            if prov in units:
+                done.append((Outcome.VOID, f"{geo.provinces[prov].name} already has a build", order))
+                continue
+            units[prov] = Unit(power, checked.kind, checked.loc)
+            used += 1
+            done.append((Outcome.SUCCEEDS, None, checked))
+        elif isinstance(order, Disband):
+            if delta >= 0:
+                done.append((Outcome.VOID, f"{power} has no units to remove this winter", order))
+                continue
+            unit = own_unit(geo, pos.units, power, order)
+            if isinstance(unit, str):
+                done.append((Outcome.VOID, unit, order))
+                continue
+            prov = geo.loc_province[unit.loc]
+            if prov in removed:
+                done.append((Outcome.VOID, "that unit is already removed", order))
+                continue
+            if len(removed) >= -delta:
+                done.append((Outcome.VOID, f"{power} must remove only {-delta}", order))
+                continue
+            removed.add(prov)
+            del units[prov]
+            done.append((Outcome.SUCCEEDS, None, Disband(unit.kind, unit.loc)))
+        else:
+            done.append((Outcome.VOID, "only builds, removals and waives are given in an adjustment phase", order))
+    disorder: list[Unit] = []
+    if delta < 0 and len(removed) < -delta:
+        left = [u for p, u in units.items() if u.power == power]
+        far = civil_disorder_order(geo, left, [c for c in home if pos.owners.get(c) == power])
+        for unit in far[: -delta - len(removed)]:
+            del units[geo.loc_province[unit.loc]]
+            disorder.append(unit)
+    return AdjustmentOutcome(done, disorder)
+
+
+def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int]) -> list[Unit]:
+    """Units in the order civil disorder removes them."""
+    dist = _distances(geo, homes)
+    far = len(geo.provinces) + 1
+
+    def key(unit: Unit) -> tuple[int, int, str]:
+        prov = geo.loc_province[unit.loc]
+        return (-dist.get(prov, far), 0 if unit.kind.value == "F" else 1, geo.provinces[prov].name.lower())
+
+    return sorted(units, key=key)
+
+
+def _distances(geo: Geography, sources: list[int]) -> dict[int, int]:
+    dist = {s: 0 for s in sources}
+    frontier = list(sources)
+    while frontier:
+        nxt = []
+        for p in frontier:
+            for q in geo.army_adj[p] | geo.fleet_reach[p] | _coast_reach(geo, p):
+                if q not in dist:
+                    dist[q] = dist[p] + 1
+                    nxt.append(q)
+        frontier = nxt
+    return dist
+
+
+def _coast_reach(geo: Geography, prov: int) -> frozenset[int]:
+    out: set[int] = set()
+    for loc in geo.coast_locs[prov]:
+        out |= geo.fleet_reach[loc]
+    return frozenset(out)

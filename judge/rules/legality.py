@@ -1,0 +1,173 @@
+"""Whether an order may be given in a position, and what it means there.
+
+Each check takes a parsed order and returns either the order made exact (the unit type filled in, a fleet's
+destination coast settled) or a ``str`` saying why the order is void. Void movement orders become holds; void retreats
+disband; void builds do nothing.
+"""
+
+from __future__ import annotations
+
+from judge.rules.board import Position, Unit
+from judge.rules.geography import Geography, Terrain, UnitKind
+from judge.rules.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
+                                UnitOrder, Waive)
+
+
+def _name(geo: Geography, loc: int) -> str:
+    return geo.provinces[geo.loc_province[loc]].name
+
+
+def own_unit(geo: Geography, units: dict[int, Unit], power: str, order: UnitOrder) -> Unit | str:
+    """The unit the order is for, or why there is none of ``power``'s there."""
+    unit = units.get(geo.loc_province[order.loc])
+    where = _name(geo, order.loc)
+    if unit is None:
+        return f"there is no unit in {where}"
+    if unit.power != power:
+        return f"the unit in {where} belongs to {unit.power}"
+    if order.kind is not None and order.kind is not unit.kind:
+        return f"the unit in {where} is {'an army' if unit.kind is UnitKind.ARMY else 'a fleet'}, not " \
+               f"{'an army' if order.kind is UnitKind.ARMY else 'a fleet'}"
+    return unit
+
+
+def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
+    """A fleet's destination location: the coast it can reach when none was named (only if exactly one)."""
+    prov = geo.provinces[geo.loc_province[dest]]
+    if dest == prov.id and prov.coasts:
+        reachable = [c for c in geo.coast_locs[prov.id] if c in geo.fleet_adj[src]]
+        if len(reachable) == 1:
+            return reachable[0]
+        if reachable:
+            return f"say which coast of {prov.name}: {' or '.join(geo.loc_names[c] for c in reachable)}"
+        return f"a fleet in {geo.loc_names[src]} cannot reach {prov.name}"
+    if dest not in geo.fleet_adj[src]:
+        return f"a fleet in {geo.loc_names[src]} cannot reach {geo.loc_names[dest]}; it can move to " \
+               f"{', '.join(geo.loc_names[d] for d in geo.destinations(UnitKind.FLEET, src))}"
+    return dest
+
+
+def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> UnitOrder | str:
+    if isinstance(order, (Retreat, Disband, Build, Waive)):
+        return "only hold, move, support and convoy orders are given in a movement phase"
+    unit = own_unit(geo, pos.units, power, order)
+    if isinstance(unit, str):
+        return unit
+    src, here = unit.loc, geo.loc_province[unit.loc]
+    kind = unit.kind
+    if isinstance(order, Hold):
+        return Hold(kind, src)
+    if isinstance(order, Move):
+        there = geo.loc_province[order.dest]
+        if there == here:
+            return "a unit cannot move to the province it is in"
+        if kind is UnitKind.FLEET:
+            if order.via_convoy:
+                return "only armies can be convoyed"
+            dest = fleet_destination(geo, src, order.dest)
+            return dest if isinstance(dest, str) else Move(kind, src, dest, False)
+        if geo.provinces[there].terrain is Terrain.SEA:
+            return f"an army cannot move into {geo.provinces[there].name}"
+        if there in geo.army_adj[here] or there in geo.convoy_reach[here]:
+            return Move(kind, src, there, order.via_convoy)
+        return f"an army in {geo.loc_names[src]} cannot reach {geo.provinces[there].name}, not even by convoy; it can " \
+               f"move to {', '.join(geo.loc_names[d] for d in geo.destinations(kind, src))}"
+    if isinstance(order, SupportHold):
+        target = geo.loc_province[order.target]
+        if target == here:
+            return "a unit cannot support itself"
+        if target not in pos.units:
+            return f"there is no unit in {geo.provinces[target].name} to support"
+        if not geo.can_reach_province(kind, src, target):
+            return f"{geo.loc_names[src]} cannot support into {geo.provinces[target].name}: it could not move there"
+        return SupportHold(kind, src, target)
+    if isinstance(order, SupportMove):
+        origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
+        if origin == here:
+            return "a unit cannot support its own move"
+        if there == here:
+            return "a unit cannot support a move into its own province"
+        if origin == there:
+            return "a supported move must go somewhere else"
+        if origin not in pos.units:
+            return f"there is no unit in {geo.provinces[origin].name} to support"
+        if not geo.can_reach_province(kind, src, there):
+            return f"{geo.loc_names[src]} cannot support into {geo.provinces[there].name}: it could not move there"
+        dest = order.dest if geo.provinces[there].coasts and order.dest != there else there
+        return SupportMove(kind, src, origin, dest)
+    if isinstance(order, Convoy):
+        origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
+        if kind is not UnitKind.FLEET or geo.provinces[here].terrain is not Terrain.SEA:
+            return "only a fleet at sea can convoy"
+        army = pos.units.get(origin)
+        if army is None:
+            return f"there is no unit in {geo.provinces[origin].name} to convoy"
+        if army.kind is not UnitKind.ARMY:
+            return "only armies can be convoyed"
+        if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
+            return f"an army cannot be convoyed to {geo.provinces[there].name}"
+        return Convoy(kind, src, origin, there)
+    return "this order is not for a movement phase"
+
+
+def check_retreat(geo: Geography, pos: Position, power: str, order: Order) -> UnitOrder | str:
+    if not isinstance(order, (Retreat, Disband, Move)):
+        return "in a retreat phase a dislodged unit can only retreat or disband"
+    dis = pos.dislodged.get(geo.loc_province[order.loc])
+    where = _name(geo, order.loc)
+    if dis is None:
+        return f"there is no dislodged unit in {where}"
+    if dis.unit.power != power:
+        return f"the dislodged unit in {where} belongs to {dis.unit.power}"
+    if order.kind is not None and order.kind is not dis.unit.kind:
+        return f"the dislodged unit in {where} is {'an army' if dis.unit.kind is UnitKind.ARMY else 'a fleet'}"
+    if isinstance(order, Disband):
+        return Disband(dis.unit.kind, dis.unit.loc)
+    options = retreat_options(geo, pos, geo.loc_province[order.loc])
+    dest = order.dest
+    if dis.unit.kind is UnitKind.FLEET:
+        settled = fleet_destination(geo, dis.unit.loc, dest)
+        if isinstance(settled, str):
+            return settled
+        dest = settled
+    else:
+        dest = geo.loc_province[dest]
+    if dest not in options:
+        allowed = ", ".join(geo.loc_names[o] for o in options) or "none (it must disband)"
+        return f"{geo.loc_names[dis.unit.loc]} cannot retreat to {geo.loc_names[dest]}; it can retreat to {allowed}"
+    return Retreat(dis.unit.kind, dis.unit.loc, dest)
+
+
+def retreat_options(geo: Geography, pos: Position, province: int) -> list[int]:
+    """Locations the unit dislodged in ``province`` may retreat to."""
+    dis = pos.dislodged[province]
+    unit = dis.unit
+    out = []
+    for loc in geo.destinations(unit.kind, unit.loc):
+        prov = geo.loc_province[loc]
+        if prov in pos.units or prov in pos.standoffs:
+            continue
+        if prov == dis.attacker_from and not dis.via_convoy:
+            continue
+        out.append(loc)
+    return out
+
+
+def check_build(geo: Geography, pos: Position, power: str, order: Build, home: tuple[int, ...]) -> Build | str:
+    prov_id = geo.loc_province[order.loc]
+    prov = geo.provinces[prov_id]
+    if prov_id not in home:
+        return f"{prov.name} is not a home centre of {power}"
+    if pos.owners.get(prov_id) != power:
+        return f"{power} does not own {prov.name}"
+    if prov_id in pos.units:
+        return f"{prov.name} is occupied"
+    loc = order.loc
+    if order.kind is UnitKind.FLEET:
+        if prov.terrain is not Terrain.COAST:
+            return f"a fleet cannot be built in {prov.name}, which has no coast"
+        if prov.coasts and loc == prov_id:
+            return f"say which coast of {prov.name}: {' or '.join(geo.loc_names[c] for c in geo.coast_locs[prov_id])}"
+    else:
+        loc = prov_id
+    return Build(order.kind, loc)

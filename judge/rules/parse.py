@@ -1,0 +1,272 @@
+"""From one line of order text, as players write it by email, to a typed order or a clear error.
+
+The parser knows the map's names but not the position: it does not check that a unit exists or may move there
+(that is judge.rules.legality). It forgives case, abbreviations, full names and aliases, optional unit types,
+``-``/``->``/``to``/``move``, ``S``/``supports``, ``C``/``convoys``, coasts written ``spa/nc``, ``spa(nc)``, ``spa nc``
+or ``Spain north coast``, and ``via convoy``. It never guesses: what it cannot read is an ``OrderError``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from judge.rules.geography import Geography, UnitKind, name_words
+from judge.rules.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
+                                Waive)
+from judge.rules.phase import Step
+
+
+@dataclass(frozen=True)
+class OrderError:
+    """A line that is not an order: what is wrong, and where it helps, what would be valid."""
+
+    text: str
+    reason: str
+
+
+_KIND_WORDS = {"a": UnitKind.ARMY, "army": UnitKind.ARMY, "f": UnitKind.FLEET, "fleet": UnitKind.FLEET}
+_KEYWORDS = {
+    "-": "move", "to": "move", "move": "move", "moves": "move", "m": "move", "into": "move", "attacks": "move",
+    "attack": "move",
+    "h": "hold", "hold": "hold", "holds": "hold", "stand": "hold", "stands": "hold",
+    "s": "support", "sup": "support", "supp": "support", "support": "support", "supports": "support",
+    "c": "convoy", "convoy": "convoy", "convoys": "convoy", "transports": "convoy",
+    "via": "via", "by": "via", "vc": "via", "vias": "via",
+    "r": "retreat", "retreat": "retreat", "retreats": "retreat",
+    "d": "disband", "disband": "disband", "disbands": "disband", "remove": "disband", "removes": "disband",
+    "destroy": "disband",
+    "b": "build", "build": "build", "builds": "build",
+    "waive": "waive", "waives": "waive", "waived": "waive", "pass": "waive",
+}
+_COAST_WORDS = {"nc": "nc", "sc": "sc", "ec": "ec", "wc": "wc",
+                "north": "nc", "south": "sc", "east": "ec", "west": "wc", "n": "nc", "s": "sc", "e": "ec", "w": "wc"}
+_FILLER = {"the", "of", "and", "army's", "fleet's", "unit", "in", "at", "from"}
+
+_COAST_PAREN = re.compile(r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?", re.I)
+_ARROW = re.compile(r"(->|=>|→|–|—|>)")
+
+
+@dataclass(frozen=True)
+class _Place:
+    loc: int  # province location, or a coast location when one was named
+    words: str  # what the player wrote, for messages
+
+
+def parse_order(line: str, geo: Geography, step: Step) -> Order | OrderError:
+    """Parse one order line written for a phase of kind ``step``."""
+    text = line.strip()
+    if not text:
+        return OrderError(line, "empty line")
+    symbols = _symbols(text, geo)
+    if isinstance(symbols, OrderError):
+        return symbols
+    if step is Step.ADJUSTMENT:
+        return _adjustment(text, symbols)
+    if step is Step.RETREAT:
+        return _retreat(text, symbols)
+    return _movement(text, symbols)
+
+
+# --- tokens -------------------------------------------------------------------------------------------------------
+
+def _tokens(text: str) -> list[str]:
+    text = _ARROW.sub(" - ", text)
+    text = _COAST_PAREN.sub(lambda m: "/" + _COAST_WORDS[m.group(1).lower()], text)
+    text = re.sub(r"[,;:!?()\[\]]", " ", text)
+    text = text.replace("-", " - ")
+    return [t for t in text.lower().split() if t not in (".",)]
+
+
+def _symbols(text: str, geo: Geography) -> list[object] | OrderError:
+    """Tokens turned into UnitKind, _Place or keyword strings."""
+    toks = _tokens(text)
+    out: list[object] = []
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        place = _match_place(toks, i, geo)
+        if place is not None and not (tok in _KEYWORDS and place[1] == i + 1 and tok != "-"):
+            loc, i = place
+            loc, i, err = _coast_after(toks, i, loc, geo, text)
+            if err:
+                return err
+            out.append(_Place(loc, geo.provinces[geo.loc_province[loc]].abbr))
+            continue
+        if tok in _KIND_WORDS:
+            out.append(_KIND_WORDS[tok])
+        elif tok in _KEYWORDS:
+            out.append(_KEYWORDS[tok])
+        elif tok in _FILLER or tok == "convoy" or tok.strip(".") == "":
+            pass
+        else:
+            return OrderError(text, _unknown_place(tok.rstrip("."), geo))
+        i += 1
+    # "via convoy" / "by convoy": the keyword "convoy" after "via" is part of the via.
+    cleaned: list[object] = []
+    for sym in out:
+        if sym == "convoy" and cleaned and cleaned[-1] == "via":
+            continue
+        cleaned.append(sym)
+    return cleaned
+
+
+def _match_place(toks: list[str], i: int, geo: Geography) -> tuple[int, int] | None:
+    """Longest place name starting at toks[i] (hyphen tokens may sit between its words)."""
+    best: tuple[int, int] | None = None
+    words: list[str] = []
+    j = i
+    while j < len(toks) and len(words) < 5:
+        tok = toks[j]
+        if tok == "-" and words:
+            j += 1
+            continue
+        base, slash, coast = tok.partition("/")
+        words.append(base)
+        key = tuple(w for part in words for w in name_words(part))
+        prov = geo.names.get(key)
+        if prov is not None:
+            if slash:
+                cloc = geo.by_loc_name.get(f"{geo.provinces[prov].abbr}/{_COAST_WORDS.get(coast, coast)}")
+                best = (cloc if cloc is not None else -1 - prov, j + 1)
+                if cloc is None:
+                    return best
+            else:
+                best = (prov, j + 1)
+        if slash:
+            break
+        j += 1
+    return best
+
+
+def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -> tuple[int, int, OrderError | None]:
+    """A coast written after the province: ``spa nc``, ``spain north coast``; also reports unknown coasts."""
+    if loc < 0:
+        prov = geo.provinces[-1 - loc]
+        return loc, i, OrderError(text, f"{prov.name} has no such coast; its coasts are "
+                                        f"{', '.join(prov.abbr + '/' + c for c in prov.coasts) or 'none (it is not split)'}")
+    prov = geo.provinces[geo.loc_province[loc]]
+    if not prov.coasts or loc != prov.id or i >= len(toks):
+        return loc, i, None
+    word = toks[i]
+    coast = _COAST_WORDS.get(word)
+    if coast is None or word in ("s", "n", "e", "w") and not (i + 1 < len(toks) and toks[i + 1] == "coast"):
+        return loc, i, None
+    if word in ("north", "south", "east", "west") and not (i + 1 < len(toks) and toks[i + 1] == "coast"):
+        # "Spain north" is a coast only when nothing else could follow
+        if i + 1 < len(toks) and _match_place(toks, i, geo):
+            return loc, i, None
+    consumed = i + 1 + (1 if i + 1 < len(toks) and toks[i + 1] == "coast" else 0)
+    cloc = geo.by_loc_name.get(f"{prov.abbr}/{coast}")
+    if cloc is None:
+        return loc, i, OrderError(text, f"{prov.name} has no {coast} coast; its coasts are "
+                                        f"{', '.join(prov.abbr + '/' + c for c in prov.coasts)}")
+    return cloc, consumed, None
+
+
+def _unknown_place(tok: str, geo: Geography) -> str:
+    choices = sorted({" ".join(k) for k in geo.names})
+    near = difflib.get_close_matches(tok, choices, n=3, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    return f"{tok!r} is not a province or a word of an order{hint}"
+
+
+# --- grammar ------------------------------------------------------------------------------------------------------
+
+def _unit(symbols: list[object], i: int) -> tuple[UnitKind | None, _Place | None, int]:
+    kind = None
+    if i < len(symbols) and isinstance(symbols[i], UnitKind):
+        kind = symbols[i]  # type: ignore[assignment]
+        i += 1
+    if i < len(symbols) and isinstance(symbols[i], _Place):
+        return kind, symbols[i], i + 1  # type: ignore[return-value]
+    return kind, None, i
+
+
+def _places_after(symbols: list[object], i: int) -> list[_Place]:
+    return [s for s in symbols[i:] if isinstance(s, _Place)]
+
+
+def _movement(text: str, sym: list[object]) -> Order | OrderError:
+    kind, place, i = _unit(sym, 0)
+    if place is None:
+        return OrderError(text, "an order starts with the unit, e.g. 'A Paris - Burgundy' or 'F nth S A lon - bel'")
+    rest = sym[i:]
+    if not rest or rest == ["hold"]:
+        return Hold(kind, place.loc)
+    verb = rest[0]
+    if verb == "move" or isinstance(verb, _Place):
+        path = _places_after(rest, 0)
+        via = "via" in rest or "convoy" in rest
+        if not path:
+            return OrderError(text, "a move needs a destination, e.g. 'A Paris - Burgundy'")
+        if any(s not in ("move", "via", "convoy") and not isinstance(s, _Place) for s in rest):
+            return OrderError(text, "could not read this move; write it like 'A Paris - Burgundy'")
+        # a path through seas ("A lon - nth - nwy") is a move by convoy to the last place
+        return Move(kind, place.loc, path[-1].loc, via or len(path) > 1)
+    if verb == "support":
+        skind, target, j = _unit(rest, 1)
+        if target is None:
+            return OrderError(text, "a support names the supported unit, e.g. 'A mun S A ber - kie' or 'F kie S A ber'")
+        tail = rest[j:]
+        if not tail or tail == ["hold"]:
+            return SupportHold(kind, place.loc, target.loc)
+        if tail[0] == "move" and len(tail) == 2 and isinstance(tail[1], _Place):
+            return SupportMove(kind, place.loc, target.loc, tail[1].loc)
+        if isinstance(tail[0], _Place) and len(tail) == 1:
+            return SupportMove(kind, place.loc, target.loc, tail[0].loc)
+        return OrderError(text, "could not read this support; write it like 'A mun S A ber - kie' or 'F kie S A ber'")
+    if verb == "convoy":
+        akind, army, j = _unit(rest, 1)
+        tail = [s for s in rest[j:] if s != "move"]
+        if army is None or len(tail) != 1 or not isinstance(tail[0], _Place):
+            return OrderError(text, "a convoy names the army and where it goes, e.g. 'F nth C A lon - nwy'")
+        if akind is UnitKind.FLEET:
+            return OrderError(text, "only armies can be convoyed")
+        return Convoy(kind, place.loc, army.loc, tail[0].loc)
+    if verb in ("retreat", "disband", "build", "waive"):
+        return OrderError(text, f"a {verb} order belongs in a {'retreat' if verb in ('retreat', 'disband') else 'adjustment'}"
+                                f" phase, not in movement")
+    return OrderError(text, "could not read this order; write it like 'A Paris - Burgundy', 'A Paris H', "
+                            "'A mun S A ber - kie' or 'F nth C A lon - nwy'")
+
+
+def _retreat(text: str, sym: list[object]) -> Order | OrderError:
+    lead_disband = bool(sym) and sym[0] == "disband"
+    kind, place, i = _unit(sym, 1 if lead_disband else 0)
+    if place is None:
+        return OrderError(text, "a retreat order starts with the unit, e.g. 'A mun - boh' or 'A mun disband'")
+    rest = sym[i:]
+    if lead_disband and not rest or rest == ["disband"]:
+        return Disband(kind, place.loc)
+    if rest and rest[0] in ("retreat", "move") and len(rest) == 2 and isinstance(rest[1], _Place):
+        return Retreat(kind, place.loc, rest[1].loc)
+    if len(rest) == 1 and isinstance(rest[0], _Place):
+        return Retreat(kind, place.loc, rest[0].loc)
+    return OrderError(text, "in a retreat phase a dislodged unit retreats ('A mun - boh') or disbands ('A mun disband')")
+
+
+def _adjustment(text: str, sym: list[object]) -> Order | OrderError:
+    if "waive" in sym:
+        return Waive()
+    if sym and sym[0] == "build":
+        kind, place, i = _unit(sym, 1)
+        if place is None or i != len(sym):
+            return OrderError(text, "a build names the unit type and the centre, e.g. 'Build A Paris' or "
+                                    "'Build F stp/nc'")
+        if kind is None:
+            return OrderError(text, "say what to build: 'Build A …' (army) or 'Build F …' (fleet)")
+        return Build(kind, place.loc)
+    if sym and sym[0] == "disband":
+        kind, place, i = _unit(sym, 1)
+        if place is not None and i == len(sym):
+            return Disband(kind, place.loc)
+    else:
+        kind, place, i = _unit(sym, 0)
+        if place is not None and sym[i:] == ["disband"]:
+            return Disband(kind, place.loc)
+        if place is not None and kind is not None and sym[i:] == ["build"]:
+            return Build(kind, place.loc)
+    return OrderError(text, "in an adjustment phase write 'Build A Paris', 'Build F stp/nc', 'Remove A Paris' or "
+                            "'Waive'")

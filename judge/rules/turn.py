@@ -1,0 +1,170 @@
+"""One phase of a game, from submitted orders to the next position: parse, check, adjudicate, advance.
+
+Phases run Spring movement, (Spring retreats), Fall movement, (Fall retreats), (Winter adjustments); a retreat or
+adjustment phase with nothing to do is skipped. Centres change owner after the Fall (after its retreats), and the
+victory rule is checked then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta, can_build_somewhere
+from judge.rules.board import Position, Unit
+from judge.rules.legality import check_movement, check_retreat
+from judge.rules.movement import adjudicate_movement
+from judge.rules.orders import Disband, Hold, Order, Outcome, Result, Retreat, UnitOrder
+from judge.rules.parse import OrderError, parse_order
+from judge.rules.phase import Phase, Season, Step
+from judge.rules.retreats import adjudicate_retreats
+from judge.rules.variant import Variant
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """One order as a player sent it: the text (None when made up by the judge) and what it parsed to."""
+
+    power: str
+    text: str | None
+    order: Order | OrderError
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    phase: Phase  # the phase that was played
+    results: list[Result]
+    position: Position  # the position at the next phase to play
+    winner: str | None = None
+
+
+def parse_submissions(variant: Variant, step: Step, texts: dict[str, list[str]]) -> list[Submitted]:
+    return [Submitted(power, line, parse_order(line, variant.geo, step))
+            for power, lines in texts.items() for line in lines]
+
+
+def play(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+    step = pos.phase.step
+    if step is Step.MOVEMENT:
+        return _movement(variant, pos, submitted)
+    if step is Step.RETREAT:
+        return _retreats(variant, pos, submitted)
+    return _adjustments(variant, pos, submitted)
+
+
+def _void(sub: Submitted, reason: str) -> Result:
+    order = None if isinstance(sub.order, OrderError) else sub.order
+    return Result(sub.power, order, sub.text, Outcome.VOID, reason)
+
+
+def _unit_orders(variant: Variant, pos: Position, submitted: list[Submitted], check: Callable[..., UnitOrder | str],
+                 owners: dict[int, str]) -> tuple[dict[int, tuple[int, UnitOrder]], list[Result | None], set[int]]:
+    """Checked orders by unit province (the last order for a unit wins), a result slot per submission, and the
+    provinces of units whose owner gave them only void orders (they get no "no order" line)."""
+    geo = variant.geo
+    results: list[Result | None] = []
+    chosen: dict[int, tuple[int, UnitOrder]] = {}
+    voided: set[int] = set()
+    for i, sub in enumerate(submitted):
+        if isinstance(sub.order, OrderError):
+            results.append(_void(sub, sub.order.reason))
+            continue
+        checked = check(geo, pos, sub.power, sub.order)
+        if isinstance(checked, str):
+            results.append(_void(sub, checked))
+            loc = getattr(sub.order, "loc", None)
+            if loc is not None and owners.get(geo.loc_province[loc]) == sub.power:
+                voided.add(geo.loc_province[loc])
+            continue
+        prov = geo.loc_province[checked.loc]
+        if prov in chosen:
+            earlier = chosen[prov][0]
+            results[earlier] = _void(submitted[earlier], "replaced by a later order for the same unit")
+        chosen[prov] = (i, checked)
+        results.append(None)
+    return chosen, results, voided
+
+
+def _movement(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+    geo = variant.geo
+    owners = {prov: unit.power for prov, unit in pos.units.items()}
+    chosen, results, voided = _unit_orders(variant, pos, submitted, check_movement, owners)
+    orders = {prov: order for prov, (_, order) in chosen.items()}
+    outcome = adjudicate_movement(geo, pos.units, orders)
+    for prov, (i, order) in chosen.items():
+        out, reason = outcome.outcomes[prov]
+        results[i] = Result(submitted[i].power, order, submitted[i].text, out, reason)
+    final = [r for r in results if r is not None]
+    for prov, unit in pos.units.items():
+        if prov not in chosen and prov not in voided:
+            out, reason = outcome.outcomes[prov]
+            final.append(Result(unit.power, Hold(unit.kind, unit.loc), None, out, reason or "no order: holds"))
+    if outcome.dislodged:
+        nxt = Position(Phase(pos.phase.year, pos.phase.season, Step.RETREAT), outcome.units, dict(pos.owners),
+                       outcome.dislodged, outcome.standoffs)
+        return TurnResult(pos.phase, final, nxt)
+    return _season_end(variant, pos.phase, outcome.units, pos.owners, final)
+
+
+def _retreats(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+    geo = variant.geo
+    owners = {prov: dis.unit.power for prov, dis in pos.dislodged.items()}
+    chosen, results, voided = _unit_orders(variant, pos, submitted, check_retreat, owners)
+    orders: dict[int, Retreat | Disband] = {p: o for p, (_, o) in chosen.items()}  # type: ignore[misc]
+    units, outcomes = adjudicate_retreats(geo, pos, orders)
+    for prov, (i, order) in chosen.items():
+        out, reason = outcomes[prov]
+        results[i] = Result(submitted[i].power, order, submitted[i].text, out, reason)
+    final = [r for r in results if r is not None]
+    for prov, dis in pos.dislodged.items():
+        if prov not in chosen and prov not in voided:
+            final.append(Result(dis.unit.power, Disband(dis.unit.kind, dis.unit.loc), None, Outcome.DISBANDED,
+                                "no valid retreat ordered: disbanded"))
+    return _season_end(variant, pos.phase, units, pos.owners, final)
+
+
+def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+    results: list[Result] = []
+    units = dict(pos.units)
+    by_power: dict[str, list[Submitted]] = {}
+    for sub in submitted:
+        if isinstance(sub.order, OrderError):
+            results.append(_void(sub, sub.order.reason))
+        else:
+            by_power.setdefault(sub.power, []).append(sub)
+    for power in variant.powers:
+        subs = by_power.get(power, [])
+        done = adjudicate_adjustments(variant, pos, power, [s.order for s in subs], units)  # type: ignore[misc]
+        for sub, (out, reason, order) in zip(subs, done.order_outcomes):
+            results.append(Result(power, order, sub.text, out, reason))
+        for unit in done.civil_disorder:
+            results.append(Result(power, Disband(unit.kind, unit.loc), None, Outcome.DISBANDED,
+                                  "civil disorder: too few removals ordered"))
+    year = pos.phase.year + 1
+    nxt = Position(Phase(year, Season.SPRING, Step.MOVEMENT), units, dict(pos.owners))
+    return TurnResult(pos.phase, results, nxt)
+
+
+def _season_end(variant: Variant, phase: Phase, units: dict[int, Unit], owners: dict[int, str],
+                results: list[Result]) -> TurnResult:
+    """After the last movement or retreat of a season: change owners and check victory after the Fall."""
+    if phase.season is Season.SPRING:
+        nxt = Position(Phase(phase.year, Season.FALL, Step.MOVEMENT), units, dict(owners))
+        return TurnResult(phase, results, nxt)
+    owners = dict(owners)
+    centres = set(variant.centres)
+    for prov, unit in units.items():
+        if prov in centres:
+            owners[prov] = unit.power
+    counts = {p: sum(1 for o in owners.values() if o == p) for p in variant.powers}
+    winner = variant.victory.winner({p: n for p, n in counts.items() if n}, len(centres), phase.year)
+    winter = Position(Phase(phase.year, Season.WINTER, Step.ADJUSTMENT), units, owners)
+    if any(_needs_adjustment(variant, winter, p) for p in variant.powers):
+        return TurnResult(phase, results, winter, winner)
+    spring = Position(Phase(phase.year + 1, Season.SPRING, Step.MOVEMENT), units, owners)
+    return TurnResult(phase, results, spring, winner)
+
+
+def _needs_adjustment(variant: Variant, pos: Position, power: str) -> bool:
+    delta = adjustment_delta(variant, pos, power)
+    return delta < 0 or (delta > 0 and can_build_somewhere(variant, pos, power))
