@@ -2,9 +2,9 @@
 
 A power with more centres than units may build up to the difference, one unit per owned, empty home centre; orders
 beyond that are void, in the order given. A power with more units than centres removes the difference; removals it
-did not order are chosen by civil disorder: the units farthest from the power's owned home centres go first
-(distance in moves, as if every unit could cross land and sea), fleets before armies at equal distance, then in
-alphabetical order of the province's name.
+did not order are chosen by civil disorder: the units farthest from the power's home centres go first (distance in
+moves; an army may count moves across land and sea, a fleet only the moves it could make), fleets before armies at
+equal distance, then in alphabetical order of the province's name (DATC v2.4, 6.J).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.rules.board import Position, Unit
-from judge.rules.geography import Geography
+from judge.rules.geography import Geography, UnitKind
 from judge.rules.legality import check_build, own_unit
 from judge.rules.orders import Build, Disband, Order, Outcome, Waive
 from judge.rules.variant import Variant
@@ -88,7 +88,7 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
     disorder: list[Unit] = []
     if delta < 0 and len(removed) < -delta:
         left = [u for p, u in units.items() if u.power == power]
-        far = civil_disorder_order(geo, left, [c for c in home if pos.owners.get(c) == power])
+        far = civil_disorder_order(geo, left, list(home))
         for unit in far[: -delta - len(removed)]:
             del units[geo.loc_province[unit.loc]]
             disorder.append(unit)
@@ -97,28 +97,42 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
 
 def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int]) -> list[Unit]:
     """Units in the order civil disorder removes them."""
-    dist = _distances(geo, homes)
     far = len(geo.provinces) + 1
 
     def key(unit: Unit) -> tuple[int, int, str]:
         prov = geo.loc_province[unit.loc]
-        return (-dist.get(prov, far), 0 if unit.kind.value == "F" else 1, geo.provinces[prov].name.lower())
+        return (-_distance(geo, unit, set(homes), far), 0 if unit.kind is UnitKind.FLEET else 1,
+                geo.provinces[prov].name.lower())
 
     return sorted(units, key=key)
 
 
-def _distances(geo: Geography, sources: list[int]) -> dict[int, int]:
-    dist = {s: 0 for s in sources}
-    frontier = list(sources)
+def _distance(geo: Geography, unit: Unit, homes: set[int], far: int) -> int:
+    """Moves from the unit to the nearest home centre: an army may cross land and sea, a fleet only its own
+    moves (DATC 6.J, 2000 rules)."""
+    if unit.kind is UnitKind.FLEET:
+        start = unit.loc
+        step = lambda loc: geo.fleet_adj[loc]  # noqa: E731
+        where = geo.loc_province
+    else:
+        start = geo.loc_province[unit.loc]
+        step = lambda prov: geo.army_adj[prov] | geo.fleet_reach[prov] | _coast_reach(geo, prov)  # noqa: E731
+        where = range(len(geo.loc_names))  # province ids map to themselves
+    seen = {start}
+    frontier = [start]
+    dist = 0
     while frontier:
+        if any(where[x] in homes for x in frontier):
+            return dist
+        dist += 1
         nxt = []
-        for p in frontier:
-            for q in geo.army_adj[p] | geo.fleet_reach[p] | _coast_reach(geo, p):
-                if q not in dist:
-                    dist[q] = dist[p] + 1
-                    nxt.append(q)
+        for x in frontier:
+            for y in step(x):
+                if y not in seen:
+                    seen.add(y)
+                    nxt.append(y)
         frontier = nxt
-    return dist
+    return far
 
 
 def _coast_reach(geo: Geography, prov: int) -> frozenset[int]:

@@ -7,6 +7,7 @@ on province locations, fleets on a split-coast province always stand on one of i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -118,6 +119,25 @@ class Geography:
 
     def is_convoy_sea(self, province: int) -> bool:
         return self.provinces[province].terrain is Terrain.SEA
+
+    def sea_route(self, origin: int, dest: int, usable: Callable[[int], bool]) -> bool:
+        """Whether a chain of usable sea provinces links the coast provinces ``origin`` and ``dest``."""
+        reach = self.fleet_reach
+        todo = [s for s in self.army_sea_neighbours(origin) if usable(s)]
+        seen = set(todo)
+        while todo:
+            sea = todo.pop()
+            if dest in reach[sea]:
+                return True
+            for nxt in reach[sea]:
+                if nxt not in seen and self.provinces[nxt].terrain is Terrain.SEA and usable(nxt):
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
+
+    def army_sea_neighbours(self, prov: int) -> list[int]:
+        """Sea provinces that touch the coast province ``prov`` (where a convoy can pick an army up)."""
+        return [s.id for s in self.provinces if s.terrain is Terrain.SEA and prov in self.fleet_reach[s.id]]
 
     def destinations(self, kind: UnitKind, src: int) -> list[int]:
         adj = self.army_adj[self.loc_province[src]] if kind is UnitKind.ARMY else self.fleet_adj[src]

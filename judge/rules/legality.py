@@ -93,6 +93,11 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
             return f"there is no unit in {geo.provinces[origin].name} to support"
         if not geo.can_reach_province(kind, src, there):
             return f"{geo.loc_names[src]} cannot support into {geo.provinces[there].name}: it could not move there"
+        mover = pos.units[origin]
+        if (mover.kind is UnitKind.ARMY and there not in geo.army_adj[origin]
+                and not geo.sea_route(origin, there, lambda sea: sea != here)):
+            return f"the army in {geo.provinces[origin].name} could only reach {geo.provinces[there].name} by a " \
+                   f"convoy through {geo.provinces[here].name}, whose fleet cannot convoy and support at once"
         dest = order.dest if geo.provinces[there].coasts and order.dest != there else there
         return SupportMove(kind, src, origin, dest)
     if isinstance(order, Convoy):
@@ -106,8 +111,43 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
             return "only armies can be convoyed"
         if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
             return f"an army cannot be convoyed to {geo.provinces[there].name}"
+        if not (geo.sea_route(origin, here, lambda sea: True) and geo.sea_route(here, there, lambda sea: True)
+                and _on_route(geo, here, origin, there)):
+            return f"a fleet in {geo.provinces[here].name} cannot be part of a convoy from " \
+                   f"{geo.provinces[origin].name} to {geo.provinces[there].name}"
         return Convoy(kind, src, origin, there)
     return "this order is not for a movement phase"
+
+
+def _on_route(geo: Geography, sea: int, origin: int, dest: int) -> bool:
+    """Whether the sea lies in a body of connected seas that touches both coasts."""
+    component = {sea}
+    todo = [sea]
+    while todo:
+        s = todo.pop()
+        for nxt in geo.fleet_reach[s]:
+            if nxt not in component and geo.provinces[nxt].terrain is Terrain.SEA:
+                component.add(nxt)
+                todo.append(nxt)
+    touches = set().union(*(geo.fleet_reach[s] for s in component))
+    return origin in touches and dest in touches
+
+
+def unconvoyable_moves(geo: Geography, pos: Position, orders: dict[int, UnitOrder]) -> dict[int, str]:
+    """Army moves to a non-adjacent province with no chain of fleets at sea to carry it: void (DATC 6.D.32).
+
+    Only the presence of fleets counts here; whether they are ordered to convoy decides success, not legality.
+    """
+    void: dict[int, str] = {}
+    for prov, order in orders.items():
+        if not isinstance(order, Move) or order.kind is not UnitKind.ARMY:
+            continue
+        dest = geo.loc_province[order.dest]
+        if dest in geo.army_adj[prov]:
+            continue
+        if not geo.sea_route(prov, dest, pos.units.__contains__):
+            void[prov] = f"no chain of fleets at sea could convoy the army to {geo.provinces[dest].name}"
+    return void
 
 
 def check_retreat(geo: Geography, pos: Position, power: str, order: Order) -> UnitOrder | str:

@@ -7,8 +7,9 @@ otherwise the cycle is a circular movement (all its moves succeed) or a convoy p
 by disrupting the convoys taking part in it.
 
 Choices (see docs/rules.md): a multi-route convoy fails only if every route fails; an army moving to an adjacent
-province goes by convoy when ordered "via convoy" or when a fleet of its own power convoys it, and falls back to the
-land route when the convoy fails; no self-dislodgement; a unit dislodged by a convoyed attack may retreat to the
+province goes by convoy when ordered "via convoy" or when a fleet of its own power convoys it, provided a chain of
+fleets is ordered to convoy it (otherwise it goes over land; a convoy that is ordered but disrupted makes it fail);
+no self-dislodgement; a unit dislodged by a convoyed attack may retreat to the
 attacker's origin.
 """
 
@@ -50,7 +51,6 @@ class _Adjudication:
         self.supports: dict[int, list[int]] = {}  # unit -> units whose support matches its order
         self.convoyers: dict[int, list[int]] = {}  # army moving by sea -> fleets convoying exactly that move
         self.by_sea: dict[int, bool] = {}  # army move that needs or intends a convoy
-        self.adjacent: dict[int, bool] = {}
         self.unmatched: set[int] = set()
         for prov, unit in units.items():
             order = orders.get(prov)
@@ -95,12 +95,13 @@ class _Adjudication:
             if unit.kind is not UnitKind.ARMY:
                 continue
             adjacent = self.dest[prov] in geo.army_adj[prov]
-            self.adjacent[prov] = adjacent
             order = orders[prov]
             assert isinstance(order, Move)
-            fleets = self.convoyers.get(prov, ())
-            self.by_sea[prov] = (not adjacent or order.via_convoy
-                                 or any(units[f].power == unit.power for f in fleets))
+            fleets = self.convoyers.get(prov, [])
+            intent = order.via_convoy or any(units[f].power == unit.power for f in fleets)
+            # by convoy when it must, or when intended and a chain of fleets is ordered; else over land
+            self.by_sea[prov] = not adjacent or (intent and self._route(prov, self.dest[prov], fleets,
+                                                                         geo.fleet_reach))
         self.state: dict[int, int] = {p: _UNRESOLVED for p in units}
         self.res: dict[int, bool] = {}
         self.deps: list[int] = []
@@ -207,21 +208,13 @@ class _Adjudication:
         return False
 
     def path_ok(self, p: int) -> bool:
-        if not self.by_sea.get(p):
-            return True
-        if self.adjacent[p]:
-            return True  # the land route is the fallback
-        return self.convoy_works(p)
-
-    def uses_convoy(self, p: int) -> bool:
-        return bool(self.by_sea.get(p)) and self.convoy_works(p)
+        return not self.by_sea.get(p) or self.convoy_works(p)
 
     def head_to_head(self, p: int) -> int | None:
         """The unit moving the other way into p's province, when neither goes by convoy."""
         q = self.dest[p]
-        if self.kind.get(q) == _MOVE and self.dest[q] == p and q in self.units:
-            if not self.uses_convoy(p) and not self.uses_convoy(q):
-                return q
+        if self.kind.get(q) == _MOVE and self.dest[q] == p and not self.by_sea.get(p) and not self.by_sea.get(q):
+            return q
         return None
 
     def support_count(self, p: int, exclude: str | None = None) -> int:
@@ -309,7 +302,7 @@ class _Adjudication:
                 new_units[self.dest[p]] = Unit(unit.power, unit.kind, self.dest_loc[p])
             elif p in winner_into:
                 m = winner_into[p]
-                dislodged[p] = Dislodged(unit, m, self.uses_convoy(m))
+                dislodged[p] = Dislodged(unit, m, bool(self.by_sea.get(m)))
         for p, unit in units.items():
             if p not in moved and p not in dislodged:
                 new_units[p] = unit

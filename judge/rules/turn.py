@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta, can_build_somewhere
 from judge.rules.board import Position, Unit
-from judge.rules.legality import check_movement, check_retreat
+from judge.rules.legality import check_movement, check_retreat, unconvoyable_moves
 from judge.rules.movement import adjudicate_movement
 from judge.rules.orders import Disband, Hold, Order, Outcome, Result, Retreat, UnitOrder
 from judge.rules.parse import OrderError, parse_order
@@ -89,6 +89,10 @@ def _movement(variant: Variant, pos: Position, submitted: list[Submitted]) -> Tu
     geo = variant.geo
     owners = {prov: unit.power for prov, unit in pos.units.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_movement, owners)
+    for prov, reason in unconvoyable_moves(geo, pos, {p: o for p, (_, o) in chosen.items()}).items():
+        i = chosen.pop(prov)[0]
+        results[i] = _void(submitted[i], reason)
+        voided.add(prov)
     orders = {prov: order for prov, (_, order) in chosen.items()}
     outcome = adjudicate_movement(geo, pos.units, orders)
     for prov, (i, order) in chosen.items():
