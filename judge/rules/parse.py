@@ -114,6 +114,8 @@ def _symbols(text: str, geo: Geography) -> list[object] | OrderError:
 
 def _match_place(toks: list[str], i: int, geo: Geography) -> tuple[int, int] | None:
     """Longest place name starting at toks[i] (hyphen tokens may sit between its words)."""
+    if toks[i] == "-":
+        return None
     best: tuple[int, int] | None = None
     words: list[str] = []
     j = i
@@ -189,6 +191,9 @@ def _places_after(symbols: list[object], i: int) -> list[_Place]:
 
 
 def _movement(text: str, sym: list[object]) -> Order | OrderError:
+    if sym and sym[0] in ("retreat", "disband", "build", "waive"):
+        phase = "an adjustment" if sym[0] in ("build", "waive") else "a retreat or adjustment"
+        return OrderError(text, f"a {sym[0]} order belongs in {phase} phase, not in movement")
     kind, place, i = _unit(sym, 0)
     if place is None:
         return OrderError(text, "an order starts with the unit, e.g. 'A Paris - Burgundy' or 'F nth S A lon - bel'")
