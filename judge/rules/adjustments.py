@@ -9,6 +9,7 @@ equal distance, then in alphabetical order of the province's name (DATC v2.4, 6.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge.rules.board import Position, Unit
@@ -113,7 +114,7 @@ def _distance(geo: Geography, unit: Unit, homes: set[int], far: int) -> int:
     if unit.kind is UnitKind.FLEET:
         start = unit.loc
         step = lambda loc: geo.fleet_adj[loc]  # noqa: E731
-        where = geo.loc_province
+        where: Sequence[int] = geo.loc_province
     else:
         start = geo.loc_province[unit.loc]
         step = lambda prov: geo.army_adj[prov] | geo.fleet_reach[prov] | _coast_reach(geo, prov)  # noqa: E731

@@ -58,6 +58,8 @@ class Geography:
     coast_locs: tuple[tuple[int, ...], ...] = field(init=False)  # province id -> its coast locations (split coasts)
     by_loc_name: dict[str, int] = field(init=False)
     names: dict[tuple[str, ...], int] = field(init=False)  # normalised words of a name/alias/abbr -> province id
+    touching_seas: tuple[tuple[int, ...], ...] = field(init=False)  # province -> seas it borders
+    shore: tuple[frozenset[int], ...] = field(init=False)  # sea -> coasts of its body of connected seas
     convoy_reach: tuple[frozenset[int], ...] = field(init=False)  # coast province -> coasts reachable over seas
 
     def __post_init__(self) -> None:
@@ -73,22 +75,31 @@ class Geography:
             for name in (prov.abbr, prov.name, *prov.aliases):
                 names.setdefault(name_words(name), prov.id)
         object.__setattr__(self, "names", names)
-        object.__setattr__(self, "convoy_reach", tuple(self._convoy_reach(p) for p in self.provinces))
+        seas = [p.id for p in self.provinces if p.terrain is Terrain.SEA]
+        touching = tuple(tuple(s for s in seas if p.id in reach[s]) for p in self.provinces)
+        coasts_of_body: dict[int, frozenset[int]] = {}
+        for sea in seas:
+            if sea not in coasts_of_body:
+                body = self.connected_seas(sea, lambda _: True)
+                shore = frozenset(p for s in body for p in reach[s] if self.provinces[p].terrain is Terrain.COAST)
+                coasts_of_body.update((s, shore) for s in body)
+        object.__setattr__(self, "touching_seas", touching)
+        object.__setattr__(self, "shore", tuple(coasts_of_body.get(p.id, frozenset()) for p in self.provinces))
+        object.__setattr__(self, "convoy_reach", tuple(
+            frozenset().union(*(self.shore[s] for s in touching[p.id])) - {p.id}
+            if p.terrain is Terrain.COAST else frozenset() for p in self.provinces))
 
-    def _convoy_reach(self, start: Province) -> frozenset[int]:
-        if start.terrain is not Terrain.COAST:
-            return frozenset()
-        seas = [s for s in self.provinces if s.terrain is Terrain.SEA]
-        frontier = [s.id for s in seas if start.id in self.fleet_reach[s.id]]
-        seen = set(frontier)
-        while frontier:
-            sea = frontier.pop()
+    def connected_seas(self, start: int, usable: Callable[[int], bool]) -> set[int]:
+        """The usable seas connected to the sea ``start`` through usable seas (``start`` included)."""
+        seen = {start}
+        todo = [start]
+        while todo:
+            sea = todo.pop()
             for nxt in self.fleet_reach[sea]:
-                if nxt not in seen and self.provinces[nxt].terrain is Terrain.SEA:
+                if nxt not in seen and self.provinces[nxt].terrain is Terrain.SEA and usable(nxt):
                     seen.add(nxt)
-                    frontier.append(nxt)
-        return frozenset(p for sea in seen for p in self.fleet_reach[sea]
-                         if self.provinces[p].terrain is Terrain.COAST and p != start.id)
+                    todo.append(nxt)
+        return seen
 
     def province_of(self, loc: int) -> Province:
         return self.provinces[self.loc_province[loc]]
@@ -122,22 +133,15 @@ class Geography:
 
     def sea_route(self, origin: int, dest: int, usable: Callable[[int], bool]) -> bool:
         """Whether a chain of usable sea provinces links the coast provinces ``origin`` and ``dest``."""
-        reach = self.fleet_reach
-        todo = [s for s in self.army_sea_neighbours(origin) if usable(s)]
-        seen = set(todo)
-        while todo:
-            sea = todo.pop()
-            if dest in reach[sea]:
+        seen: set[int] = set()
+        for sea in self.touching_seas[origin]:
+            if sea in seen or not usable(sea):
+                continue
+            body = self.connected_seas(sea, usable)
+            if any(dest in self.fleet_reach[s] for s in body):
                 return True
-            for nxt in reach[sea]:
-                if nxt not in seen and self.provinces[nxt].terrain is Terrain.SEA and usable(nxt):
-                    seen.add(nxt)
-                    todo.append(nxt)
+            seen |= body
         return False
-
-    def army_sea_neighbours(self, prov: int) -> list[int]:
-        """Sea provinces that touch the coast province ``prov`` (where a convoy can pick an army up)."""
-        return [s.id for s in self.provinces if s.terrain is Terrain.SEA and prov in self.fleet_reach[s.id]]
 
     def destinations(self, kind: UnitKind, src: int) -> list[int]:
         adj = self.army_adj[self.loc_province[src]] if kind is UnitKind.ARMY else self.fleet_adj[src]

@@ -111,26 +111,11 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
             return "only armies can be convoyed"
         if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
             return f"an army cannot be convoyed to {geo.provinces[there].name}"
-        if not (geo.sea_route(origin, here, lambda sea: True) and geo.sea_route(here, there, lambda sea: True)
-                and _on_route(geo, here, origin, there)):
+        if origin not in geo.shore[here] or there not in geo.shore[here]:
             return f"a fleet in {geo.provinces[here].name} cannot be part of a convoy from " \
                    f"{geo.provinces[origin].name} to {geo.provinces[there].name}"
         return Convoy(kind, src, origin, there)
     return "this order is not for a movement phase"
-
-
-def _on_route(geo: Geography, sea: int, origin: int, dest: int) -> bool:
-    """Whether the sea lies in a body of connected seas that touches both coasts."""
-    component = {sea}
-    todo = [sea]
-    while todo:
-        s = todo.pop()
-        for nxt in geo.fleet_reach[s]:
-            if nxt not in component and geo.provinces[nxt].terrain is Terrain.SEA:
-                component.add(nxt)
-                todo.append(nxt)
-    touches = set().union(*(geo.fleet_reach[s] for s in component))
-    return origin in touches and dest in touches
 
 
 def unconvoyable_moves(geo: Geography, pos: Position, orders: dict[int, UnitOrder]) -> dict[int, str]:

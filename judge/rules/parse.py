@@ -177,12 +177,14 @@ def _unknown_place(tok: str, geo: Geography) -> str:
 # --- grammar ------------------------------------------------------------------------------------------------------
 
 def _unit(symbols: list[object], i: int) -> tuple[UnitKind | None, _Place | None, int]:
-    kind = None
-    if i < len(symbols) and isinstance(symbols[i], UnitKind):
-        kind = symbols[i]  # type: ignore[assignment]
+    kind: UnitKind | None = None
+    sym = symbols[i] if i < len(symbols) else None
+    if isinstance(sym, UnitKind):
+        kind = sym
         i += 1
-    if i < len(symbols) and isinstance(symbols[i], _Place):
-        return kind, symbols[i], i + 1  # type: ignore[return-value]
+        sym = symbols[i] if i < len(symbols) else None
+    if isinstance(sym, _Place):
+        return kind, sym, i + 1
     return kind, None, i
 
 

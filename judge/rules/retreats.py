@@ -14,9 +14,9 @@ def adjudicate_retreats(geo: Geography, pos: Position, orders: dict[int, Retreat
     Returns the new units and, for every dislodged unit, its outcome.
     """
     wanted: dict[int, list[int]] = {}
-    for prov, order in orders.items():
-        if isinstance(order, Retreat):
-            wanted.setdefault(geo.loc_province[order.dest], []).append(prov)
+    for prov, given in orders.items():
+        if isinstance(given, Retreat):
+            wanted.setdefault(geo.loc_province[given.dest], []).append(prov)
     units = dict(pos.units)
     outcomes: dict[int, tuple[Outcome, str | None]] = {}
     for prov, dis in pos.dislodged.items():

@@ -89,9 +89,9 @@ def _movement(variant: Variant, pos: Position, submitted: list[Submitted]) -> Tu
     geo = variant.geo
     owners = {prov: unit.power for prov, unit in pos.units.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_movement, owners)
-    for prov, reason in unconvoyable_moves(geo, pos, {p: o for p, (_, o) in chosen.items()}).items():
+    for prov, why in unconvoyable_moves(geo, pos, {p: o for p, (_, o) in chosen.items()}).items():
         i = chosen.pop(prov)[0]
-        results[i] = _void(submitted[i], reason)
+        results[i] = _void(submitted[i], why)
         voided.add(prov)
     orders = {prov: order for prov, (_, order) in chosen.items()}
     outcome = adjudicate_movement(geo, pos.units, orders)
