@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.phase import Phase
 
 
-@dataclass(frozen=True, slots=True)
-class Unit:
+class Unit(NamedTuple):
     power: str
     kind: UnitKind
     loc: int  # location id (a coast for a fleet on a split-coast province)
 
 
-@dataclass(frozen=True, slots=True)
-class Dislodged:
+class Dislodged(NamedTuple):
     unit: Unit
     attacker_from: int  # province the successful attack came from
     via_convoy: bool  # the attack came by convoy (then retreating to attacker_from is allowed)

@@ -58,6 +58,7 @@ class Geography:
     coast_locs: tuple[tuple[int, ...], ...] = field(init=False)  # province id -> its coast locations (split coasts)
     by_loc_name: dict[str, int] = field(init=False)
     names: dict[tuple[str, ...], int] = field(init=False)  # normalised words of a name/alias/abbr -> province id
+    name_prefixes: frozenset[tuple[str, ...]] = field(init=False)  # proper prefixes of the names of several words
     touching_seas: tuple[tuple[int, ...], ...] = field(init=False)  # province -> seas it borders
     shore: tuple[frozenset[int], ...] = field(init=False)  # sea -> coasts of its body of connected seas
     convoy_reach: tuple[frozenset[int], ...] = field(init=False)  # coast province -> coasts reachable over seas
@@ -75,6 +76,7 @@ class Geography:
             for name in (prov.abbr, prov.name, *prov.aliases):
                 names.setdefault(name_words(name), prov.id)
         object.__setattr__(self, "names", names)
+        object.__setattr__(self, "name_prefixes", frozenset(k[:n] for k in names for n in range(1, len(k))))
         seas = [p.id for p in self.provinces if p.terrain is Terrain.SEA]
         touching = tuple(tuple(s for s in seas if p.id in reach[s]) for p in self.provinces)
         coasts_of_body: dict[int, frozenset[int]] = {}

@@ -20,15 +20,15 @@ def _name(geo: Geography, loc: int) -> str:
 def own_unit(geo: Geography, units: dict[int, Unit], power: str, order: UnitOrder) -> Unit | str:
     """The unit the order is for, or why there is none of ``power``'s there."""
     unit = units.get(geo.loc_province[order.loc])
+    if unit is not None and unit.power == power and (order.kind is None or order.kind is unit.kind):
+        return unit
     where = _name(geo, order.loc)
     if unit is None:
         return f"there is no unit in {where}"
     if unit.power != power:
         return f"the unit in {where} belongs to {unit.power}"
-    if order.kind is not None and order.kind is not unit.kind:
-        return f"the unit in {where} is {'an army' if unit.kind is UnitKind.ARMY else 'a fleet'}, not " \
-               f"{'an army' if order.kind is UnitKind.ARMY else 'a fleet'}"
-    return unit
+    return f"the unit in {where} is {'an army' if unit.kind is UnitKind.ARMY else 'a fleet'}, not " \
+           f"{'an army' if order.kind is UnitKind.ARMY else 'a fleet'}"
 
 
 def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:

@@ -15,22 +15,26 @@ attacker's origin.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from judge.rules.board import Dislodged, Unit
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.orders import Convoy, Move, Outcome, SupportHold, SupportMove, UnitOrder
 
 _HOLD, _MOVE, _SUPPORT, _CONVOY = 0, 1, 2, 3
+_SUCCEEDS, _BOUNCED, _NO_CONVOY, _UNMATCHED, _CUT, _DISLODGED = (
+    Outcome.SUCCEEDS, Outcome.BOUNCED, Outcome.NO_CONVOY, Outcome.UNMATCHED, Outcome.CUT, Outcome.DISLODGED)
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 
 
 @dataclass(frozen=True)
 class MovementResult:
-    outcomes: dict[int, tuple[Outcome, str | None]]  # province of each unit -> outcome, reason
+    outcomes: dict[int, Outcome]  # province of each unit -> the outcome of its order
     units: dict[int, Unit]  # the units not dislodged, where they ended
     dislodged: dict[int, Dislodged]  # province -> dislodged unit
     standoffs: frozenset[int]  # provinces left empty by a bounce
+    explain: Callable[[int, Outcome], str | None] = field(repr=False, compare=False)  # reason in words, on demand
 
 
 def adjudicate_movement(geo: Geography, units: dict[int, Unit], orders: dict[int, UnitOrder]) -> MovementResult:
@@ -43,74 +47,89 @@ class _Adjudication:
         self.geo = geo
         self.units = units
         lp = geo.loc_province
-        self.kind: dict[int, int] = {}
-        self.dest: dict[int, int] = {}  # move: destination province
-        self.dest_loc: dict[int, int] = {}  # move: destination location
-        self.target: dict[int, int] = {}  # support: province the support is given into; convoy: army province
-        self.moves_into: dict[int, list[int]] = {}
-        self.supports: dict[int, list[int]] = {}  # unit -> units whose support matches its order
-        self.convoyers: dict[int, list[int]] = {}  # army moving by sea -> fleets convoying exactly that move
-        self.by_sea: dict[int, bool] = {}  # army move that needs or intends a convoy
+        kind = dict.fromkeys(units, _HOLD)
+        dest: dict[int, int] = {}  # move: destination province
+        dest_loc: dict[int, int] = {}  # move: destination location
+        moves_into: dict[int, list[int]] = {}
+        support_orders = []
+        convoy_orders = []
+        for prov, order in orders.items():
+            cls = type(order)
+            if cls is Move:
+                kind[prov] = _MOVE
+                loc = order.dest  # type: ignore[union-attr]
+                q = lp[loc]
+                dest[prov] = q
+                dest_loc[prov] = loc
+                into = moves_into.get(q)
+                if into is None:
+                    moves_into[q] = [prov]
+                else:
+                    into.append(prov)
+            elif cls is SupportHold or cls is SupportMove:
+                kind[prov] = _SUPPORT
+                support_orders.append((prov, order))
+            elif cls is Convoy:
+                kind[prov] = _CONVOY
+                convoy_orders.append((prov, order))
+        self.kind = kind
+        self.dest = dest
+        self.dest_loc = dest_loc
+        self.moves_into = moves_into
+        self.target: dict[int, int] = {}  # support: province the support goes into; convoy: the army's province
+        self.supports: dict[int, list[int]] = {}  # unit -> supporters whose support matches its order
+        self.convoyers: dict[int, list[int]] = {}  # army -> fleets convoying exactly its move
         self.unmatched: set[int] = set()
-        for prov, unit in units.items():
-            order = orders.get(prov)
-            if isinstance(order, Move):
-                self.kind[prov] = _MOVE
-                self.dest[prov] = lp[order.dest]
-                self.dest_loc[prov] = order.dest
-                self.moves_into.setdefault(lp[order.dest], []).append(prov)
-            elif isinstance(order, (SupportHold, SupportMove)):
-                self.kind[prov] = _SUPPORT
-            elif isinstance(order, Convoy):
-                self.kind[prov] = _CONVOY
+        for prov, order in support_orders:
+            if type(order) is SupportHold:
+                there = order.target  # type: ignore[union-attr]
+                matched = kind.get(there, _MOVE) != _MOVE
+                helped = there
             else:
-                self.kind[prov] = _HOLD
-        for prov, unit in units.items():
-            order = orders.get(prov)
-            if isinstance(order, SupportHold):
-                self.target[prov] = order.target
-                if self.kind.get(order.target, _MOVE) != _MOVE:
-                    self.supports.setdefault(order.target, []).append(prov)
-                else:
-                    self._unmatch(prov)
-            elif isinstance(order, SupportMove):
-                there = lp[order.dest]
-                self.target[prov] = there
-                mover = order.origin
-                if (self.kind.get(mover) == _MOVE and self.dest[mover] == there
-                        and (order.dest == there or units[mover].kind is UnitKind.ARMY
-                             or order.dest == self.dest_loc[mover])):
-                    self.supports.setdefault(mover, []).append(prov)
-                else:
-                    self._unmatch(prov)
-            elif isinstance(order, Convoy):
-                army = order.origin
-                if self.kind.get(army) == _MOVE and units[army].kind is UnitKind.ARMY and self.dest[army] == order.dest:
-                    self.target[prov] = army
-                    self.convoyers.setdefault(army, []).append(prov)
-                else:
-                    self._unmatch(prov)
-        for prov in self.dest:
+                there = lp[order.dest]  # type: ignore[union-attr]
+                helped = order.origin  # type: ignore[union-attr]
+                matched = (kind.get(helped) == _MOVE and dest[helped] == there
+                           and (order.dest == there or order.dest == dest_loc[helped]  # type: ignore[union-attr]
+                                or units[helped].kind is UnitKind.ARMY))
+            self.target[prov] = there
+            if matched:
+                self.supports.setdefault(helped, []).append(prov)
+            else:
+                kind[prov] = _HOLD
+                self.unmatched.add(prov)
+        for prov, order in convoy_orders:
+            army = order.origin  # type: ignore[union-attr]
+            if kind.get(army) == _MOVE and units[army].kind is UnitKind.ARMY and dest[army] == order.dest:  # type: ignore[union-attr]
+                self.target[prov] = army
+                self.convoyers.setdefault(army, []).append(prov)
+            else:
+                kind[prov] = _HOLD
+                self.unmatched.add(prov)
+        # by convoy when it must, or when intended ("via convoy" or an own fleet) and a chain of fleets is ordered
+        by_sea: dict[int, bool] = {}
+        army_adj = geo.army_adj
+        for prov, q in dest.items():
             unit = units[prov]
             if unit.kind is not UnitKind.ARMY:
                 continue
-            adjacent = self.dest[prov] in geo.army_adj[prov]
-            order = orders[prov]
-            assert isinstance(order, Move)
-            fleets = self.convoyers.get(prov, [])
-            intent = order.via_convoy or any(units[f].power == unit.power for f in fleets)
-            # by convoy when it must, or when intended and a chain of fleets is ordered; else over land
-            self.by_sea[prov] = not adjacent or (intent and self._route(prov, self.dest[prov], fleets,
-                                                                         geo.fleet_reach))
-        self.state: dict[int, int] = {p: _UNRESOLVED for p in units}
+            if q not in army_adj[prov]:
+                by_sea[prov] = True
+                continue
+            fleets = self.convoyers.get(prov)
+            if fleets:
+                intent = orders[prov].via_convoy or any(units[f].power == unit.power for f in fleets)  # type: ignore[union-attr]
+                by_sea[prov] = intent and self._route(prov, q, fleets, geo.fleet_reach)
+        self.by_sea = by_sea
+        # head-to-head battles: two units moving into each other's province, neither by convoy
+        self.h2h = {p: q for p, q in dest.items()
+                    if dest.get(q) == p and not by_sea.get(p) and not by_sea.get(q)}
+        self.state = dict.fromkeys(units, _UNRESOLVED)
         self.res: dict[int, bool] = {}
         self.deps: list[int] = []
         self.guess_reads = 0  # how often a guessed decision was read; unchanged means a result is final
         self.broken: set[int] = set()  # armies whose convoy was disrupted by the Szykman rule
-
-    def _unmatch(self, prov: int) -> None:
-        self.kind[prov] = _HOLD
-        self.unmatched.add(prov)
+        # the decision of an order, by kind (holds have none)
+        self.deciders = (self.convoy_stands, self.move_succeeds, self.support_given, self.convoy_stands)
 
     # --- the guess algorithm ----------------------------------------------------------------------------------------
 
@@ -128,7 +147,8 @@ class _Adjudication:
         reads = self.guess_reads
         self.res[p] = False
         self.state[p] = _GUESSING
-        first = self.decide(p)
+        decide = self.deciders[self.kind[p]]
+        first = decide(p)
         if self.guess_reads == reads:  # no guess was read: the answer is final
             self.res[p] = first
             self.state[p] = _RESOLVED
@@ -143,7 +163,7 @@ class _Adjudication:
             self.state[deps.pop()] = _UNRESOLVED
         self.res[p] = True
         self.state[p] = _GUESSING
-        second = self.decide(p)
+        second = decide(p)
         if first == second:
             while len(deps) > old:
                 self.state[deps.pop()] = _UNRESOLVED
@@ -169,13 +189,9 @@ class _Adjudication:
             else:
                 self.state[u] = _UNRESOLVED
 
-    def decide(self, p: int) -> bool:
-        kind = self.kind[p]
-        if kind == _MOVE:
-            return self.move_succeeds(p)
-        if kind == _SUPPORT:
-            return self.support_given(p)
-        return not self.is_dislodged(p)
+    def convoy_stands(self, f: int) -> bool:
+        """A convoying fleet's decision: its convoy stands if the fleet is not dislodged."""
+        return not self.is_dislodged(f)
 
     # --- the decisions ----------------------------------------------------------------------------------------------
 
@@ -210,19 +226,14 @@ class _Adjudication:
     def path_ok(self, p: int) -> bool:
         return not self.by_sea.get(p) or self.convoy_works(p)
 
-    def head_to_head(self, p: int) -> int | None:
-        """The unit moving the other way into p's province, when neither goes by convoy."""
-        q = self.dest[p]
-        if self.kind.get(q) == _MOVE and self.dest[q] == p and not self.by_sea.get(p) and not self.by_sea.get(q):
-            return q
-        return None
-
     def support_count(self, p: int, exclude: str | None = None) -> int:
+        supporters = self.supports.get(p)
+        if not supporters:
+            return 0
         n = 0
-        for s in self.supports.get(p, ()):
-            if exclude is not None and self.units[s].power == exclude:
-                continue
-            if self.resolve(s):
+        units, resolve = self.units, self.resolve
+        for s in supporters:
+            if (exclude is None or units[s].power != exclude) and resolve(s):
                 n += 1
         return n
 
@@ -247,25 +258,29 @@ class _Adjudication:
     def prevent_strength(self, p: int) -> int:
         if not self.path_ok(p):
             return 0
-        opponent = self.head_to_head(p)
+        opponent = self.h2h.get(p)
         if opponent is not None and self.resolve(opponent):
             return 0
         return 1 + self.support_count(p)
 
     def move_succeeds(self, p: int) -> bool:
-        opponent = self.head_to_head(p)
+        q = self.dest[p]
+        rivals = self.moves_into[q]
+        if len(rivals) == 1 and q not in self.units and not self.by_sea.get(p):
+            return True  # alone into an empty province over land: nothing can stop it
+        opponent = self.h2h.get(p)
         attack = self.attack_strength(p, opponent)
         if attack == 0:
             return False
-        q = self.dest[p]
         if opponent is not None:
             if attack <= 1 + self.support_count(opponent):
                 return False
         elif attack <= self.hold_strength(q):
             return False
-        for o in self.moves_into[q]:
-            if o != p and attack <= self.prevent_strength(o):
-                return False
+        if len(rivals) > 1:
+            for o in rivals:
+                if o != p and attack <= self.prevent_strength(o):
+                    return False
         return True
 
     def support_given(self, s: int) -> bool:
@@ -289,57 +304,69 @@ class _Adjudication:
     # --- results ----------------------------------------------------------------------------------------------------
 
     def run(self) -> MovementResult:
-        for p in self.units:
-            if self.kind[p] != _HOLD:
-                self.resolve(p)
-        geo, units = self.geo, self.units
-        moved = {p for p, k in self.kind.items() if k == _MOVE and self.res[p]}
-        winner_into: dict[int, int] = {self.dest[p]: p for p in moved}
+        kind, res, dest, units, by_sea = self.kind, self.res, self.dest, self.units, self.by_sea
+        resolve = self.resolve
+        for p, k in kind.items():
+            if k != _HOLD:
+                resolve(p)
+        outcomes = dict.fromkeys(units, _SUCCEEDS)
+        moved = set()
         new_units: dict[int, Unit] = {}
+        winner_into: dict[int, int] = {}
+        for p, q in dest.items():
+            if res[p]:
+                moved.add(p)
+                winner_into[q] = p
+                unit = units[p]
+                new_units[q] = Unit(unit.power, unit.kind, self.dest_loc[p])
+            else:
+                outcomes[p] = _NO_CONVOY if by_sea.get(p) and not self.path_ok(p) else _BOUNCED
+        for p in self.unmatched:
+            outcomes[p] = _UNMATCHED
+        for p, k in kind.items():
+            if k == _SUPPORT and not res[p]:
+                outcomes[p] = _CUT
         dislodged: dict[int, Dislodged] = {}
         for p, unit in units.items():
-            if p in moved:
-                new_units[self.dest[p]] = Unit(unit.power, unit.kind, self.dest_loc[p])
-            elif p in winner_into:
-                m = winner_into[p]
-                dislodged[p] = Dislodged(unit, m, bool(self.by_sea.get(m)))
-        for p, unit in units.items():
-            if p not in moved and p not in dislodged:
-                new_units[p] = unit
+            if p not in moved:
+                m = winner_into.get(p)
+                if m is None:
+                    new_units[p] = unit
+                else:
+                    dislodged[p] = Dislodged(unit, m, bool(by_sea.get(m)))
+                    outcomes[p] = _DISLODGED
         standoffs = set()
+        h2h = self.h2h
         for q, movers in self.moves_into.items():
-            if q in new_units:
-                continue
-            for m in movers:
-                if m not in moved and self.path_ok(m) and self.head_to_head(m) is None:
-                    standoffs.add(q)
-                    break
-        outcomes = {p: self._outcome(p, p in moved, dislodged) for p in units}
-        return MovementResult(outcomes, new_units, dislodged, frozenset(standoffs))
+            if q not in new_units:
+                for m in movers:
+                    if m not in moved and m not in h2h and self.path_ok(m):
+                        standoffs.add(q)
+                        break
+        return MovementResult(outcomes, new_units, dislodged, frozenset(standoffs), self.reason)
 
-    def _outcome(self, p: int, moved: bool, dislodged: dict[int, Dislodged]) -> tuple[Outcome, str | None]:
+    def reason(self, p: int, outcome: Outcome) -> str | None:
+        """Why the order of the unit in province p had this outcome, in words (only asked for reports)."""
         names = self.geo.loc_names
         units = self.units
-        if p in dislodged:
-            d = dislodged[p]
-            by = units[d.attacker_from]
-            return Outcome.DISLODGED, f"dislodged by {by.kind.value} {names[by.loc]}"
-        if p in self.unmatched:
-            return Outcome.UNMATCHED, "the supported or convoyed unit did not order that"
-        kind = self.kind[p]
-        if kind == _MOVE:
-            if moved:
-                return Outcome.SUCCEEDS, None
-            if not self.path_ok(p):
-                return Outcome.NO_CONVOY, "no convoy route"
+
+        def who(provs: list[int]) -> str:
+            return ", ".join(f"{units[o].kind.value} {names[units[o].loc]}" for o in provs)
+
+        if outcome is Outcome.DISLODGED:
+            by = [m for m in self.moves_into.get(p, ()) if self.res.get(m)]
+            return f"dislodged by {who(by)}"
+        if outcome is Outcome.UNMATCHED:
+            return "the supported or convoyed unit did not order that"
+        if outcome is Outcome.NO_CONVOY:
+            return "no convoy route"
+        if outcome is Outcome.BOUNCED:
             q = self.dest[p]
             rivals = [o for o in self.moves_into[q] if o != p]
             others = ([q] if q in units and q not in rivals else []) + rivals
-            who = ", ".join(f"{units[o].kind.value} {names[units[o].loc]}" for o in others)
-            return Outcome.BOUNCED, f"bounced with {who}" if who else "bounced"
-        if kind == _SUPPORT and not self.res[p]:
+            return f"bounced with {who(others)}" if others else "bounced"
+        if outcome is Outcome.CUT:
             cutters = [m for m in self.moves_into.get(p, ()) if m != self.target[p]
                        and units[m].power != units[p].power and self.path_ok(m)]
-            who = ", ".join(f"{units[m].kind.value} {names[units[m].loc]}" for m in cutters)
-            return Outcome.CUT, f"cut by {who}" if who else "cut"
-        return Outcome.SUCCEEDS, None
+            return f"cut by {who(cutters)}" if cutters else "cut"
+        return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 
 from judge.rules.geography import Geography, UnitKind, name_words
@@ -86,8 +87,10 @@ def _symbols(text: str, geo: Geography) -> list[object] | OrderError:
     i = 0
     while i < len(toks):
         tok = toks[i]
-        place = _match_place(toks, i, geo)
-        if place is not None and not (tok in _KEYWORDS and place[1] == i + 1 and tok != "-"):
+        word = tok in _KEYWORDS or tok in _KIND_WORDS
+        # an order word is a place only when it starts a longer place name
+        place = None if word and (tok,) not in geo.name_prefixes else _match_place(toks, i, geo)
+        if place is not None and not (word and place[1] == i + 1):
             loc, i = place
             loc, i, err = _coast_after(toks, i, loc, geo, text)
             if err:
@@ -112,31 +115,33 @@ def _symbols(text: str, geo: Geography) -> list[object] | OrderError:
     return cleaned
 
 
+@lru_cache(maxsize=4096)
+def _words(token: str) -> tuple[str, ...]:
+    return name_words(token)
+
+
 def _match_place(toks: list[str], i: int, geo: Geography) -> tuple[int, int] | None:
     """Longest place name starting at toks[i] (hyphen tokens may sit between its words)."""
-    if toks[i] == "-":
-        return None
     best: tuple[int, int] | None = None
-    words: list[str] = []
+    key: tuple[str, ...] = ()
+    names, prefixes = geo.names, geo.name_prefixes
     j = i
-    while j < len(toks) and len(words) < 5:
+    while j < len(toks):
         tok = toks[j]
-        if tok == "-" and words:
+        if tok == "-":
+            if not key:
+                return None
             j += 1
             continue
         base, slash, coast = tok.partition("/")
-        words.append(base)
-        key = tuple(w for part in words for w in name_words(part))
-        prov = geo.names.get(key)
+        key += _words(base)
+        prov = names.get(key)
         if prov is not None:
             if slash:
                 cloc = geo.by_loc_name.get(f"{geo.provinces[prov].abbr}/{_COAST_WORDS.get(coast, coast)}")
-                best = (cloc if cloc is not None else -1 - prov, j + 1)
-                if cloc is None:
-                    return best
-            else:
-                best = (prov, j + 1)
-        if slash:
+                return (cloc, j + 1) if cloc is not None else (-1 - prov, j + 1)
+            best = (prov, j + 1)
+        if slash or key not in prefixes:
             break
         j += 1
     return best

@@ -7,6 +7,7 @@ victory rule is checked then.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -96,13 +97,14 @@ def _movement(variant: Variant, pos: Position, submitted: list[Submitted]) -> Tu
     orders = {prov: order for prov, (_, order) in chosen.items()}
     outcome = adjudicate_movement(geo, pos.units, orders)
     for prov, (i, order) in chosen.items():
-        out, reason = outcome.outcomes[prov]
-        results[i] = Result(submitted[i].power, order, submitted[i].text, out, reason)
+        out = outcome.outcomes[prov]
+        results[i] = Result(submitted[i].power, order, submitted[i].text, out, outcome.explain(prov, out))
     final = [r for r in results if r is not None]
     for prov, unit in pos.units.items():
         if prov not in chosen and prov not in voided:
-            out, reason = outcome.outcomes[prov]
-            final.append(Result(unit.power, Hold(unit.kind, unit.loc), None, out, reason or "no order: holds"))
+            out = outcome.outcomes[prov]
+            final.append(Result(unit.power, Hold(unit.kind, unit.loc), None, out,
+                                outcome.explain(prov, out) or "no order: holds"))
     if outcome.dislodged:
         nxt = Position(Phase(pos.phase.year, pos.phase.season, Step.RETREAT), outcome.units, dict(pos.owners),
                        outcome.dislodged, outcome.standoffs)
@@ -156,12 +158,11 @@ def _season_end(variant: Variant, phase: Phase, units: dict[int, Unit], owners: 
         nxt = Position(Phase(phase.year, Season.FALL, Step.MOVEMENT), units, dict(owners))
         return TurnResult(phase, results, nxt)
     owners = dict(owners)
-    centres = set(variant.centres)
+    centres = variant.centres
     for prov, unit in units.items():
         if prov in centres:
             owners[prov] = unit.power
-    counts = {p: sum(1 for o in owners.values() if o == p) for p in variant.powers}
-    winner = variant.victory.winner({p: n for p, n in counts.items() if n}, len(centres), phase.year)
+    winner = variant.victory.winner(Counter(owners.values()), len(centres), phase.year)
     winter = Position(Phase(phase.year, Season.WINTER, Step.ADJUSTMENT), units, owners)
     if any(_needs_adjustment(variant, winter, p) for p in variant.powers):
         return TurnResult(phase, results, winter, winner)

@@ -7,6 +7,7 @@ a ``Variant`` or raises one ``VariantError`` listing every problem found.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from judge.rules.geography import Geography, Province, Terrain, UnitKind
@@ -44,12 +45,16 @@ class Variant:
     start_units: tuple[StartUnit, ...]
     victory: Victory
 
-    @property
-    def centres(self) -> tuple[int, ...]:
-        return tuple(p.id for p in self.geo.provinces if p.centre)
+    @cached_property
+    def centres(self) -> frozenset[int]:
+        return frozenset(p.id for p in self.geo.provinces if p.centre)
+
+    @cached_property
+    def _homes(self) -> dict[str, tuple[int, ...]]:
+        return {power: tuple(p.id for p in self.geo.provinces if p.home == power) for power in self.powers}
 
     def home_centres(self, power: str) -> tuple[int, ...]:
-        return tuple(p.id for p in self.geo.provinces if p.home == power)
+        return self._homes.get(power, ())
 
     def start_ownership(self) -> dict[int, str]:
         return {p.id: p.home for p in self.geo.provinces if p.home is not None}
