@@ -2,7 +2,7 @@
 
     python3 bench/replay.py [CORPUS] [--repeat N] [--peer] [--out FILE]
 
-CORPUS defaults to ../shared/bench/corpus_movement.jsonl (next to the checkout). Each phase is built from scratch
+CORPUS defaults to ../shared/bench/corpus_movement.jsonl (next to the checkout), else the copy in tests/data. Each phase is built from scratch
 (position, parsed and checked orders) outside the timed region; only ``adjudicate_movement`` — typed orders in,
 resolved board out — is timed with ``time.perf_counter``, ``--repeat`` times per phase (the per-phase figure is the
 median of those). The whole path from order text to results (parsing, legality, adjudication, the next position) is
@@ -43,7 +43,8 @@ from judge.rules.turn import parse_submissions, play  # noqa: E402
 from judge.rules.variant import Variant  # noqa: E402
 from judge.sandbox import read_position  # noqa: E402
 
-DEFAULT_CORPUS = ROOT.parent / "shared" / "bench" / "corpus_movement.jsonl"
+SHARED_CORPUS = ROOT.parent / "shared" / "bench" / "corpus_movement.jsonl"
+DEFAULT_CORPUS = SHARED_CORPUS if SHARED_CORPUS.is_file() else ROOT / "tests" / "data" / "corpus_movement.jsonl"
 PEERS = {"diplomacy": ("diplomacy==1.1.2", "peer_diplomacy.py"), "pydip": ("pydip==0.1.8", "peer_pydip.py")}
 BUCKETS = ((20, 23), (24, 27), (28, 31), (32, 35))
 _SUPPORT_COAST = re.compile(r"^(.* S .*)/[NSEW]C$")
