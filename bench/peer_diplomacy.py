@@ -6,8 +6,9 @@ What it measures
     `diplomacy.Game` holding exactly that position and those orders, then times ONE call of
     `game.process()` with time.perf_counter.  Building the game (phase, units, centres, orders)
     happens outside the timed region.  process() mutates the game, so each repetition starts
-    from a freshly built game.  Per phase the median over the repetitions is kept; the summary
-    gives the median, 90th percentile and mean of those per-phase times.
+    from a freshly built game.  The corpus is replayed N times over (each round visits every
+    phase once); per phase the median of its N times is kept, and the summary gives the median,
+    90th percentile (nearest rank) and mean of those per-phase times.
 
     It also checks the result: the units after process() (dislodged ones with a leading `*`,
     as `Game.get_units()` writes them) are compared per power, as sets, with the corpus `after`;
@@ -24,6 +25,7 @@ Output: one JSON object on stdout (anything the engine prints is sent to stderr)
 """
 import argparse
 import contextlib
+import gc
 import json
 import statistics
 import sys
@@ -59,15 +61,28 @@ def expected_board(record):
     return {power: set(units) for power, units in record["after"].items() if units}
 
 
-def time_phase(record, repeat):
-    """(median ms of `repeat` timed process() calls, board after the last one)."""
-    times = []
+def time_corpus(records, repeat):
+    """(per-phase median ms over `repeat` rounds, number of phases agreeing with `after`).
+
+    Each round visits every phase once, so a burst of noise on the machine lands on one round of
+    many phases rather than on every round of a few.  Only `game.process()` is timed."""
+    samples = [[] for _ in records]
+    agree = [False] * len(records)
+    gc.collect()
     for _ in range(repeat):
-        game = build_game(record)
-        start = time.perf_counter()
-        game.process()
-        times.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(times), board(game)
+        for index, record in enumerate(records):
+            game = build_game(record)
+            start = time.perf_counter()
+            game.process()
+            samples[index].append((time.perf_counter() - start) * 1000.0)
+            agree[index] = board(game) == expected_board(record)
+    return [statistics.median(times) for times in samples], sum(agree)
+
+
+def percentile(values, q):
+    """Nearest-rank percentile, as bench/replay.py computes it."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def main():
@@ -82,22 +97,19 @@ def main():
     if args.limit is not None:
         records = records[: args.limit]
 
-    per_phase, agree = [], 0
+    repeat = max(1, args.repeat)
     # Keep stdout for the JSON result alone: whatever the engine prints goes to stderr.
     with contextlib.redirect_stdout(sys.stderr):
-        for record in records:
-            ms, result = time_phase(record, max(1, args.repeat))
-            per_phase.append(ms)
-            agree += result == expected_board(record)
+        per_phase, agree = time_corpus(records, repeat)
 
     print(json.dumps({
         "engine": ENGINE,
         "version": VERSION,
         "phases": len(records),
-        "repeat": max(1, args.repeat),
+        "repeat": repeat,
         "agree": agree,
         "median_ms": round(statistics.median(per_phase), 4),
-        "p90_ms": round(statistics.quantiles(per_phase, n=10, method="inclusive")[8], 4),
+        "p90_ms": round(percentile(per_phase, 0.9), 4),
         "mean_ms": round(statistics.fmean(per_phase), 4),
         "per_phase_ms": [round(ms, 4) for ms in per_phase],
     }))

@@ -52,7 +52,6 @@ _ARROW = re.compile(r"(->|=>|→|–|—|>)")
 @dataclass(frozen=True)
 class _Place:
     loc: int  # province location, or a coast location when one was named
-    words: str  # what the player wrote, for messages
 
 
 def parse_order(line: str, geo: Geography, step: Step) -> Order | OrderError:
@@ -95,13 +94,13 @@ def _symbols(text: str, geo: Geography) -> list[object] | OrderError:
             loc, i, err = _coast_after(toks, i, loc, geo, text)
             if err:
                 return err
-            out.append(_Place(loc, geo.provinces[geo.loc_province[loc]].abbr))
+            out.append(_Place(loc))
             continue
         if tok in _KIND_WORDS:
             out.append(_KIND_WORDS[tok])
         elif tok in _KEYWORDS:
             out.append(_KEYWORDS[tok])
-        elif tok in _FILLER or tok == "convoy" or tok.strip(".") == "":
+        elif tok in _FILLER or tok.strip(".") == "":
             pass
         else:
             return OrderError(text, _unknown_place(tok.rstrip("."), geo))
