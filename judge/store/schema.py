@@ -10,7 +10,7 @@ migrations = Migrations("judge")
 
 @migrations()
 def m001_games(db: Database) -> None:
-    db["games"].create({
+    db.table("games").create({
         "id": int, "name": str, "variant": str,
         "status": str,  # forming | active | paused | finished
         "phase": str,  # the phase now being played, e.g. S1901M
@@ -21,46 +21,46 @@ def m001_games(db: Database) -> None:
         "paused_remaining": int,  # seconds left on the deadline when paused
         "created_at": str, "updated_at": str,
     }, pk="id", not_null={"name", "variant", "status"})
-    db["games"].create_index(["name"], unique=True)
-    db["players"].create({
+    db.table("games").create_index(["name"], unique=True)
+    db.table("players").create({
         "id": int, "game_id": int, "power": str, "email": str, "password_hash": str,
         "role": str,  # player | observer
         "ready": int, "resigned": int, "eliminated": int,
         "preferences": str,  # JSON list of powers, best first
         "joined_at": str,
     }, pk="id", foreign_keys=[("game_id", "games", "id")])
-    db["players"].create_index(["game_id", "power"])
-    db["players"].create_index(["email"])
-    db["users"].create({"email": str, "timezone": str, "language": str}, pk="email")
-    db["orders"].create({
+    db.table("players").create_index(["game_id", "power"])
+    db.table("players").create_index(["email"])
+    db.table("users").create({"email": str, "timezone": str, "language": str}, pk="email")
+    db.table("orders").create({
         "game_id": int, "phase": str, "power": str,
         "lines": str,  # JSON list of the accepted order lines, as written
         "updated_at": str,
     }, pk=("game_id", "phase", "power"))
-    db["phases"].create({
+    db.table("phases").create({
         "game_id": int, "phase": str,
         "board_before": str, "orders": str, "results": str, "board_after": str,  # JSON
         "adjudicated_at": str,
     }, pk=("game_id", "phase"))
-    db["draws"].create({
+    db.table("draws").create({
         "game_id": int, "phase": str, "proposer": str,
         "votes": str,  # JSON power -> "accept" | "reject"
         "status": str,  # open | accepted | rejected | lapsed
     }, pk=("game_id", "phase"))
-    db["events"].create({
+    db.table("events").create({
         "id": int, "game_id": int, "at": str, "sender": str, "kind": str, "detail": str,
     }, pk="id")
-    db["events"].create_index(["game_id"])
-    db["outbox"].create({
+    db.table("events").create_index(["game_id"])
+    db.table("outbox").create({
         "id": int, "to_addr": str, "subject": str, "body": str,
         "status": str,  # queued | sent | failed
         "created_at": str, "sent_at": str, "in_reply_to": str, "game_id": int, "attempts": int,
     }, pk="id")
-    db["outbox"].create_index(["status"])
-    db["messages"].create({
+    db.table("outbox").create_index(["status"])
+    db.table("messages").create({
         "id": int, "message_id": str, "digest": str, "sender": str, "received_at": str, "outcome": str,
     }, pk="id")
-    db["messages"].create_index(["digest"], unique=True)
-    db["messages"].create_index(["message_id"])
-    db["signon_failures"].create({"id": int, "address": str, "at": str}, pk="id")
-    db["signon_failures"].create_index(["address", "at"])
+    db.table("messages").create_index(["digest"], unique=True)
+    db.table("messages").create_index(["message_id"])
+    db.table("signon_failures").create({"id": int, "address": str, "at": str}, pk="id")
+    db.table("signon_failures").create_index(["address", "at"])
