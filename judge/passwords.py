@@ -1,0 +1,90 @@
+"""Password hashing for player and host accounts: scrypt, stored as one self-describing string.
+
+A stored hash reads ``scrypt$<n>$<r>$<p>$<salt>$<hash>`` with the salt and hash in standard base64, so the cost
+parameters can be raised later and old hashes still verify. Passwords are compared in Unicode normal form NFC, so the
+same password typed on two keyboards that compose accents differently still matches.
+
+Passwords are never logged and never appear in an exception message.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import os
+import unicodedata
+
+SCHEME = "scrypt"
+N = 2**14
+R = 8
+P = 1
+DKLEN = 32
+SALT_BYTES = 16
+
+# Limits on what a stored string may ask for, so a corrupt or hostile row cannot make one verification take
+# minutes or gigabytes: scrypt needs about 128 * n * r bytes; allow four times today's cost, plus some slack.
+_MAX_WORK = 4 * 128 * N * R
+_MAX_P = 4
+_MAX_MEM = _MAX_WORK + 2**22
+
+
+def _password_bytes(password: str) -> bytes:
+    if not isinstance(password, str):
+        raise TypeError("a password must be a str")
+    # surrogatepass: a stray surrogate must not raise UnicodeEncodeError, whose message would quote the password.
+    return unicodedata.normalize("NFC", password).encode("utf-8", "surrogatepass")
+
+
+def _derive(password: bytes, salt: bytes, n: int, r: int, p: int, dklen: int) -> bytes:
+    return hashlib.scrypt(password, salt=salt, n=n, r=r, p=p, dklen=dklen, maxmem=_MAX_MEM)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def hash_password(password: str) -> str:
+    """Hash ``password`` with a fresh random salt; the result is safe to store and to show in logs."""
+    secret = _password_bytes(password)
+    if not secret:
+        raise ValueError("a password must not be empty")
+    salt = os.urandom(SALT_BYTES)
+    digest = _derive(secret, salt, N, R, P, DKLEN)
+    return f"{SCHEME}${N}${R}${P}${_b64(salt)}${_b64(digest)}"
+
+
+def _parse_stored(stored: str) -> tuple[int, int, int, bytes, bytes] | None:
+    """The parameters, salt and hash of a stored string, or None if it is not one this module wrote."""
+    if not isinstance(stored, str) or not stored.isascii():
+        return None
+    fields = stored.split("$")
+    if len(fields) != 6 or fields[0] != SCHEME:
+        return None
+    if not all(f.isdigit() and len(f) <= 8 for f in fields[1:4]):
+        return None
+    n, r, p = (int(f) for f in fields[1:4])
+    try:
+        salt = base64.b64decode(fields[4], validate=True)
+        digest = base64.b64decode(fields[5], validate=True)
+    except (ValueError, binascii.Error):
+        return None
+    if not (n > 1 and n & (n - 1) == 0 and r >= 1 and 128 * n * r <= _MAX_WORK and 1 <= p <= _MAX_P):
+        return None
+    if not salt or not 16 <= len(digest) <= 64:
+        return None
+    return n, r, p, salt, digest
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """True if ``password`` matches the hash ``stored``; False for a wrong password or a malformed stored string."""
+    parsed = _parse_stored(stored)
+    if parsed is None or not isinstance(password, str):
+        return False
+    n, r, p, salt, digest = parsed
+    try:
+        candidate = _derive(_password_bytes(password), salt, n, r, p, len(digest))
+    except (ValueError, MemoryError, OverflowError):
+        return False
+    return hmac.compare_digest(candidate, digest)

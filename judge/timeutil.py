@@ -1,0 +1,184 @@
+"""Durations, time zones and deadlines as players read and write them.
+
+Everything here is pure: the current time is always passed in, never read from the clock. Times are stored and
+compared as aware UTC datetimes; a player's time zone only changes how a deadline is shown to them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+import zoneinfo
+from datetime import datetime, timedelta, timezone
+
+MAX_DURATION = timedelta(days=60)
+
+_DURATION_HINT = "a deadline looks like 48h, 2d, 90m or 1d12h"
+
+# Minutes per unit; each spelling a player may use maps to one of these.
+_UNIT_MINUTES = {"w": 7 * 24 * 60, "d": 24 * 60, "h": 60, "m": 1}
+_UNIT_SPELLINGS = {
+    "w": "w", "wk": "w", "wks": "w", "week": "w", "weeks": "w",
+    "d": "d", "day": "d", "days": "d",
+    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+    "m": "m", "min": "m", "mins": "m", "minute": "m", "minutes": "m",
+}
+_PART = r"([0-9]{1,7})\s*([a-z]+)"
+_DURATION = re.compile(rf"{_PART}(?:\s*(?:,|\band\b)?\s*{_PART})*", re.ASCII)
+_PART_RE = re.compile(_PART, re.ASCII)
+
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for an error message, cut short if a player pasted something long."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def parse_duration(text: str) -> timedelta:
+    """Read a duration such as ``48h``, ``2d``, ``90m``, ``1d12h``, ``36 hours``, ``2 days`` or ``1w``.
+
+    Raises ValueError with a message fit to mail back to a player if the text is not a duration, is zero, or is
+    longer than 60 days.
+    """
+    cleaned = " ".join(text.lower().split())
+    if not _DURATION.fullmatch(cleaned):
+        raise ValueError(f"cannot read {_shown(text.strip())} as a duration; {_DURATION_HINT}")
+    minutes = 0
+    for number, unit in _PART_RE.findall(cleaned):
+        key = _UNIT_SPELLINGS.get(unit)
+        if key is None:
+            raise ValueError(f"unknown unit {unit!r} in {_shown(text.strip())}; {_DURATION_HINT}")
+        minutes += int(number) * _UNIT_MINUTES[key]
+    if minutes <= 0:
+        raise ValueError(f"a duration must be longer than zero; {_DURATION_HINT}")
+    if minutes > MAX_DURATION // timedelta(minutes=1):
+        raise ValueError(f"{_shown(text.strip())} is too long; a deadline may be at most 60 days away")
+    return timedelta(minutes=minutes)
+
+
+def format_duration(td: timedelta) -> str:
+    """The compact form of a duration, read back by parse_duration: ``1d12h``, ``2d``, ``1h30m``, ``0m``.
+
+    Whole days are shown as days (48 hours is ``2d``); seconds are rounded to the nearest minute.
+    """
+    if td < timedelta(0):
+        raise ValueError("a duration must not be negative")
+    minutes = round(td / timedelta(minutes=1))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    text = "".join(f"{value}{unit}" for value, unit in ((days, "d"), (hours, "h"), (mins, "m")) if value)
+    return text or "0m"
+
+
+@functools.cache
+def _zone_names() -> dict[str, str]:
+    """Every IANA zone name this machine knows, keyed by its lower-case spelling."""
+    return {name.lower(): name for name in zoneinfo.available_timezones()}
+
+
+@functools.cache
+def _zone_cities() -> dict[str, list[str]]:
+    """Zone names keyed by their last part in lower case ("berlin" -> ["Europe/Berlin"])."""
+    cities: dict[str, list[str]] = {}
+    for name in sorted(_zone_names().values()):
+        cities.setdefault(name.rsplit("/", 1)[-1].lower(), []).append(name)
+    return cities
+
+
+def _zone_suggestion(key: str) -> str | None:
+    cities = _zone_cities().get(key.rsplit("/", 1)[-1])
+    if cities and len(cities) == 1:
+        return cities[0]
+    names = _zone_names()
+    close = difflib.get_close_matches(key, names.keys(), n=1, cutoff=0.75)
+    return names[close[0]] if close else None
+
+
+def check_timezone(name: str) -> str:
+    """The canonical spelling of the IANA time zone ``name`` ("europe/berlin" -> "Europe/Berlin").
+
+    Spaces may stand for underscores ("America/New York"). Raises ValueError naming the closest zone, if any.
+    """
+    names = _zone_names()
+    if not names:
+        raise ValueError("this machine has no time-zone data; the host must install the tzdata package")
+    key = "_".join(name.strip().split()).lower()
+    found = names.get(key)
+    if found is not None:
+        try:
+            zoneinfo.ZoneInfo(found)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+            found = None
+    if found is not None:
+        return found
+    suggestion = _zone_suggestion(key) if key else None
+    if suggestion:
+        hint = f"did you mean {suggestion!r}?"
+    else:
+        hint = "use a name such as 'Europe/Berlin', 'America/New_York' or 'UTC'"
+    raise ValueError(f"unknown time zone {_shown(name.strip())}; {hint}")
+
+
+def _require_aware(dt: datetime, what: str) -> None:
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        raise ValueError(f"{what} must be a time-zone aware datetime")
+
+
+def _plural(count: int, unit: str) -> str:
+    return f"{count} {unit}" if count == 1 else f"{count} {unit}s"
+
+
+def _relative(delta: timedelta) -> str:
+    """``in 1 day 6 hours``, ``3 hours 5 minutes ago`` or ``now``: two units at most, days rounded to the hour."""
+    minutes = round(abs(delta) / timedelta(minutes=1))
+    if minutes == 0:
+        return "now"
+    if minutes >= 24 * 60:
+        hours_total = round(minutes / 60)
+        days, hours = divmod(hours_total, 24)
+        parts = [_plural(days, "day")] + ([_plural(hours, "hour")] if hours else [])
+    else:
+        hours, mins = divmod(minutes, 60)
+        parts = ([_plural(hours, "hour")] if hours else []) + ([_plural(mins, "minute")] if mins else [])
+    text = " ".join(parts)
+    return f"in {text}" if delta > timedelta(0) else f"{text} ago"
+
+
+def format_deadline(when: datetime, zone: str, now: datetime) -> str:
+    """A deadline as a player in ``zone`` reads it, relative to ``now``.
+
+    ``Tue 1 Dec 2026 18:00 CET (Europe/Berlin), in 1 day 6 hours``; a past deadline ends ``… ago``. Names of days
+    and months are English whatever the machine's locale.
+    """
+    _require_aware(when, "the deadline")
+    _require_aware(now, "the current time")
+    name = check_timezone(zone)
+    local = when.astimezone(zoneinfo.ZoneInfo(name))
+    abbreviation = local.tzname() or name
+    if abbreviation.startswith(("+", "-")):  # zones without a letter abbreviation, e.g. "+03" for Europe/Istanbul
+        abbreviation = "UTC" + abbreviation
+    stamp = (f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
+             f"{local.hour:02d}:{local.minute:02d} {abbreviation}")
+    if abbreviation != name:
+        stamp += f" ({name})"
+    return f"{stamp}, {_relative(when - now)}"
+
+
+def iso_utc(dt: datetime) -> str:
+    """An aware datetime as ISO 8601 UTC to the second: ``2026-12-01T17:00:00Z``."""
+    _require_aware(dt, "the time")
+    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_iso_utc(text: str) -> datetime:
+    """Read an ISO 8601 time with ``Z`` or an offset (as iso_utc writes) into an aware UTC datetime."""
+    try:
+        dt = datetime.fromisoformat(text.strip())
+    except ValueError:
+        dt = None
+    if dt is None or dt.tzinfo is None or dt.utcoffset() is None:
+        raise ValueError(f"{_shown(text.strip())} is not an ISO 8601 UTC time like 2026-12-01T17:00:00Z")
+    return dt.astimezone(timezone.utc)
