@@ -44,6 +44,10 @@ def _parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_variant_check)
     lst = vsub.add_parser("list", help="list the installed variants")
     lst.set_defaults(func=_variant_list)
+
+    from judge.cli_game import add_game_commands
+
+    add_game_commands(sub)
     return parser
 
 

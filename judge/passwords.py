@@ -1,8 +1,8 @@
 """Password hashing for player and host accounts: scrypt, stored as one self-describing string.
 
-A stored hash reads ``scrypt$<n>$<r>$<p>$<salt>$<hash>`` with the salt and hash in standard base64, so the cost
-parameters can be raised later and old hashes still verify. Passwords are compared in Unicode normal form NFC, so the
-same password typed on two keyboards that compose accents differently still matches.
+A stored hash reads ``scrypt$<n>$<r>$<p>$<salt>$<hash>`` with the salt and the 32-byte hash in standard base64, so
+the cost parameters can be raised later and old hashes still verify. Passwords are compared in Unicode normal form
+NFC, so the same password typed on two keyboards that compose accents differently still matches.
 
 Passwords are never logged and never appear in an exception message.
 """
@@ -72,7 +72,7 @@ def _parse_stored(stored: str) -> tuple[int, int, int, bytes, bytes] | None:
         return None
     if not (n > 1 and n & (n - 1) == 0 and r >= 1 and 128 * n * r <= _MAX_WORK and 1 <= p <= _MAX_P):
         return None
-    if not salt or not 16 <= len(digest) <= 64:
+    if not 8 <= len(salt) <= 64 or len(digest) != DKLEN:  # a cut-off hash must not verify against its prefix
         return None
     return n, r, p, salt, digest
 
@@ -84,7 +84,7 @@ def verify_password(password: str, stored: str) -> bool:
         return False
     n, r, p, salt, digest = parsed
     try:
-        candidate = _derive(_password_bytes(password), salt, n, r, p, len(digest))
+        candidate = _derive(_password_bytes(password), salt, n, r, p, DKLEN)
     except (ValueError, MemoryError, OverflowError):
         return False
     return hmac.compare_digest(candidate, digest)

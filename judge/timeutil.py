@@ -24,7 +24,7 @@ _UNIT_SPELLINGS = {
     "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
     "m": "m", "min": "m", "mins": "m", "minute": "m", "minutes": "m",
 }
-_PART = r"([0-9]{1,7})\s*([a-z]+)"
+_PART = r"([0-9]{1,9})\s*([a-z]+)"
 _DURATION = re.compile(rf"{_PART}(?:\s*(?:,|\band\b)?\s*{_PART})*", re.ASCII)
 _PART_RE = re.compile(_PART, re.ASCII)
 

@@ -1,1 +1,1 @@
-"""Mail: what players write in the body of an email, read into commands and order lines."""
+"""Mail: incoming email read into what the judge needs, and the command language players write in its body."""

@@ -20,6 +20,7 @@ from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Phase, Season, Step
 from judge.rules.retreats import adjudicate_retreats
 from judge.rules.variant import Variant
+from judge.rules.victory import Victory
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,14 @@ def parse_submissions(variant: Variant, step: Step, texts: dict[str, list[str]])
             for power, lines in texts.items() for line in lines]
 
 
-def play(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+def play(variant: Variant, pos: Position, submitted: list[Submitted], victory: Victory | None = None) -> TurnResult:
+    """Play one phase. ``victory`` overrides the variant's victory rule (a game's own solo count or last year)."""
     step = pos.phase.step
+    rule = victory or variant.victory
     if step is Step.MOVEMENT:
-        return _movement(variant, pos, submitted)
+        return _movement(variant, pos, submitted, rule)
     if step is Step.RETREAT:
-        return _retreats(variant, pos, submitted)
+        return _retreats(variant, pos, submitted, rule)
     return _adjustments(variant, pos, submitted)
 
 
@@ -86,7 +89,7 @@ def _unit_orders(variant: Variant, pos: Position, submitted: list[Submitted], ch
     return chosen, results, voided
 
 
-def _movement(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+def _movement(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory) -> TurnResult:
     geo = variant.geo
     owners = {prov: unit.power for prov, unit in pos.units.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_movement, owners)
@@ -109,10 +112,10 @@ def _movement(variant: Variant, pos: Position, submitted: list[Submitted]) -> Tu
         nxt = Position(Phase(pos.phase.year, pos.phase.season, Step.RETREAT), outcome.units, dict(pos.owners),
                        outcome.dislodged, outcome.standoffs)
         return TurnResult(pos.phase, final, nxt)
-    return _season_end(variant, pos.phase, outcome.units, pos.owners, final)
+    return _season_end(variant, pos.phase, outcome.units, pos.owners, final, rule)
 
 
-def _retreats(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+def _retreats(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory) -> TurnResult:
     geo = variant.geo
     owners = {prov: dis.unit.power for prov, dis in pos.dislodged.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_retreat, owners)
@@ -126,7 +129,7 @@ def _retreats(variant: Variant, pos: Position, submitted: list[Submitted]) -> Tu
         if prov not in chosen and prov not in voided:
             final.append(Result(dis.unit.power, Disband(dis.unit.kind, dis.unit.loc), None, Outcome.DISBANDED,
                                 "no valid retreat ordered: disbanded"))
-    return _season_end(variant, pos.phase, units, pos.owners, final)
+    return _season_end(variant, pos.phase, units, pos.owners, final, rule)
 
 
 def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
@@ -152,7 +155,7 @@ def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) ->
 
 
 def _season_end(variant: Variant, phase: Phase, units: dict[int, Unit], owners: dict[int, str],
-                results: list[Result]) -> TurnResult:
+                results: list[Result], rule: Victory) -> TurnResult:
     """After the last movement or retreat of a season: change owners and check victory after the Fall."""
     if phase.season is Season.SPRING:
         nxt = Position(Phase(phase.year, Season.FALL, Step.MOVEMENT), units, dict(owners))
@@ -162,7 +165,7 @@ def _season_end(variant: Variant, phase: Phase, units: dict[int, Unit], owners: 
     for prov, unit in units.items():
         if prov in centres:
             owners[prov] = unit.power
-    winner = variant.victory.winner(Counter(owners.values()), len(centres), phase.year)
+    winner = rule.winner(Counter(owners.values()), len(centres), phase.year)
     winter = Position(Phase(phase.year, Season.WINTER, Step.ADJUSTMENT), units, owners)
     if any(_needs_adjustment(variant, winter, p) for p in variant.powers):
         return TurnResult(phase, results, winter, winner)

@@ -19,6 +19,7 @@ def m001_games(db: Database) -> None:
         "position": str,  # JSON: the board of the current phase (units, dislodged, standoffs, centres)
         "result": str,  # JSON: null | {"kind": "solo", "winner"} | {"kind": "draw", "powers"}
         "paused_remaining": int,  # seconds left on the deadline when paused
+        "in_grace": int,  # 1 while the deadline has been extended by the grace period
         "created_at": str, "updated_at": str,
     }, pk="id", not_null={"name", "variant", "status"})
     db.table("games").create_index(["name"], unique=True)

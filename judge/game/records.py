@@ -1,0 +1,159 @@
+"""Reading and writing games, players, orders, events and queued mail in the store.
+
+Every function here works inside the caller's transaction (``db.atomic()``); none commits on its own.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlite_utils import Database
+
+from judge.catalog import load_variant
+from judge.game.settings import GameSettings
+from judge.position_json import position_from_json, position_to_json
+from judge.rules.board import Position
+from judge.rules.variant import Variant
+from judge.timeutil import iso_utc, parse_iso_utc
+
+
+@dataclass
+class Game:
+    id: int
+    name: str
+    variant: Variant
+    status: str  # forming | active | paused | finished
+    settings: GameSettings
+    position: Position | None = None
+    deadline: datetime | None = None
+    result: dict[str, Any] | None = None
+    paused_remaining: int | None = None
+    in_grace: bool = False
+
+    @property
+    def phase(self) -> str | None:
+        return self.position.phase.code if self.position else None
+
+
+@dataclass
+class Player:
+    id: int
+    game_id: int
+    power: str | None
+    email: str
+    password_hash: str
+    role: str = "player"  # player | observer
+    ready: bool = False
+    resigned: bool = False
+    eliminated: bool = False
+    preferences: list[str] = field(default_factory=list)
+
+    @property
+    def active(self) -> bool:
+        """Plays on: has a power, has not resigned, is not eliminated."""
+        return self.role == "player" and self.power is not None and not self.resigned and not self.eliminated
+
+
+def game_names(db: Database) -> list[str]:
+    return [row["name"] for row in db.query("select name from games order by name")]
+
+
+def load_game(db: Database, name: str) -> Game | None:
+    rows = list(db.query("select * from games where name = ?", [name.strip().lower()]))
+    return _game(rows[0]) if rows else None
+
+
+def load_game_by_id(db: Database, game_id: int) -> Game:
+    return _game(db.table("games").get(game_id))
+
+
+def _game(row: dict[str, Any]) -> Game:
+    variant = load_variant(row["variant"])
+    settings = GameSettings.from_json(row["settings"])
+    position = position_from_json(variant, json.loads(row["position"])) if row["position"] else None
+    return Game(row["id"], row["name"], variant, row["status"], settings, position,
+                parse_iso_utc(row["deadline"]) if row["deadline"] else None,
+                json.loads(row["result"]) if row["result"] else None, row["paused_remaining"],
+                bool(row["in_grace"]))
+
+
+def insert_game(db: Database, name: str, variant: Variant, settings: GameSettings, now: datetime) -> Game:
+    row = {"name": name.strip().lower(), "variant": variant.key, "status": "forming", "phase": None,
+           "deadline": None, "settings": settings.to_json(), "position": None, "result": None,
+           "paused_remaining": None, "in_grace": 0, "created_at": iso_utc(now), "updated_at": iso_utc(now)}
+    game_id = db.table("games").insert(row).last_pk
+    return load_game_by_id(db, int(game_id))  # type: ignore[arg-type]
+
+
+def save_game(db: Database, game: Game, now: datetime) -> None:
+    db.table("games").update(game.id, {
+        "status": game.status, "phase": game.phase,
+        "deadline": iso_utc(game.deadline) if game.deadline else None,
+        "settings": game.settings.to_json(), "in_grace": int(game.in_grace),
+        "position": json.dumps(position_to_json(game.variant, game.position)) if game.position else None,
+        "result": json.dumps(game.result) if game.result is not None else None,
+        "paused_remaining": game.paused_remaining, "updated_at": iso_utc(now)})
+
+
+def players(db: Database, game_id: int) -> list[Player]:
+    return [_player(r) for r in db.query("select * from players where game_id = ? order by id", [game_id])]
+
+
+def _player(row: dict[str, Any]) -> Player:
+    return Player(row["id"], row["game_id"], row["power"], row["email"], row["password_hash"] or "", row["role"],
+                  bool(row["ready"]), bool(row["resigned"]), bool(row["eliminated"]),
+                  json.loads(row["preferences"] or "[]"))
+
+
+def insert_player(db: Database, player: Player, now: datetime) -> None:
+    db.table("players").insert({
+        "game_id": player.game_id, "power": player.power, "email": player.email.lower(),
+        "password_hash": player.password_hash, "role": player.role, "ready": int(player.ready),
+        "resigned": int(player.resigned), "eliminated": int(player.eliminated),
+        "preferences": json.dumps(player.preferences), "joined_at": iso_utc(now)})
+
+
+def save_player(db: Database, player: Player) -> None:
+    db.table("players").update(player.id, {
+        "power": player.power, "email": player.email.lower(), "password_hash": player.password_hash,
+        "role": player.role, "ready": int(player.ready), "resigned": int(player.resigned),
+        "eliminated": int(player.eliminated), "preferences": json.dumps(player.preferences)})
+
+
+def orders_of(db: Database, game_id: int, phase: str) -> dict[str, list[str]]:
+    rows = db.query("select power, lines from orders where game_id = ? and phase = ?", [game_id, phase])
+    return {r["power"]: json.loads(r["lines"]) for r in rows}
+
+
+def set_orders(db: Database, game_id: int, phase: str, power: str, lines: list[str], now: datetime) -> None:
+    db.table("orders").upsert({"game_id": game_id, "phase": phase, "power": power, "lines": json.dumps(lines),
+                               "updated_at": iso_utc(now)}, pk=("game_id", "phase", "power"))
+
+
+def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kind: str, detail: Any = None) -> None:
+    """Append to the event log (never updated or deleted)."""
+    db.table("events").insert({"game_id": game_id, "at": iso_utc(now), "sender": sender, "kind": kind,
+                               "detail": json.dumps(detail, ensure_ascii=False) if detail is not None else None})
+
+
+def queue_mail(db: Database, to: str, subject: str, body: str, now: datetime, *, game_id: int | None = None,
+               in_reply_to: str | None = None) -> None:
+    db.table("outbox").insert({"to_addr": to, "subject": subject, "body": body, "status": "queued",
+                               "created_at": iso_utc(now), "sent_at": None, "in_reply_to": in_reply_to,
+                               "game_id": game_id, "attempts": 0})
+
+
+def user_settings(db: Database, email: str) -> dict[str, str]:
+    rows = list(db.query("select timezone, language from users where email = ?", [email.lower()]))
+    if not rows:
+        return {"timezone": "UTC", "language": "en"}
+    return {"timezone": rows[0]["timezone"] or "UTC", "language": rows[0]["language"] or "en"}
+
+
+def set_user(db: Database, email: str, **values: str) -> None:
+    current = user_settings(db, email)
+    current.update(values)
+    db.table("users").upsert({"email": email.lower(), **current}, pk="email")

@@ -1,0 +1,393 @@
+"""One incoming mail, read into what the judge needs: who sent it, what they wrote, and whether to answer at all.
+
+``parse_incoming`` never raises. Whatever arrives — a bounce, a mailing-list post, half a message, binary garbage, a
+five-megabyte photo — it returns an ``Incoming``; one the judge cannot act on carries a ``problem`` saying why:
+
+- ``"too large"``: over the size limit; only the header block is read, so the sender can still be told.
+- ``"no sender"``: no usable From address, so there is nobody to answer.
+- ``"not a text message"``: nothing a player could have written orders in (only attachments, images, …).
+- ``"unreadable message"``: the mail library gave up on it.
+
+``auto`` marks mail a judge must never answer (auto-replies, bounces, lists, loops), whatever its problem.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import html
+import re
+import unicodedata
+from dataclasses import dataclass
+from email import policy
+from email.message import Message
+from email.parser import BytesParser
+from html.parser import HTMLParser
+
+PROBLEM_TOO_LARGE = "too large"
+PROBLEM_NO_SENDER = "no sender"
+PROBLEM_NOT_TEXT = "not a text message"
+PROBLEM_UNREADABLE = "unreadable message"
+
+_HEADER_LIMIT = 256 * 1024  # bytes of a too-large message searched for the end of its header block
+_MAX_DEPTH = 20  # nesting of multiparts followed when looking for the body
+
+# Local parts of addresses that belong to machines, not players (compared before any "+tag").
+_ROBOT_LOCAL_PARTS = frozenset({
+    "mailer-daemon", "postmaster", "noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply",
+})
+_BULK_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
+
+_ADDR_SPEC = re.compile(r"[^\s@<>()\[\]\\,;:\"]{1,64}@[\w-]+(?:\.[\w-]+)+")
+
+
+@dataclass(frozen=True)
+class Incoming:
+    sender: str  # the From address, lower-cased addr-spec (e.g. "alice@example.org"); "" if none or invalid
+    sender_name: str  # the From display name, decoded; "" if none
+    reply_to: str  # the Reply-To address if present and valid, else sender
+    message_id: str  # the Message-ID without <>; "" if missing
+    subject: str  # decoded (RFC 2047), on one line
+    body: str  # the text the player wrote, "\n" line endings; "" if none
+    digest: str  # sha256 hex of the raw bytes
+    size: int  # len(raw)
+    auto: bool  # True for mail a judge must never answer
+    problem: str | None  # why the message cannot be handled, else None
+
+
+def parse_incoming(raw: bytes, *, max_size: int = 1_000_000, loop_token: str = "judge") -> Incoming:
+    """Read one raw RFC 5322 message. Never raises; see the module docstring for the problems it reports.
+
+    ``loop_token`` is what this judge writes in the X-Loop header of its own mail; a message carrying it is ``auto``.
+    """
+    if not isinstance(raw, (bytes, bytearray, memoryview)):
+        return _unreadable(b"")
+    data = bytes(raw)
+    try:
+        return _parse(data, max_size, loop_token)
+    except Exception:  # a mail must never stop the judge; anything unforeseen is reported, not raised
+        return _unreadable(data)
+
+
+def _unreadable(data: bytes) -> Incoming:
+    return Incoming(sender="", sender_name="", reply_to="", message_id="", subject="", body="",
+                    digest=hashlib.sha256(data).hexdigest(), size=len(data), auto=False, problem=PROBLEM_UNREADABLE)
+
+
+def _normalise_bytes(data: bytes) -> bytes:
+    """Drop a UTF-8 byte-order mark and make every line end in a bare LF."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _header_block(data: bytes) -> bytes:
+    """The header block at the start of ``data`` (normalised), without reading the rest of a large message."""
+    head = _normalise_bytes(data[:_HEADER_LIMIT])
+    end = head.find(b"\n\n")
+    if end < 0:
+        end = head.rfind(b"\n")  # no blank line within reach: keep the whole lines found
+    return head[:end + 1] if end >= 0 else b""
+
+
+def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
+    too_large = len(data) > max_size
+    parser = BytesParser(policy=policy.default)
+    if too_large:
+        msg = parser.parsebytes(_header_block(data) + b"\n", headersonly=True)
+    else:
+        msg = parser.parsebytes(_normalise_bytes(data))
+
+    from_candidates = _addresses(msg, "from")
+    sender, sender_name = _first_valid(from_candidates)
+    reply_to, _ = _first_valid(_addresses(msg, "reply-to"))
+    body = ""
+    problem: str | None = None
+    if too_large:
+        problem = PROBLEM_TOO_LARGE
+    else:
+        try:
+            found = _text_of(msg, 0)
+        except Exception:  # a body the mail library cannot decode; the headers are still worth keeping
+            found = None
+            problem = PROBLEM_UNREADABLE
+        if found is not None:
+            body = found[1]
+        elif problem is None:
+            problem = PROBLEM_NOT_TEXT
+        if not sender:
+            problem = PROBLEM_NO_SENDER
+    return Incoming(
+        sender=sender,
+        sender_name=sender_name,
+        reply_to=reply_to or sender,
+        message_id=_message_id(_header(msg, "message-id")),
+        subject=_one_line(_header(msg, "subject")),
+        body=body,
+        digest=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        auto=_is_auto(msg, from_candidates, loop_token),
+        problem=problem,
+    )
+
+
+# ---- headers ----------------------------------------------------------------------------------------------------
+
+def _clean(text: str) -> str:
+    """Undo the surrogate escapes the parser leaves for raw 8-bit header bytes, reading them as UTF-8."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _one_line(text: str) -> str:
+    """``text`` with control characters and line breaks turned into spaces, runs of spaces collapsed."""
+    spaced = "".join(" " if unicodedata.category(ch) in ("Cc", "Zl", "Zp") else ch for ch in text)
+    return " ".join(spaced.split())
+
+
+def _header_values(msg: Message, name: str) -> list[str]:
+    try:
+        values = msg.get_all(name) or []
+        return [_clean(str(v)) for v in values]
+    except Exception:  # a header the registry cannot parse counts as absent
+        return []
+
+
+def _header(msg: Message, name: str) -> str:
+    values = _header_values(msg, name)
+    return values[0] if values else ""
+
+
+def _addresses(msg: Message, name: str) -> list[tuple[str, str]]:
+    """(display name, addr-spec) pairs of the first ``name`` header, in order, valid or not."""
+    pairs: list[tuple[str, str]] = []
+    try:
+        header = msg.get(name)
+        if header is None:
+            return []
+        pairs = [(_clean(a.display_name), _clean(a.addr_spec)) for a in header.addresses]
+    except Exception:  # fall back to the lenient parser in email.utils below
+        pairs = []
+    if not any(_valid_address(addr) for _, addr in pairs):
+        text = _header(msg, name)
+        pairs += [(n, a) for n, a in email.utils.getaddresses([text]) if a]
+    return pairs
+
+
+def _valid_address(addr: str) -> bool:
+    return len(addr) <= 254 and _ADDR_SPEC.fullmatch(addr) is not None
+
+
+def _first_valid(pairs: list[tuple[str, str]]) -> tuple[str, str]:
+    """The first valid address, lower-cased, and its display name; ("", "") if there is none."""
+    for name, addr in pairs:
+        addr = addr.strip()
+        if _valid_address(addr):
+            return addr.lower(), _one_line(name)
+    return "", ""
+
+
+def _message_id(text: str) -> str:
+    found = re.search(r"<([^<>\s]+)>", text)
+    if found:
+        return found.group(1)
+    words = text.split()
+    return words[0].strip("<>") if words else ""
+
+
+def _is_auto(msg: Message, from_candidates: list[tuple[str, str]], loop_token: str) -> bool:
+    """True for auto-replies, bounces, list traffic and our own mail coming back (RFC 3834 and common practice)."""
+    submitted = _header(msg, "auto-submitted").split(";")[0].strip().lower()
+    if submitted and submitted != "no":
+        return True
+    if _header(msg, "precedence").strip().lower() in _BULK_PRECEDENCE:
+        return True
+    if any(_header_values(msg, h) for h in ("list-id", "x-autoreply", "x-autorespond")):
+        return True
+    if _header(msg, "return-path").strip() == "<>":  # a bounce has an empty envelope sender
+        return True
+    if _content_type(msg) in ("multipart/report", "message/delivery-status"):
+        return True
+    for _, addr in from_candidates:
+        local = addr.strip().lower().rpartition("@")[0] or addr.strip().lower()
+        if local.split("+")[0] in _ROBOT_LOCAL_PARTS:
+            return True
+    token = loop_token.strip().lower()
+    return bool(token) and any(token in v.lower() for v in _header_values(msg, "x-loop"))
+
+
+def _content_type(part: Message) -> str:
+    try:
+        return part.get_content_type()
+    except Exception:  # an unparseable Content-Type reads as plain text, as RFC 2045 says
+        return "text/plain"
+
+
+# ---- body -------------------------------------------------------------------------------------------------------
+
+def _text_of(part: Message, depth: int) -> tuple[str, str] | None:
+    """("plain" or "html", text) for what the player wrote in ``part``, or None if it holds no such text.
+
+    An alternative gives its plain-text version if it has one; a related group gives its root; any other multipart
+    gives all its inline text parts in order. Attachments and enclosed messages (forwards, bounces) are skipped.
+    """
+    if depth > _MAX_DEPTH or part.get_content_disposition() == "attachment":
+        return None
+    ctype = _content_type(part)
+    if ctype.startswith("multipart/"):
+        children = part.get_payload()
+        if not isinstance(children, list):  # a multipart without a usable boundary: read it as plain text
+            return "plain", _decode(part)
+        if ctype == "multipart/related":
+            children = children[:1]
+        found = [r for r in (_text_of(c, depth + 1) for c in children if isinstance(c, Message)) if r is not None]
+        if not found:
+            return None
+        if ctype == "multipart/alternative":
+            plain = [r for r in found if r[0] == "plain"]
+            return (plain or found)[0]
+        kind = "plain" if any(k == "plain" for k, _ in found) else "html"
+        return kind, "\n".join(text for _, text in found)
+    if ctype == "text/plain":
+        text = _decode(part)
+        if str(part.get_param("format", "")).lower() == "flowed":
+            text = _unflow(text, delsp=str(part.get_param("delsp", "")).lower() == "yes")
+        return "plain", text
+    if ctype == "text/html":
+        return "html", html_to_text(_decode(part))
+    return None
+
+
+# Charsets that mail clients declare but mean something wider by (as web browsers also assume).
+_WIDER_CHARSET = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252",
+                  "iso-8859-8-i": "iso-8859-8", "ks_c_5601-1987": "cp949", "euc-kr": "cp949"}
+
+
+def _decode(part: Message) -> str:
+    """The text of a leaf part: transfer encoding undone, charset decoded, "\n" line endings, no BOM."""
+    payload = part.get_payload(decode=True)
+    data = payload if isinstance(payload, bytes) else b""
+    try:
+        charset = (part.get_content_charset() or "").strip().lower()
+    except Exception:  # a broken charset parameter is as good as none
+        charset = ""
+    text = _decode_bytes(data, _WIDER_CHARSET.get(charset, charset))
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode_bytes(data: bytes, charset: str) -> str:
+    """Decode with the declared charset; with none, an unknown one, or ASCII, try UTF-8 and then Windows-1252."""
+    if charset and charset not in ("us-ascii", "ascii"):
+        try:
+            return data.decode(charset, "replace")
+        except (LookupError, UnicodeError):  # unknown or not a text encoding ("base64", "zlib", …)
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "replace")
+
+
+def _unflow(text: str, *, delsp: bool) -> str:
+    """Rejoin the soft line breaks of format=flowed text (RFC 3676), keeping quote depth."""
+    lines: list[str] = []
+    pending: list[str] | None = None
+    pending_depth = 0
+
+    def flush() -> None:
+        joined = "".join(pending or [])
+        lines.append((">" * pending_depth + (" " + joined if joined else "")) if pending_depth else joined)
+
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):  # space-stuffing
+            content = content[1:]
+        soft = content.endswith(" ") and content != "-- "
+        if soft and delsp:
+            content = content[:-1]
+        if pending is not None and depth != pending_depth:
+            flush()
+            pending = None
+        if pending is None:
+            pending, pending_depth = [], depth
+        pending.append(content)
+        if not soft:
+            flush()
+            pending = None
+    if pending is not None:
+        flush()
+    return "\n".join(lines)
+
+
+class _HtmlText(HTMLParser):
+    """Collects the visible text of an HTML body, one line per block."""
+
+    SKIP = frozenset({"script", "style", "head", "title", "template"})
+    PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol"})
+    BLOCK = PARAGRAPH | frozenset({
+        "address", "article", "aside", "caption", "dd", "details", "dialog", "div", "dl", "dt", "fieldset",
+        "figcaption", "figure", "footer", "form", "header", "hr", "li", "main", "nav", "section", "summary",
+        "tbody", "tfoot", "thead", "tr",
+    })
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+        self.pre = 0
+
+    def _break(self, tag: str) -> None:
+        self.parts.append("\n\n" if tag in self.PARAGRAPH else "\n")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.SKIP:
+            self.skip += 1
+        elif tag == "body":
+            self.skip = 0  # a <head> whose end tag was left out ends here
+        elif tag == "br":
+            self.parts.append("\n")
+        elif tag in ("td", "th"):
+            self.parts.append(" ")
+        elif tag in self.BLOCK:
+            self._break(tag)
+            if tag == "pre":
+                self.pre += 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in self.SKIP:  # <script/> opens nothing; <br/> is one break, not two
+            self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag in self.BLOCK:
+            self._break(tag)
+            if tag == "pre":
+                self.pre = max(0, self.pre - 1)
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        self.parts.append(data if self.pre else re.sub(r"[ \t\n\r\f]+", " ", data))
+
+
+def html_to_text(markup: str) -> str:
+    """The visible text of an HTML body: scripts and styles dropped, blocks on their own lines, entities decoded."""
+    try:
+        parser = _HtmlText()
+        parser.feed(markup)
+        parser.close()
+        text = "".join(parser.parts)
+    except Exception:  # HTMLParser is lenient, but a body must never be lost to it: strip tags by hand instead
+        text = html.unescape(re.sub(r"<[^>]*>", " ", markup))
+    lines = [line.replace("\xa0", " ").strip() for line in text.split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)

@@ -1,0 +1,354 @@
+"""Reading one incoming mail: senders, bodies in every encoding, auto-replies, and input that is not mail at all."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from email.message import EmailMessage
+
+import pytest
+
+from judge.mail.message import Incoming, html_to_text, parse_incoming
+
+ORDERS_RU = "Приказы: A Москва - Севастополь\nF Севастополь - Чёрное море\n"
+
+
+def _mail(body: str = "A par - bur\nF bre - mao\n", **headers: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = headers.pop("From", "Alice Liddell <Alice@Example.ORG>")
+    msg["To"] = "judge@example.net"
+    msg["Subject"] = headers.pop("Subject", "orders")
+    msg["Message-ID"] = headers.pop("Message_ID", "<1234.abcd@mail.example.org>")
+    for name, value in headers.items():
+        msg[name.replace("_", "-")] = value
+    msg.set_content(body)
+    return msg.as_bytes()
+
+
+def test_plain_message() -> None:
+    raw = _mail()
+    got = parse_incoming(raw)
+    assert got == Incoming(sender="alice@example.org", sender_name="Alice Liddell", reply_to="alice@example.org",
+                           message_id="1234.abcd@mail.example.org", subject="orders",
+                           body="A par - bur\nF bre - mao\n", digest=hashlib.sha256(raw).hexdigest(), size=len(raw),
+                           auto=False, problem=None)
+
+
+def test_literal_bytes_with_crlf_and_bom() -> None:
+    raw = (b"\xef\xbb\xbfFrom: bob@example.org\r\nSubject: hi\r\nMessage-ID: <m1@x.org>\r\n\r\n"
+           b"A ber - kie\r\nA mun - ruh\r\rF kie - den\r\n")
+    got = parse_incoming(raw)
+    assert got.sender == "bob@example.org"
+    assert got.sender_name == ""
+    assert got.body == "A ber - kie\nA mun - ruh\n\nF kie - den\n"
+    assert got.digest == hashlib.sha256(raw).hexdigest() and got.size == len(raw)
+    assert got.problem is None
+
+
+def test_quoted_printable_utf8() -> None:
+    raw = (b"From: carol@example.org\nSubject: qp\nMIME-Version: 1.0\n"
+           b"Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n"
+           b"F Gulf of Bothnia - Sweden =E2=80=94 J=C3=B6rg's idea, a very long line that the mail=\n"
+           b"er wrapped\nA war H\n")
+    got = parse_incoming(raw)
+    assert got.body == ("F Gulf of Bothnia - Sweden \u2014 J\u00f6rg's idea, a very long line that the mailer "
+                        "wrapped\nA war H\n")
+    assert got.problem is None
+
+
+@pytest.mark.parametrize("charset", ["windows-1251", "koi8-r"])
+def test_base64_russian_text(charset: str) -> None:
+    encoded = base64.encodebytes(ORDERS_RU.replace("\n", "\r\n").encode(charset))
+    raw = (b"From: ivan@example.ru\nSubject: orders\nMIME-Version: 1.0\n"
+           b"Content-Type: text/plain; charset=\"" + charset.encode() + b"\"\n"
+           b"Content-Transfer-Encoding: base64\n\n" + encoded)
+    got = parse_incoming(raw)
+    assert got.body == ORDERS_RU
+    assert got.problem is None
+
+
+def test_koi8r_built_with_the_email_package() -> None:
+    msg = EmailMessage()
+    msg["From"] = "Иван Петров <ivan@example.ru>"
+    msg["Subject"] = "Приказы на весну 1901"
+    msg.set_content(ORDERS_RU, charset="koi8-r", cte="quoted-printable")
+    got = parse_incoming(msg.as_bytes())
+    assert (got.sender, got.sender_name) == ("ivan@example.ru", "Иван Петров")
+    assert got.subject == "Приказы на весну 1901"
+    assert got.body == ORDERS_RU
+
+
+def test_multipart_alternative_prefers_plain_text() -> None:
+    msg = EmailMessage()
+    msg["From"] = "dave@example.org"
+    msg.set_content("A vie - tri\n")
+    msg.add_alternative("<p>THE HTML VERSION</p>", subtype="html")
+    msg.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", filename="map.png")
+    msg.add_attachment("F tri - adr\n", filename="notes.txt")
+    got = parse_incoming(msg.as_bytes())
+    assert got.body == "A vie - tri\n"
+    assert got.problem is None
+
+
+def test_html_only_message() -> None:
+    msg = EmailMessage()
+    msg["From"] = "erin@example.org"
+    msg.set_content("<html><head><title>Orders</title><style>p { color: red }</style></head><body>"
+                    "<div>A par&nbsp;- bur</div><div>F bre -&gt; mao</div><p>Thanks &amp; bye</p>"
+                    "<script>alert('x')</script></body></html>", subtype="html")
+    got = parse_incoming(msg.as_bytes())
+    assert got.body == "A par - bur\nF bre -> mao\n\nThanks & bye"
+    assert got.problem is None
+
+
+def test_html_alternative_with_related_images() -> None:
+    msg = EmailMessage()
+    msg["From"] = "erin@example.org"
+    msg.set_content("<p>F lon - nth<br>A lvp - yor</p>", subtype="html")
+    msg.add_related(b"GIF89a", maintype="image", subtype="gif", cid="<logo@x>")
+    got = parse_incoming(msg.as_bytes())
+    assert got.body == "F lon - nth\nA lvp - yor"
+
+
+@pytest.mark.parametrize("markup,want", [
+    ("plain words", "plain words"),
+    ("<p>one</p><p>two</p>", "one\n\ntwo"),
+    ("a<br>b<br/>c", "a\nb\nc"),
+    ("<ul><li>A par H</li><li>A mar H</li></ul>", "A par H\nA mar H"),
+    ("<div>  spaced\n   out  words </div>", "spaced out words"),
+    ("<pre>A  par\nA  mar</pre>", "A  par\nA  mar"),
+    ("<style>.x{}</style><script>var a = '<p>no</p>';</script>kept", "kept"),
+    ("&lt;orders&gt; &eacute; &#1040; &#x416;", "<orders> é А Ж"),
+    ("<table><tr><td>A</td><td>par</td></tr><tr><td>F</td><td>bre</td></tr></table>", "A par\nF bre"),
+    ("<head><title>x</title><body>after an unclosed head", "after an unclosed head"),
+    ("<p>unclosed <b>tags <i>everywhere", "unclosed tags everywhere"),
+    ("", ""),
+])
+def test_html_to_text(markup: str, want: str) -> None:
+    assert html_to_text(markup) == want
+
+
+@pytest.mark.parametrize("header,want", [
+    ("=?utf-8?q?Orders_for_Spring_1901_=E2=80=94_Austria?=", "Orders for Spring 1901 \u2014 Austria"),
+    ("=?koi8-r?b?8NLJy8Ha2Q==?= 1901", "Приказы 1901"),
+    ("=?utf-8?b?0J/RgNC40LrQsNC30Ys=?=\n =?utf-8?b?INCy0LXRgdC90LA=?=", "Приказы весна"),
+    ("a long subject\n\tfolded over\n two lines", "a long subject folded over two lines"),
+    ("=?x-unknown?q?abc?= tail", "abc tail"),
+])
+def test_encoded_subject(header: str, want: str) -> None:
+    raw = b"From: f@example.org\nSubject: " + header.encode() + b"\n\nbody\n"
+    assert parse_incoming(raw).subject == want
+
+
+def test_raw_utf8_headers() -> None:
+    raw = "From: Jörg Müller <jörg@example.de>\nSubject: Züge für Frühjahr\n\nA mun H\n".encode()
+    got = parse_incoming(raw)
+    assert got.sender == "jörg@example.de"
+    assert got.sender_name == "Jörg Müller"
+    assert got.subject == "Züge für Frühjahr"
+
+
+@pytest.mark.parametrize("from_header", [None, "", "Alice", "alice", "<>", "alice@", "@example.org",
+                                         "undisclosed-recipients:;", "a b@example.org"])
+def test_no_usable_sender(from_header: str | None) -> None:
+    raw = (b"" if from_header is None else b"From: " + from_header.encode() + b"\n") + b"Subject: x\n\nA par H\n"
+    got = parse_incoming(raw)
+    assert got.sender == "" and got.reply_to == ""
+    assert got.problem == "no sender"
+    assert got.body == "A par H\n"
+
+
+def test_first_valid_from_address_is_used() -> None:
+    raw = b"From: Broken <not an address>, Grace <GRACE@Example.org>\n\nhi\n"
+    got = parse_incoming(raw)
+    assert (got.sender, got.sender_name) == ("grace@example.org", "Grace")
+
+
+@pytest.mark.parametrize("raw", [
+    b"",
+    b"\x00\x01\x02\xff\xfe\xfd",
+    bytes(range(256)) * 40,
+    b"\n\n\n",
+    b"From: \xff\xfe <\x80@\x81>\nSubject: \xc3\x28\n\n\xff",
+    b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"b\"\n\n--b\nContent-Type: text/plain\n\nunterminated",
+    b"From: a@example.org\nContent-Type: multipart/mixed\n\nno boundary at all\n",
+    b"From: a@example.org\nContent-Type: text/plain; charset=\"zlib\"\n\nx\n",
+    b"From: a@example.org\nContent-Transfer-Encoding: base64\n\n!!!not base64@@@\n",
+    b"From: a@example.org\nContent-Type: ;;;==\"\n\nbody\n",
+    b"From: " + b"a" * 100_000 + b"@example.org\n\nx",
+    b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b0\n\n"
+    + b"".join(b"--b%d\nContent-Type: multipart/mixed; boundary=b%d\n\n" % (i, i + 1) for i in range(3000)),
+])
+def test_garbage_never_raises(raw: bytes) -> None:
+    got = parse_incoming(raw)
+    assert isinstance(got, Incoming)
+    assert got.size == len(raw) and got.digest == hashlib.sha256(raw).hexdigest()
+    assert got.problem is None or got.problem in ("no sender", "not a text message", "unreadable message")
+
+
+def test_garbage_without_headers_has_no_sender() -> None:
+    got = parse_incoming(b"\x00\x01\x02\xff\xfe\xfd")
+    assert got.problem == "no sender"
+    assert got.sender == "" and got.subject == "" and got.message_id == ""
+
+
+def test_not_bytes_is_unreadable() -> None:
+    got = parse_incoming("From: a@example.org\n\nhi")  # type: ignore[arg-type]
+    assert got.problem == "unreadable message"
+
+
+def test_unknown_charset_falls_back() -> None:
+    utf8 = b"From: a@example.org\nContent-Type: text/plain; charset=x-martian\n\nZ\xc3\xbcge\n"
+    latin = b"From: a@example.org\nContent-Type: text/plain\n\nZ\xfcge \x93quoted\x94\n"
+    assert parse_incoming(utf8).body == "Züge\n"
+    assert parse_incoming(latin).body == "Züge \u201cquoted\u201d\n"
+
+
+def test_five_megabyte_message_is_too_large() -> None:
+    raw = (b"From: Big Sender <big@example.org>\nSubject: =?utf-8?q?map_=F0=9F=97=BA?=\n"
+           b"Message-ID: <big@example.org>\nContent-Type: text/plain\n\n" + b"A par H\n" * 655_360)
+    assert len(raw) > 5_000_000
+    got = parse_incoming(raw)
+    assert got.problem == "too large"
+    assert got.body == ""
+    assert (got.sender, got.sender_name, got.subject) == ("big@example.org", "Big Sender", "map \U0001f5fa")
+    assert got.message_id == "big@example.org"
+    assert got.size == len(raw) and got.digest == hashlib.sha256(raw).hexdigest()
+
+
+def test_too_large_reads_only_the_header_block() -> None:
+    raw = b"Subject: no from here\n\nFrom: hidden@example.org\n" + b"x" * 2_000_000
+    got = parse_incoming(raw)
+    assert got.problem == "too large"
+    assert got.sender == ""
+    assert got.subject == "no from here"
+
+
+def test_size_limit_is_a_parameter() -> None:
+    raw = _mail()
+    assert parse_incoming(raw, max_size=len(raw)).problem is None
+    assert parse_incoming(raw, max_size=len(raw) - 1).problem == "too large"
+
+
+def test_only_attachments_is_not_a_text_message() -> None:
+    msg = EmailMessage()
+    msg["From"] = "heidi@example.org"
+    msg.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", filename="orders.png")
+    got = parse_incoming(msg.as_bytes())
+    assert got.problem == "not a text message"
+    assert got.body == ""
+
+
+def test_forwarded_message_is_not_the_body() -> None:
+    inner = EmailMessage()
+    inner["From"] = "someone@example.org"
+    inner.set_content("F nth - nwy\n")
+    outer = EmailMessage()
+    outer["From"] = "ivan@example.org"
+    outer.set_content("see below\n")
+    outer.add_attachment(inner)
+    assert parse_incoming(outer.as_bytes()).body == "see below\n"
+
+
+def test_several_inline_text_parts_are_joined() -> None:
+    raw = (b"From: a@example.org\nContent-Type: multipart/mixed; boundary=XX\n\n"
+           b"--XX\nContent-Type: text/plain\n\nA par - bur\n"
+           b"--XX\nContent-Type: image/png\nContent-Disposition: inline\n\nPNG\n"
+           b"--XX\nContent-Type: text/plain\n\nA mar - spa\n--XX--\n")
+    assert parse_incoming(raw).body == "A par - bur\nA mar - spa"
+
+
+def test_format_flowed_is_unwrapped() -> None:
+    raw = (b"From: a@example.org\nContent-Type: text/plain; charset=utf-8; format=flowed\n\n"
+           b"A very long line that the sender's client \nwrapped softly.\n"
+           b"> quoted text that was \n> wrapped too\n"
+           b" From here a stuffed line\n"
+           b"-- \nsignature\n")
+    assert parse_incoming(raw).body == ("A very long line that the sender's client wrapped softly.\n"
+                                        "> quoted text that was wrapped too\n"
+                                        "From here a stuffed line\n"
+                                        "-- \nsignature\n")
+
+
+def test_format_flowed_delsp() -> None:
+    raw = (b"From: a@example.org\nContent-Type: text/plain; format=flowed; delsp=yes\n\n"
+           b"Supercalifragi \nlistic\n")
+    assert parse_incoming(raw).body == "Supercalifragilistic\n"
+
+
+@pytest.mark.parametrize("header", [
+    "Auto-Submitted: auto-replied",
+    "Auto-Submitted: auto-generated; owner-email=x@example.org",
+    "Precedence: bulk",
+    "Precedence: junk",
+    "Precedence: LIST",
+    "List-Id: Diplomacy players <dip.lists.example.org>",
+    "X-Loop: judge@example.net",
+    "X-Autoreply: yes",
+    "Return-Path: <>",
+])
+def test_auto_headers(header: str) -> None:
+    raw = _mail().replace(b"Subject:", header.encode() + b"\nSubject:", 1)
+    got = parse_incoming(raw)
+    assert got.auto
+    assert got.problem is None  # auto mail is still readable; the judge only must not answer it
+
+
+@pytest.mark.parametrize("header", ["Auto-Submitted: no", "Auto-Submitted: No", "Precedence: first-class",
+                                    "X-Loop: someone-else@example.com", "Return-Path: <alice@example.org>"])
+def test_not_auto(header: str) -> None:
+    raw = _mail().replace(b"Subject:", header.encode() + b"\nSubject:", 1)
+    assert not parse_incoming(raw).auto
+
+
+def test_loop_token_is_a_parameter() -> None:
+    raw = _mail().replace(b"Subject:", b"X-Loop: dipjudge.example.net\nSubject:", 1)
+    assert not parse_incoming(raw).auto
+    assert parse_incoming(raw, loop_token="DipJudge").auto
+    assert not parse_incoming(raw, loop_token="").auto
+
+
+@pytest.mark.parametrize("sender", ["MAILER-DAEMON@mx.example.org", "postmaster@example.org",
+                                    "noreply@example.com", "No-Reply <no-reply@example.com>",
+                                    "noreply+bounces@example.com"])
+def test_machine_senders_are_auto(sender: str) -> None:
+    assert parse_incoming(_mail(From=sender)).auto
+
+
+def test_bounce_report_is_auto() -> None:
+    raw = (b"From: Mail Delivery System <mailer-daemon@mx.example.org>\n"
+           b"Content-Type: multipart/report; report-type=delivery-status; boundary=R\n\n"
+           b"--R\nContent-Type: text/plain\n\nDelivery failed.\n"
+           b"--R\nContent-Type: message/delivery-status\n\nStatus: 5.1.1\n--R--\n")
+    got = parse_incoming(raw)
+    assert got.auto
+    assert got.body == "Delivery failed.\n"
+
+
+def test_ordinary_message_is_not_auto() -> None:
+    assert not parse_incoming(_mail()).auto
+
+
+def test_reply_to() -> None:
+    got = parse_incoming(_mail(Reply_To="Orders Desk <Orders@Example.ORG>"))
+    assert got.sender == "alice@example.org"
+    assert got.reply_to == "orders@example.org"
+
+
+def test_invalid_reply_to_falls_back_to_sender() -> None:
+    got = parse_incoming(_mail(Reply_To="nobody"))
+    assert got.reply_to == "alice@example.org"
+
+
+@pytest.mark.parametrize("header,want", [
+    ("<abc.123@host.example>", "abc.123@host.example"),
+    ("  <abc@host>  (comment)", "abc@host"),
+    ("bare-id@host", "bare-id@host"),
+])
+def test_message_id(header: str, want: str) -> None:
+    raw = b"From: a@example.org\nMessage-ID: " + header.encode() + b"\n\nx\n"
+    assert parse_incoming(raw).message_id == want
+
+
+def test_missing_message_id() -> None:
+    assert parse_incoming(b"From: a@example.org\n\nx\n").message_id == ""
