@@ -170,7 +170,8 @@ def test_first_valid_from_address_is_used() -> None:
     bytes(range(256)) * 40,
     b"\n\n\n",
     b"From: \xff\xfe <\x80@\x81>\nSubject: \xc3\x28\n\n\xff",
-    b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"b\"\n\n--b\nContent-Type: text/plain\n\nunterminated",
+    b"From: a@example.org\nContent-Type: multipart/mixed; boundary=\"b\"\n\n"
+    b"--b\nContent-Type: text/plain\n\nunterminated",
     b"From: a@example.org\nContent-Type: multipart/mixed\n\nno boundary at all\n",
     b"From: a@example.org\nContent-Type: text/plain; charset=\"zlib\"\n\nx\n",
     b"From: a@example.org\nContent-Transfer-Encoding: base64\n\n!!!not base64@@@\n",
@@ -302,9 +303,10 @@ def test_not_auto(header: str) -> None:
 
 
 def test_loop_token_is_a_parameter() -> None:
-    raw = _mail().replace(b"Subject:", b"X-Loop: dipjudge.example.net\nSubject:", 1)
+    raw = _mail().replace(b"Subject:", b"X-Loop: orders@dip.example.net\nSubject:", 1)
     assert not parse_incoming(raw).auto
-    assert parse_incoming(raw, loop_token="DipJudge").auto
+    assert parse_incoming(raw, loop_token="Orders@Dip.Example.NET").auto
+    assert not parse_incoming(raw, loop_token="other@dip.example.net").auto
     assert not parse_incoming(raw, loop_token="").auto
 
 
@@ -322,7 +324,7 @@ def test_bounce_report_is_auto() -> None:
            b"--R\nContent-Type: message/delivery-status\n\nStatus: 5.1.1\n--R--\n")
     got = parse_incoming(raw)
     assert got.auto
-    assert got.body == "Delivery failed.\n"
+    assert got.body == "Delivery failed."  # the line break before a boundary belongs to the boundary
 
 
 def test_ordinary_message_is_not_auto() -> None:

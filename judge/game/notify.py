@@ -84,3 +84,8 @@ def game_over(db: Database, game: Game, seats: list[Player], now: datetime) -> N
 
 def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None:
     _send(db, game, player.email, "late_notice", now, player=player)
+
+
+def draw_news(db: Database, game: Game, seats: list[Player], now: datetime, what: str) -> None:
+    for p in seats:
+        _send(db, game, p.email, "draw", now, what=what)

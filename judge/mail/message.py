@@ -167,7 +167,8 @@ def _addresses(msg: Message, name: str) -> list[tuple[str, str]]:
         header = msg.get(name)
         if header is None:
             return []
-        pairs = [(_clean(a.display_name), _clean(a.addr_spec)) for a in header.addresses]
+        addresses = getattr(header, "addresses", ())  # an AddressHeader under email.policy.default
+        pairs = [(_clean(a.display_name), _clean(a.addr_spec)) for a in addresses]
     except Exception:  # fall back to the lenient parser in email.utils below
         pairs = []
     if not any(_valid_address(addr) for _, addr in pairs):
@@ -323,7 +324,11 @@ def _unflow(text: str, *, delsp: bool) -> str:
 
 
 class _HtmlText(HTMLParser):
-    """Collects the visible text of an HTML body, one line per block."""
+    """Collects the visible text of an HTML body, one line per block.
+
+    Line breaks wait in ``pending`` until the next text, so that the end of one block and the start of the next
+    make one break, not two; a paragraph asks for a blank line, each ``<br>`` for one more break.
+    """
 
     SKIP = frozenset({"script", "style", "head", "title", "template"})
     PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol"})
@@ -336,11 +341,12 @@ class _HtmlText(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.pending = 0
         self.skip = 0
         self.pre = 0
 
-    def _break(self, tag: str) -> None:
-        self.parts.append("\n\n" if tag in self.PARAGRAPH else "\n")
+    def _block(self, tag: str) -> None:
+        self.pending = max(self.pending, 2 if tag in self.PARAGRAPH else 1)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self.SKIP:
@@ -348,30 +354,39 @@ class _HtmlText(HTMLParser):
         elif tag == "body":
             self.skip = 0  # a <head> whose end tag was left out ends here
         elif tag == "br":
-            self.parts.append("\n")
+            self.pending += 1
         elif tag in ("td", "th"):
             self.parts.append(" ")
         elif tag in self.BLOCK:
-            self._break(tag)
+            self._block(tag)
             if tag == "pre":
                 self.pre += 1
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in self.SKIP:  # <script/> opens nothing; <br/> is one break, not two
+        if tag not in self.SKIP:  # <script/> opens nothing
             self.handle_starttag(tag, attrs)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.SKIP:
             self.skip = max(0, self.skip - 1)
         elif tag in self.BLOCK:
-            self._break(tag)
+            self._block(tag)
             if tag == "pre":
                 self.pre = max(0, self.pre - 1)
 
     def handle_data(self, data: str) -> None:
         if self.skip:
             return
-        self.parts.append(data if self.pre else re.sub(r"[ \t\n\r\f]+", " ", data))
+        if not self.pre:
+            data = re.sub(r"[ \t\n\r\f]+", " ", data)
+            if data == " ":  # whitespace between tags separates words at most, never lines
+                if not self.pending:
+                    self.parts.append(data)
+                return
+        if self.pending and self.parts:
+            self.parts.append("\n" * self.pending)
+        self.pending = 0
+        self.parts.append(data)
 
 
 def html_to_text(markup: str) -> str:

@@ -1,0 +1,73 @@
+"""Draws: at most one proposal per phase; every player still in the game must accept; one refusal rejects it.
+
+A proposal lapses when the phase is adjudicated. An accepted draw ends the game with no winner.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from judge.game import notify
+from judge.game.records import Game, Player, log_event, players, save_game
+from judge.game.service import GameError
+
+
+def voters(db: Database, game: Game) -> list[Player]:
+    """Players who vote on a draw: not resigned, not eliminated."""
+    return [p for p in players(db, game.id) if p.active]
+
+
+def _open(db: Database, game: Game) -> dict | None:
+    rows = list(db.query("select * from draws where game_id = ? and phase = ?", [game.id, game.phase]))
+    return rows[0] if rows else None
+
+
+def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> str:
+    if game.status not in ("active", "paused"):
+        raise GameError(f"game {game.name} is {game.status}")
+    if not player.active:
+        raise GameError(f"{player.power} no longer votes in {game.name}")
+    row = _open(db, game)
+    if action == "propose":
+        if row is not None:
+            raise GameError("a draw has already been proposed this phase (one proposal per phase)")
+        db.table("draws").insert({"game_id": game.id, "phase": game.phase, "proposer": player.power,
+                                  "votes": json.dumps({player.power: "accept"}), "status": "open"})
+        log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
+        others = [p for p in voters(db, game) if p.id != player.id]
+        notify.draw_news(db, game, others, now, "proposed")
+        return recount(db, game, now) or "draw proposed; every player still in the game must accept"
+    if row is None or row["status"] != "open":
+        raise GameError("no draw is proposed in this phase; propose one with DRAW PROPOSE")
+    votes = json.loads(row["votes"])
+    if action == "reject":
+        votes[player.power] = "reject"
+        db.table("draws").update((game.id, game.phase), {"votes": json.dumps(votes), "status": "rejected"})
+        log_event(db, game.id, now, player.email, "draw-reject", {"power": player.power})
+        notify.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
+        return "you rejected the draw; it is off"
+    votes[player.power] = "accept"
+    db.table("draws").update((game.id, game.phase), {"votes": json.dumps(votes)})
+    log_event(db, game.id, now, player.email, "draw-accept", {"power": player.power})
+    return recount(db, game, now) or "you accepted the draw; waiting for the others"
+
+
+def recount(db: Database, game: Game, now: datetime) -> str | None:
+    """End the game in a draw when every voter has accepted the open proposal; a message if it ended."""
+    row = _open(db, game)
+    if row is None or row["status"] != "open":
+        return None
+    votes = json.loads(row["votes"])
+    still_in = voters(db, game)
+    if not still_in or any(votes.get(p.power) != "accept" for p in still_in):
+        return None
+    db.table("draws").update((game.id, game.phase), {"status": "accepted"})
+    game.status, game.deadline = "finished", None
+    game.result = {"kind": "draw", "powers": sorted(p.power for p in still_in if p.power)}
+    save_game(db, game, now)
+    log_event(db, game.id, now, "judge", "draw", game.result)
+    notify.game_over(db, game, players(db, game.id), now)
+    return "the draw is accepted by everyone: the game is over"

@@ -1,0 +1,81 @@
+"""The SANDBOX mail command: a position and orders written as text, adjudicated with the engine, the answer as text.
+
+    variant classic phase F1901M          (both optional: classic, the variant's first phase)
+    England: F nth, A lon                 (units per power; a power's lines may repeat)
+    France: A par
+    centres England: lon, edi, lvp        (optional: centre ownership per power; default the variant's start)
+    ORDERS
+    England: F nth - bel
+    France: A par - bur
+
+No game is touched; this only runs ``judge.sandbox.run`` on the same JSON the sandbox command line takes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from judge.sandbox import run
+
+_HEADER = re.compile(r"^\s*(?:variant\s+(?P<variant>[\w-]+))?\s*(?:phase\s+(?P<phase>[SFW]\d{4}[MRAB]))?\s*$", re.I)
+
+
+def sandbox_input(body: str) -> dict[str, Any]:
+    """The sandbox JSON input a SANDBOX block describes (problems are left for ``run`` to report)."""
+    data: dict[str, Any] = {"variant": "classic", "units": {}, "orders": {}}
+    in_orders = False
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if line.upper() == "ORDERS":
+            in_orders = True
+            continue
+        header = _HEADER.match(line)
+        if not in_orders and header and (header.group("variant") or header.group("phase")):
+            if header.group("variant"):
+                data["variant"] = header.group("variant").lower()
+            if header.group("phase"):
+                data["phase"] = header.group("phase").upper()
+            continue
+        power, sep, rest = line.partition(":")
+        if not sep:
+            data.setdefault("problems", []).append(line)
+            continue
+        power = power.strip()
+        if in_orders:
+            data["orders"].setdefault(power, []).append(rest.strip())
+        elif power.lower().startswith("centres ") or power.lower().startswith("centers "):
+            who = power.split(None, 1)[1]
+            data.setdefault("supply_centers", {}).setdefault(who, []).extend(
+                x.strip() for x in rest.split(",") if x.strip())
+        else:
+            data["units"].setdefault(power, []).extend(x.strip() for x in rest.split(",") if x.strip())
+    if not data["units"]:
+        data.pop("units")  # the variant's starting position
+    return data
+
+
+def run_sandbox_text(body: str) -> str:
+    data = sandbox_input(body)
+    problems = data.pop("problems", [])
+    if problems:
+        return ("SANDBOX: these lines are not 'Power: …' lines: " + "; ".join(problems)
+                + "\nWrite units as 'England: F nth, A lon', then ORDERS, then 'England: F nth - bel'.")
+    result = run(data)
+    if result["error"]:
+        return f"SANDBOX: {result['error']}"
+    lines = [f"SANDBOX: {result['phase']} ({data['variant']})"]
+    for r in result["results"]:
+        text = r["order"] or r["input"]
+        lines.append(f"  {r['power']:<10} {text}: {r['outcome']}" + (f" ({r['reason']})" if r["reason"] and
+                                                                          r["outcome"] != "succeeds" else ""))
+    lines.append("Units after:")
+    for power, units in result["units"].items():
+        lines.append(f"  {power:<10} {', '.join(units)}")
+    for power, dislodged in result["dislodged"].items():
+        for d in dislodged:
+            lines.append(f"  {power:<10} {d['unit']} dislodged; may retreat to {', '.join(d['retreats']) or 'nowhere'}")
+    lines.append(f"Next phase: {result['next_phase']}" + (f"; {result['winner']} wins" if result["winner"] else ""))
+    return "\n".join(lines)
