@@ -142,6 +142,11 @@ def test_broadcast_and_end_press_in_two_words() -> None:
     assert body.items == (Press(1, "Broadcast", None, "Hello, everyone."), Clear(4, "CLEAR"))
 
 
+def test_blank_lines_around_the_press_text_are_dropped() -> None:
+    body = parse_body("PRESS TO France\n\n \nhi\n\nthere\n\n   \n\nENDPRESS")
+    assert body.items == (Press(1, "PRESS TO France", ("France",), "hi\n\nthere"),)
+
+
 def test_trailing_whitespace_in_press_is_dropped_but_tabs_inside_kept() -> None:
     body = parse_body("BROADCAST\n\ta\tb   \nENDPRESS")
     assert body.items == (Press(1, "BROADCAST", None, "\ta\tb"),)
@@ -287,6 +292,11 @@ def test_wrapped_attribution_is_dropped_whole() -> None:
     assert body.items == (Ready(1, "READY", True),)
 
 
+def test_wrapped_attribution_after_an_open_press_is_not_press() -> None:
+    body = parse_body("BROADCAST\nhello\nOn Mon, 30 Nov 2026 at 10:00, Alice Long Name <\nalice@example.org> wrote:\n")
+    assert body.items == (Press(1, "BROADCAST", None, "hello"),)
+
+
 def test_quoted_attribution_does_not_end_the_message() -> None:
     body = parse_body("> On Mon, 30 Nov 2026 at 10:00, Alice <a@x> wrote:\n> > x\nREADY")
     assert body.items == (Ready(3, "READY", True),)
@@ -315,6 +325,12 @@ def test_line_limit_is_a_parameter_and_counts_blank_lines() -> None:
 def test_limit_problem_names_the_first_unread_line_with_text() -> None:
     body = parse_body("READY\r\nCLEAR\r\n\r\n   \r\n  HELP  \r\nRESIGN", max_lines=2)
     assert [(p.line, p.text) for p in body.problems] == [(5, "HELP")]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r", "\r\n"])
+def test_limit_problem_line_number_with_any_line_ending(newline: str) -> None:
+    body = parse_body(newline.join(["READY", "", "", "", "CLEAR"]), max_lines=1)
+    assert [(p.line, p.text) for p in body.problems] == [(5, "CLEAR")]
 
 
 def test_only_blank_lines_beyond_the_limit_is_no_problem() -> None:

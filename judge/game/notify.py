@@ -17,14 +17,13 @@ from judge.rules.turn import TurnResult
 from judge.timeutil import format_deadline
 
 
-def _send(db: Database, game: Game | None, to: str, template: str, now: datetime, in_reply_to: str | None = None,
-          **context: Any) -> None:
+def _send(db: Database, game: Game | None, to: str, template: str, now: datetime, **context: Any) -> None:
     prefs = user_settings(db, to)
     deadline = None
     if game is not None and game.deadline is not None:
         deadline = format_deadline(game.deadline, prefs["timezone"], now)
     subject, body = render_mail(template, prefs["language"], game=game, deadline=deadline, **context)
-    queue_mail(db, to, subject, body, now, game_id=game.id if game else None, in_reply_to=in_reply_to)
+    queue_mail(db, to, subject, body, now, game_id=game.id if game else None)
 
 
 def _everyone(game: Game, seats: list[Player]) -> list[str]:
@@ -65,7 +64,7 @@ def results(db: Database, game: Game, seats: list[Player], before: Position, tur
     for line in lines:
         by_power.setdefault(line["power"], []).append(line)
     board = position_to_json(game.variant, after)
-    context = {"phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
+    context: dict[str, Any] = {"phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
                "tally": tally(game, after), "winner": turn.winner,
                "threshold": game.settings.victory(game.variant).threshold(len(game.variant.centres),
                                                                           before.phase.year)}
