@@ -12,7 +12,7 @@ import re
 import time
 import tomllib
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -23,7 +23,7 @@ from judge.mail.commands import (Clear, Help, Join, LineProblem, OrderLine, Pars
 _DATA = tomllib.loads((Path(__file__).parent / "commands_cases.toml").read_text(encoding="utf-8"))
 
 
-def _cases(kind: str) -> list[object]:
+def _cases(kind: str) -> list[Any]:
     return [case for group in _DATA[kind] for case in group["cases"]]
 
 
@@ -68,8 +68,8 @@ def test_order_line(line: str) -> None:
 
 def test_every_command_word_has_a_case() -> None:
     """The case table covers each item type (Press and Sandbox are blocks, tested below)."""
-    seen = {str(want["type"]) for _, want in _cases("ok")}  # type: ignore[misc]
-    all_types = {cls.__name__ for cls in commands.Item.__args__}  # type: ignore[attr-defined]
+    seen = {str(want["type"]) for _, want in _cases("ok")}
+    all_types = {cls.__name__ for cls in commands.Item.__args__}
     assert all_types - seen == {"OrderLine", "Press", "Sandbox"}
 
 
@@ -438,6 +438,19 @@ def test_many_lines_with_high_limits_stay_linear() -> None:
     end = time.perf_counter()
     # 8 times the input: a quadratic parser would take 64 times as long
     assert end - middle < 25 * (middle - start) + 0.5
+
+
+# --- the documentation --------------------------------------------------------------------------------------------
+
+def test_examples_in_the_docs_read_without_problems() -> None:
+    doc = (Path(__file__).parent.parent / "docs" / "commands.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```text\n(.*?)```", doc, re.DOTALL)
+    assert len(blocks) >= 6
+    for block in blocks:
+        assert parse_body(block).problems == (), block
+    example = parse_body(blocks[-1])
+    assert [type(i).__name__ for i in example.items] == ["SignOn", "OrderLine", "OrderLine", "OrderLine", "Press",
+                                                         "Ready", "SignOff"]
 
 
 # --- purity ---------------------------------------------------------------------------------------------------------
