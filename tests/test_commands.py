@@ -9,7 +9,6 @@ import ast
 import dataclasses
 import random
 import re
-import time
 import tomllib
 from pathlib import Path
 from typing import Any, Callable
@@ -412,12 +411,9 @@ _HUGE: dict[str, Callable[[], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(_HUGE))
-def test_huge_input_is_fast(name: str) -> None:
-    text = _HUGE[name]()
-    start = time.perf_counter()
-    body = parse_body(text)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 3.0, f"{name}: {elapsed:.2f}s"  # linear work takes well under 0.2 s here
+def test_huge_input_is_bounded(name: str) -> None:
+    # speed is not asserted here (no timed tests); the limits keep what is read and echoed small
+    body = parse_body(_HUGE[name]())
     assert len(body.items) <= 400 and len(body.problems) <= 402
     assert all(len(p.text) <= 61 for p in body.problems)
 
@@ -427,17 +423,6 @@ def test_huge_input_keeps_the_facts() -> None:
     assert body.items == () and [(p.line, p.text) for p in body.problems] == [(5_000_001, "READY")]
     body = parse_body("x" * 10_000_000)
     assert body.items == () and body.problems[0].text == "x" * 60 + "…"
-
-
-def test_many_lines_with_high_limits_stay_linear() -> None:
-    small, large = "F bre - mao\n" * 20_000, "F bre - mao\n" * 160_000
-    start = time.perf_counter()
-    assert len(parse_body(small, max_lines=10**9).items) == 20_000
-    middle = time.perf_counter()
-    assert len(parse_body(large, max_lines=10**9).items) == 160_000
-    end = time.perf_counter()
-    # 8 times the input: a quadratic parser would take 64 times as long
-    assert end - middle < 25 * (middle - start) + 0.5
 
 
 # --- the documentation --------------------------------------------------------------------------------------------
