@@ -326,3 +326,65 @@ def test_history_and_list(t: Table) -> None:
     t.cli("game", "process", "g")
     text = t.reply("anyone@p.test", "HISTORY g S1901M\nLIST\nLIST g")
     assert "A par - bur: succeeds" in text and "active" in text
+
+
+def test_store_is_wal_and_keeps_every_phase_and_event(t: Table) -> None:
+    assert t.db.execute("pragma journal_mode").fetchone()[0] == "wal"
+    t.reply(addr("France"), sign("France", "A par - bur"))
+    t.cli("game", "process", "g")
+    row = next(iter(t.db.query("select * from phases where phase = 'S1901M'")))
+    assert json.loads(row["orders"]) == {"France": ["A par - bur"]}
+    assert "A par" in json.loads(row["board_before"])["units"]["France"]
+    assert "A bur" in json.loads(row["board_after"])["units"]["France"]
+    results = json.loads(row["results"])
+    assert {"power": "France", "input": "A par - bur", "order": "A par - bur", "outcome": "succeeds",
+            "reason": None} in results
+    kinds = [e["kind"] for e in t.db.query("select kind from events order by id")]
+    assert kinds[:2] == ["create", "join"] and "start" in kinds and kinds[-1] == "adjudicate"
+    from judge.store import open_db
+
+    again = open_db(t.path)  # reopening applies no migration twice
+    assert len(list(again.query("select * from _sqlite_migrations"))) == 1
+
+
+def test_power_assignment_modes(tmp_path: Path, capsys) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.cli("game", "create", "m", "--assign", "master")
+    t.cli("game", "join", "m", "--email", "x@p.test", "--password", "pw-x")
+    for power in POWERS[1:]:
+        t.cli("game", "join", "m", "--power", power, "--email", addr(power), "--password", f"pw-{power}")
+    assert t.cli("game", "start", "m") == 1  # the master must give everyone a power
+    t.cli("game", "create", "r", "--assign", "random")
+    for power in POWERS:
+        t.reply(addr(power), f"JOIN r pw-{power} {power}")
+    assert t.cli("game", "start", "r", "--seed", "3") == 0
+    seats = {p["power"] for p in t.show("r", capsys)["players"]}
+    assert seats == set(POWERS)
+
+
+def test_clear_withdraws_orders(t: Table) -> None:
+    t.reply(addr("France"), sign("France", "A par - bur", "A mar - spa"))
+    text = t.reply(addr("France"), sign("France", "CLEAR", "F bre - mao"))
+    assert "withdrawn" in text
+    assert records.orders_of(t.db, game(t).id, "S1901M")["France"] == ["F bre - mao"]
+
+
+def test_sandbox_and_help_by_mail(t: Table) -> None:
+    text = t.reply("anyone@p.test", "SANDBOX\nphase F1901M\nEngland: F nth, A yor\nGermany: F hel\nORDERS\n"
+                                    "England: F nth C A yor - nwy\nEngland: A yor - nwy\nENDSANDBOX\nHELP")
+    assert "A yor - nwy: succeeds" in text and "England    F nth, A nwy" in text
+    assert "SIGNON <power> <game> <password>" in text
+    assert game(t).phase == "S1901M"  # no game was touched
+
+
+def test_mail_handle_command_line(t: Table, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    message = tmp_path / "m.eml"
+    message.write_bytes(raw_mail(addr("France"), sign("France", "A par - bur")))
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "mail", "handle", str(message), "--db", str(t.path)],
+                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert f"To: {addr('France')}" in done.stdout and "OK: A par - bur" in done.stdout
+    assert records.orders_of(t.db, game(t).id, "S1901M")["France"] == ["A par - bur"]

@@ -147,7 +147,7 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     if isinstance(item, c.SignOn):
         _signon(db, s, reply, item)
     elif isinstance(item, c.OrderLine):
-        game, player = _signed(s)
+        game, player = _signed(db, s)
         if game.status not in ("active", "paused") or game.position is None:
             raise GameError(f"game {game.name} is {game.status}: no orders are due")
         if not player.active:
@@ -156,24 +156,24 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         s.changed_orders = s.changed_orders or response.startswith("OK")
         reply.say(item.text, response)
     elif isinstance(item, c.Ready):
-        game, player = _signed(s)
+        game, player = _signed(db, s)
         player.ready = item.ready
         save_player(db, player)
         s.ready_changed = True
         reply.say(item.text, "ready" if item.ready else "not ready")
     elif isinstance(item, c.Clear):
-        game, player = _signed(s)
+        game, player = _signed(db, s)
         if game.phase:
             set_orders(db, game.id, game.phase, player.power or "", [], s.now)
         reply.say(item.text, "all your orders for this phase are withdrawn")
     elif isinstance(item, c.Draw):
-        game, player = _signed(s)
+        game, player = _signed(db, s)
         reply.say(item.text, draws.vote(db, game, player, item.action, s.now))
     elif isinstance(item, c.Resign):
-        game, player = _signed(s)
+        game, player = _signed(db, s)
         reply.say(item.text, _resign(db, game, player, s.now))
     elif isinstance(item, c.Press):
-        game, player = _signed(s)
+        game, player = _signed(db, s)
         reply.say(item.text, _press(db, game, player, item, s.now))
     elif isinstance(item, c.Join):
         seat = service.join_game(db, item.game, s.msg.sender, item.password, s.now, preferences=item.preferences)
@@ -192,7 +192,7 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         reply.say("SANDBOX", "see below")
         reply.notes.append(run_sandbox_text(item.body))
     elif isinstance(item, c.SetPassword):
-        game, player = _signed(s)
+        game, player = _signed(db, s)
         if len(item.password) < 4:
             raise GameError("choose a password of at least 4 characters")
         player.password_hash = hash_password(item.password)
@@ -218,9 +218,12 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         reply.say(item.text, "end of message")
 
 
-def _signed(s: Session) -> tuple[Game, Player]:
+def _signed(db: Database, s: Session) -> tuple[Game, Player]:
+    """The game and player signed on as, read afresh (an earlier line of the message may have changed them)."""
     if s.game is None or s.player is None:
         raise GameError("sign on first: SIGNON <power> <game> <password>")
+    s.game = service.get_game(db, s.game.name)
+    s.player = next(p for p in players(db, s.game.id) if p.id == s.player.id)
     return s.game, s.player
 
 
