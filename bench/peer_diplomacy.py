@@ -23,15 +23,9 @@ Output: one JSON object on stdout (anything the engine prints is sent to stderr)
     {"engine", "version", "phases", "repeat", "agree", "median_ms", "p90_ms", "mean_ms",
      "per_phase_ms": [one number per phase, in corpus order]}
 """
-import argparse
-import contextlib
-import gc
-import json
-import statistics
-import sys
-import time
-
 from diplomacy import Game
+
+import peer_common
 
 ENGINE = "diplomacy"
 VERSION = "1.1.2"
@@ -57,63 +51,6 @@ def board(game):
     return {power: set(units) for power, units in game.get_units().items() if units}
 
 
-def expected_board(record):
-    return {power: set(units) for power, units in record["after"].items() if units}
-
-
-def time_corpus(records, repeat):
-    """(per-phase median ms over `repeat` rounds, number of phases agreeing with `after`).
-
-    Each round visits every phase once, so a burst of noise on the machine lands on one round of
-    many phases rather than on every round of a few.  Only `game.process()` is timed."""
-    samples = [[] for _ in records]
-    agree = [False] * len(records)
-    gc.collect()
-    for _ in range(repeat):
-        for index, record in enumerate(records):
-            game = build_game(record)
-            start = time.perf_counter()
-            game.process()
-            samples[index].append((time.perf_counter() - start) * 1000.0)
-            agree[index] = board(game) == expected_board(record)
-    return [statistics.median(times) for times in samples], sum(agree)
-
-
-def percentile(values, q):
-    """Nearest-rank percentile, as bench/replay.py computes it."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("corpus", help="JSON-lines corpus of movement phases")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs per phase (median kept)")
-    parser.add_argument("--limit", type=int, default=None, help="only the first K phases")
-    args = parser.parse_args()
-
-    with open(args.corpus, encoding="utf-8") as corpus:
-        records = [json.loads(line) for line in corpus if line.strip()]
-    if args.limit is not None:
-        records = records[: args.limit]
-
-    repeat = max(1, args.repeat)
-    # Keep stdout for the JSON result alone: whatever the engine prints goes to stderr.
-    with contextlib.redirect_stdout(sys.stderr):
-        per_phase, agree = time_corpus(records, repeat)
-
-    print(json.dumps({
-        "engine": ENGINE,
-        "version": VERSION,
-        "phases": len(records),
-        "repeat": repeat,
-        "agree": agree,
-        "median_ms": round(statistics.median(per_phase), 4),
-        "p90_ms": round(percentile(per_phase, 0.9), 4),
-        "mean_ms": round(statistics.fmean(per_phase), 4),
-        "per_phase_ms": [round(ms, 4) for ms in per_phase],
-    }))
-
-
 if __name__ == "__main__":
-    main()
+    peer_common.main(ENGINE, VERSION, __doc__.split("\n")[0], build_game, lambda game: game.process(),
+                     lambda game, _result: board(game))

@@ -42,6 +42,7 @@ from judge.rules.orders import UnitOrder  # noqa: E402
 from judge.rules.turn import parse_submissions, play  # noqa: E402
 from judge.rules.variant import Variant  # noqa: E402
 from judge.sandbox import read_position  # noqa: E402
+from peer_common import percentile  # noqa: E402  (the same percentile the peers report)
 
 SHARED_CORPUS = ROOT.parent / "shared" / "bench" / "corpus_movement.jsonl"
 DEFAULT_CORPUS = SHARED_CORPUS if SHARED_CORPUS.is_file() else ROOT / "tests" / "data" / "corpus_movement.jsonl"
@@ -95,11 +96,6 @@ def board_after(variant: Variant, case: Case, result: MovementResult) -> dict[st
 
 def expected(line: dict[str, Any]) -> dict[str, set[str]]:
     return {p.upper(): set(units) for p, units in line["after"].items() if units}
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def time_adjudication(variant: Variant, cases: list[Case], repeat: int) -> tuple[list[float], int]:
