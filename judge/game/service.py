@@ -301,7 +301,7 @@ def tick(db: Database, now: datetime) -> list[str]:
     """Adjudicate every active game whose deadline has passed (after a grace period, when the game has one)."""
     done = []
     for row in list(db.query("select name from games where status = 'active' and deadline is not null "
-                             "and deadline <= ?", [iso_utc(now)])):
+                             "and deadline <= ? order by deadline", [iso_utc(now)])):
         with db.atomic():
             game = get_game(db, row["name"])
             seats = players(db, game.id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,6 +31,8 @@ from judge.timeutil import check_timezone, format_deadline, iso_utc
 log = logging.getLogger(__name__)
 
 MAX_FAILED_SIGNONS = 5
+MAX_REPLIES_PER_HOUR = 30  # answers to one address per hour: a mail loop stops here
+MAX_MESSAGE_BYTES = 1_000_000
 LANGUAGES = ("en", "ru")
 
 
@@ -57,17 +59,42 @@ class Session:
     ready_changed: bool = False
 
 
+@dataclass(frozen=True)
+class Handled:
+    outcome: str  # handled | duplicate | dropped: … | refused: … | error
+    replies: list[dict[str, Any]]  # the outbox rows this message queued
+
+    @property
+    def rejected(self) -> bool:
+        """Mail that could not be read at all (it belongs in the rejected folder)."""
+        return self.outcome.startswith("refused")
+
+
 def handle_raw(db: Database, raw: bytes, now: datetime) -> list[dict[str, Any]]:
     """Handle one raw message; return the outbox rows it queued (empty when it was a duplicate or dropped)."""
-    msg = parse_incoming(raw)
+    return handle_message(db, raw, now).replies
+
+
+def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: str = "",
+                   max_replies_per_hour: int = MAX_REPLIES_PER_HOUR, declared_size: int | None = None) -> Handled:
+    """Handle one raw message in one transaction (a savepoint when the caller has one open).
+
+    ``declared_size`` is the size the mail server reported when only the headers were fetched (too large to read).
+    """
+    msg = parse_incoming(raw, loop_token=judge_address or "judge")
+    if declared_size is not None and declared_size > MAX_MESSAGE_BYTES:
+        msg = replace(msg, problem=f"too large ({declared_size // 1024} KB; the judge reads at most "
+                                   f"{MAX_MESSAGE_BYTES // 1024} KB)")
+    if judge_address and msg.sender == judge_address.lower():
+        msg = replace(msg, auto=True)
     with db.atomic():
         if _seen(db, msg):
-            return []
+            return Handled("duplicate", [])
         first_new = _last_outbox_id(db)
-        outcome = _handle_guarded(db, msg, now)
+        outcome = _handle_guarded(db, msg, now, max_replies_per_hour)
         db.table("messages").insert({"message_id": msg.message_id, "digest": msg.digest, "sender": msg.sender,
                                      "received_at": iso_utc(now), "outcome": outcome})
-    return list(db.query("select * from outbox where id > ? order by id", [first_new]))
+    return Handled(outcome, list(db.query("select * from outbox where id > ? order by id", [first_new])))
 
 
 def _seen(db: Database, msg: Incoming) -> bool:
@@ -82,10 +109,15 @@ def _last_outbox_id(db: Database) -> int:
     return rows[0]["m"] or 0
 
 
-def _handle_guarded(db: Database, msg: Incoming, now: datetime) -> str:
+def _handle_guarded(db: Database, msg: Incoming, now: datetime, max_replies_per_hour: int) -> str:
     """Handle the message; an unexpected failure undoes its effect and answers with an apology."""
     if msg.auto or not msg.sender:
         return "dropped: " + ("automatic message" if msg.auto else "no sender")
+    since = iso_utc(now - timedelta(hours=1))
+    answered = list(db.query("select count(*) as n from outbox where to_addr = ? and in_reply_to is not null "
+                             "and created_at > ?", [msg.reply_to or msg.sender, since]))[0]["n"]
+    if answered >= max_replies_per_hour:
+        return "dropped: reply rate limit"
     if msg.problem:
         _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {msg.problem}."]), None)
         return f"refused: {msg.problem}"
@@ -138,7 +170,7 @@ def _reply(db: Database, msg: Incoming, now: datetime, reply: Reply, summary: di
                                 game=game, player=session.player if session else None,
                                 original_subject=msg.subject)
     queue_mail(db, msg.reply_to or msg.sender, subject, body, now, game_id=game.id if game else None,
-               in_reply_to=msg.message_id or None)
+               in_reply_to=msg.message_id or "")
 
 
 # --- the commands ---------------------------------------------------------------------------------------------------

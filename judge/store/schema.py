@@ -65,3 +65,14 @@ def m001_games(db: Database) -> None:
     db.table("messages").create_index(["message_id"])
     db.table("signon_failures").create({"id": int, "address": str, "at": str}, pk="id")
     db.table("signon_failures").create_index(["address", "at"])
+
+
+@migrations()
+def m002_mail_transport(db: Database) -> None:
+    db.table("mailbox_state").create({
+        "account": str,  # user@host/folder
+        "uidvalidity": int, "last_uid": int, "updated_at": str,
+    }, pk="account")
+    db.table("outbox").add_column("next_attempt", str)
+    db.table("outbox").add_column("last_error", str)
+    db.table("outbox").add_column("message_id", str)

@@ -1,0 +1,123 @@
+"""`judge serve`, `judge init`, `judge check-config` and `judge demo`: running the judge as a mail service."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_CONFIG = 0, 1, 2
+
+
+def add_serve_commands(sub: Any) -> None:
+    p = sub.add_parser("serve", help="run the mail daemon: read orders by IMAP, adjudicate, send results by SMTP",
+                       description="Run the judge. Config errors exit with status 2 (systemd does not restart then).")
+    p.add_argument("--config", default=None, help="the TOML config (default: $JUDGE_CONFIG, else ./judge.toml)")
+    p.add_argument("--once", action="store_true",
+                   help="handle waiting mail, adjudicate due deadlines, drain the outbox, then exit (for cron)")
+    p.add_argument("--verbose", action="store_true", help="log every step")
+    p.set_defaults(func=_serve)
+
+    p = sub.add_parser("init", help="write a commented example config")
+    p.add_argument("path", nargs="?", default="judge.toml")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.set_defaults(func=_init)
+
+    p = sub.add_parser("check-config", help="validate the config and try the IMAP and SMTP servers")
+    p.add_argument("--config", default=None)
+    p.set_defaults(func=_check)
+
+    p = sub.add_parser("demo", help="play a demo game by mail on an embedded mail server (no account needed)",
+                       description="Start an embedded IMAP server (pymap) and SMTP listener (aiosmtpd) on loopback, "
+                                   "create a classic game with seven scripted players who mail their orders, and "
+                                   "run it through the real daemon. The mailboxes and database are left for "
+                                   "inspection.")
+    p.add_argument("--dir", default=None, help="where to keep the mailboxes and database (default: a new temp dir)")
+    p.add_argument("--years", type=int, default=2, help="game years to play (default 2)")
+    p.add_argument("--seed", type=int, default=1, help="seed for the scripted players' orders")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.set_defaults(func=_demo)
+
+
+def _logging(verbose: bool) -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _load(path: str | None) -> Any:
+    from judge.config import ConfigError, config_path, load_config
+
+    try:
+        return load_config(config_path(path))
+    except ConfigError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from judge.daemon import serve
+
+    _logging(args.verbose or not args.once)
+    cfg = _load(args.config)
+    if cfg is None:
+        return EXIT_CONFIG
+    if cfg.imap is None or cfg.smtp is None:
+        print("judge: the config needs an [imap] and an [smtp] section", file=sys.stderr)
+        return EXIT_CONFIG
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        return serve(cfg, once=args.once, stop=stop)
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def _init(args: argparse.Namespace) -> int:
+    from judge.config import EXAMPLE
+
+    path = Path(args.path)
+    if path.exists() and not args.force:
+        print(f"judge: {path} exists; use --force to overwrite it", file=sys.stderr)
+        return EXIT_PROBLEMS
+    path.write_text(EXAMPLE, encoding="utf-8")
+    print(f"wrote {path}; edit it, then: judge check-config --config {path}")
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from judge.mail.imap_in import Inbox
+    from judge.mail.smtp_out import connect
+
+    cfg = _load(args.config)
+    if cfg is None:
+        return EXIT_CONFIG
+    status = EXIT_OK
+    print(f"config {cfg.source}: ok (address {cfg.address}, database {cfg.db})")
+    if cfg.imap is not None:
+        inbox = Inbox(cfg.imap)
+        try:
+            inbox.open()
+            print(f"imap {cfg.imap.host}:{cfg.imap.port}: ok, folder {cfg.imap.folder}")
+        except Exception as exc:  # report any failure to reach or log in
+            print(f"imap {cfg.imap.host}:{cfg.imap.port}: FAILED: {type(exc).__name__}: {exc}")
+            status = EXIT_PROBLEMS
+        finally:
+            inbox.drop()
+    if cfg.smtp is not None:
+        try:
+            connect(cfg.smtp).quit()
+            print(f"smtp {cfg.smtp.host}:{cfg.smtp.port}: ok")
+        except Exception as exc:  # report any failure to reach or log in
+            print(f"smtp {cfg.smtp.host}:{cfg.smtp.port}: FAILED: {type(exc).__name__}: {exc}")
+            status = EXIT_PROBLEMS
+    return status
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from judge.demo import run_demo
+
+    return run_demo(args.dir, years=args.years, seed=args.seed, quiet=args.quiet)

@@ -1,0 +1,178 @@
+"""`judge demo`: a classic game by mail on embedded mail servers, played by seven scripted players.
+
+Everything goes through the real paths: players mail JOIN and their orders over SMTP; the daemon (`judge serve`'s
+loop, in a thread) reads them by IMAP, adjudicates when everyone is ready (or at the short deadlines) and mails the
+results, which land in each player's mailbox. The scripted players read the board from the results (here: from the
+database, read-only, as a shortcut) and choose random legal orders.
+"""
+
+from __future__ import annotations
+
+import random
+import smtplib
+import sys
+import tempfile
+import threading
+import time
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+
+from judge.config import Config, ImapConfig, SmtpConfig
+from judge.daemon import serve
+from judge.embedded import EmbeddedImap, EmbeddedSmtp
+from judge.game import records, service
+from judge.game.settings import GameSettings
+from judge.rules.adjustments import adjustment_delta
+from judge.rules.board import Position
+from judge.rules.geography import UnitKind
+from judge.rules.legality import retreat_options
+from judge.rules.phase import Step
+from judge.rules.variant import Variant
+from judge.store import open_db
+
+DOMAIN = "demo.judge"
+PASSWORD = "demo"
+GAME = "demo"
+
+
+def choose_orders(variant: Variant, pos: Position, power: str, rng: random.Random) -> list[str]:
+    """Random legal orders for one power: mostly moves, some holds; retreats where possible; builds in free homes."""
+    geo = variant.geo
+    names = geo.loc_names
+    step = pos.phase.step
+    if step is Step.MOVEMENT:
+        lines = []
+        for unit in pos.units_of(power):
+            here = f"{unit.kind.value} {names[unit.loc]}"
+            options = geo.destinations(unit.kind, unit.loc)
+            if options and rng.random() < 0.75:
+                lines.append(f"{here} - {names[rng.choice(options)]}")
+            else:
+                lines.append(f"{here} H")
+        return lines
+    if step is Step.RETREAT:
+        lines = []
+        for prov, dis in pos.dislodged.items():
+            if dis.unit.power == power:
+                here = f"{dis.unit.kind.value} {names[dis.unit.loc]}"
+                options = retreat_options(geo, pos, prov)
+                lines.append(f"{here} - {names[rng.choice(options)]}" if options else f"{here} disband")
+        return lines
+    delta = adjustment_delta(variant, pos, power)
+    free = [c for c in variant.home_centres(power) if pos.owners.get(c) == power and c not in pos.units]
+    lines = [f"Build A {names[c]}" for c in free[:max(delta, 0)]]
+    if delta < 0:  # remove the units farthest down the list; the rest is left to civil disorder
+        lines = [f"Remove {u.kind.value} {names[u.loc]}" for u in pos.units_of(power)[:1]]
+    if delta > 0 and not lines:
+        lines = ["Waive"]
+    return lines
+
+
+def _send(smtp_port: int, sender: str, body: str, subject: str) -> None:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = f"judge@{DOMAIN}"
+    msg["Subject"] = subject
+    msg.set_content(body)
+    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=30) as client:
+        client.send_message(msg)
+
+
+def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: bool = False,
+             out=sys.stdout) -> int:  # type: ignore[no-untyped-def]
+    started = time.monotonic()
+    base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="judge-demo-"))
+    base.mkdir(parents=True, exist_ok=True)
+    db_path = base / "judge.db"
+    variant_powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+    users = ["judge"] + [p.lower() for p in variant_powers]
+    imap = EmbeddedImap(base / "mail", users, PASSWORD).start()
+    smtp = EmbeddedSmtp(imap, DOMAIN).start()
+    cfg = Config(address=f"judge@{DOMAIN}", db=str(db_path),
+                 imap=ImapConfig(host="127.0.0.1", port=imap.port, security="none", username="judge",
+                                 password=PASSWORD, poll_seconds=1, timeout=30),
+                 smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="none", timeout=30),
+                 max_replies_per_hour=1000)
+    stop = threading.Event()
+    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop}, daemon=True)
+    rng = random.Random(seed)
+    say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=out, flush=True))
+    try:
+        db = open_db(db_path)
+        with db.atomic():
+            if records.load_game(db, GAME) is None:
+                service.create_game(db, GAME, "classic", GameSettings(
+                    movement_deadline=120, retreat_deadline=60, adjustment_deadline=60,
+                    master=f"judge@{DOMAIN}"), service_now())
+        daemon.start()
+        say(f"judge demo: IMAP on 127.0.0.1:{imap.port}, SMTP on 127.0.0.1:{smtp.port}, files in {base}")
+        for power in variant_powers:
+            _send(smtp.port, f"{power.lower()}@{DOMAIN}", f"JOIN {GAME} pw-{power} {power}", "join")
+        _wait(lambda: len([p for p in records.players(db, _game(db).id) if p.role == "player"]) == 7, 60)
+        with db.atomic():
+            service.start_game(db, GAME, service_now(), rng)
+        say("all seven players joined by mail; the game has started")
+        last_year = _game(db).position.phase.year + years - 1  # type: ignore[union-attr]
+        phases = 0
+        while True:
+            game = _game(db)
+            if game.status != "active" or game.position is None or game.position.phase.year > last_year:
+                break
+            phase = game.phase
+            for power in variant_powers:
+                lines = choose_orders(game.variant, game.position, power, rng)
+                body = "\n".join([f"SIGNON {power} {GAME} pw-{power}", *lines, "READY"])
+                _send(smtp.port, f"{power.lower()}@{DOMAIN}", body, f"{phase} orders")
+            _wait(lambda: _game(db).phase != phase or _game(db).status != "active", 180)
+            phases += 1
+            say(f"  {phase} adjudicated -> {_game(db).phase}")
+        _wait(lambda: not list(db.query("select 1 from outbox where status = 'queued'")), 60)
+        elapsed = time.monotonic() - started
+        _report(imap, variant_powers, say, quiet)
+        shown = service.show_game(db, GAME)
+        tally = ", ".join(f"{p} {len(c)}" for p, c in shown["supply_centers"].items())
+        print(f"judge demo: {phases} phases played by mail in {elapsed:.1f} s; now {shown['phase']}; centres: "
+              f"{tally}\nmailboxes: {base / 'mail'} (IMAP user/password: <power>/{PASSWORD}), database: {db_path}",
+              file=out)
+        return 0
+    finally:
+        stop.set()
+        daemon.join(30)
+        smtp.stop()
+        imap.stop()
+
+
+def service_now():  # type: ignore[no-untyped-def]
+    from judge.daemon import utcnow
+
+    return utcnow()
+
+
+def _game(db) -> records.Game:  # type: ignore[no-untyped-def]
+    game = records.load_game(db, GAME)
+    assert game is not None
+    return game
+
+
+def _wait(condition, seconds: float) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > end:
+            raise TimeoutError("the demo game did not move on in time")
+        time.sleep(0.1)
+
+
+def _report(imap: EmbeddedImap, powers: list[str], say, quiet: bool) -> None:  # type: ignore[no-untyped-def]
+    say("\nWhat each player received:")
+    last_results = None
+    for power in powers:
+        mails = [message_from_bytes(raw, policy=policy.default) for raw in imap.messages(power.lower())]
+        say(f"  {power} ({len(mails)} mails):")
+        for m in mails:
+            say(f"    {m['Subject']}")
+            if power == "England" and "results of" in str(m["Subject"]):
+                last_results = m
+    if last_results is not None and not quiet:
+        say("\nThe last results mail, as England read it:\n")
+        say(last_results.get_content())
