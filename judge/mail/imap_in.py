@@ -70,6 +70,13 @@ class Inbox:
         assert self.client is not None
         return sorted(u for u in self.client.search(["UID", f"{last_uid + 1}:*"]) if u > last_uid)
 
+    def leftover_uids(self, last_uid: int) -> list[int]:
+        """Messages still in the folder that were handled before a crash kept them from being moved."""
+        assert self.client is not None
+        if last_uid < 1:
+            return []
+        return sorted(u for u in self.client.search(["UID", f"1:{last_uid}"]) if u <= last_uid)
+
     def fetch(self, uid: int) -> tuple[bytes, int | None]:
         """The raw message, or its headers and its size when it is too large to read."""
         assert self.client is not None
@@ -121,6 +128,13 @@ def handle_new_mail(db: Database, inbox: Inbox, clock: Callable[[], datetime], j
             log.warning("imap: UIDVALIDITY changed (%s -> %s): rescanning; handled mail is recognised and skipped",
                         uidvalidity, inbox.uidvalidity)
         last_uid = 0
+    for uid in inbox.leftover_uids(last_uid):  # handled, not moved: recognised by the record, then moved
+        raw, too_large = inbox.fetch(uid)
+        with db.atomic():
+            handled = handle_message(db, raw, clock(), judge_address=judge_address,
+                                     max_replies_per_hour=max_replies_per_hour, declared_size=too_large)
+        inbox.move(uid, inbox.cfg.rejected_folder if handled.rejected else inbox.cfg.processed_folder)
+        log.info("imap: message uid %s was handled before; moved", uid)
     count = 0
     for uid in inbox.new_uids(last_uid):
         raw, too_large = inbox.fetch(uid)
