@@ -1,0 +1,80 @@
+"""`judge init`, `judge check-config`, `judge serve` exit codes, and `judge demo` end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mailservers import PASSWORD, SmtpSink, start_imap
+
+from judge.cli import main
+from judge.config import ConfigError, config_from_data, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_init_writes_a_valid_example(tmp_path: Path) -> None:
+    path = tmp_path / "judge.toml"
+    assert main(["init", str(path)]) == 0
+    cfg = load_config(path, environ={"JUDGE_IMAP_PASSWORD": "from-env"})
+    assert cfg.address == "judge@example.org" and cfg.imap is not None and cfg.imap.password == "from-env"
+    assert "from-env" not in repr(cfg)  # secrets stay out of logs and tracebacks
+    assert main(["init", str(path)]) == 1  # never overwrites without --force
+
+
+def test_bad_config_lists_every_problem_and_exits_2(tmp_path: Path, capsys) -> None:
+    with pytest.raises(ConfigError) as err:
+        config_from_data({"judge": {}, "imap": {"port": "x", "security": "tls", "colour": 1}}, {})
+    text = str(err.value)
+    assert "address" in text and "host" in text and "security" in text and "colour" in text and "port" in text
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[judge]\naddress = 'nobody'\n")
+    assert main(["serve", "--config", str(bad), "--once"]) == 2
+    assert main(["check-config", "--config", str(tmp_path / "missing.toml")]) == 2
+    assert "judge init" in capsys.readouterr().err
+
+
+def test_check_config_tries_both_servers(tmp_path: Path, capsys) -> None:
+    imap = start_imap("pymap", tmp_path / "imap")
+    smtp = SmtpSink().start()
+    try:
+        path = tmp_path / "judge.toml"
+        path.write_text(f"""
+[judge]
+address = "judge@judge.test"
+db = "{tmp_path / 'judge.db'}"
+[imap]
+host = "127.0.0.1"
+port = {imap.port}
+security = "none"
+username = "judge"
+password = "wrong"
+[smtp]
+host = "127.0.0.1"
+port = {smtp.port}
+security = "none"
+""")
+        assert main(["check-config", "--config", str(path)]) == 1
+        out = capsys.readouterr().out
+        assert "imap 127.0.0.1" in out and "FAILED" in out and f"smtp 127.0.0.1:{smtp.port}: ok" in out
+        assert "wrong" not in out
+        path.write_text(path.read_text().replace('"wrong"', f'"{PASSWORD}"'))
+        assert main(["check-config", "--config", str(path)]) == 0
+    finally:
+        smtp.stop()
+        imap.stop()
+
+
+def test_demo_plays_a_game_by_mail(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "demo", "--years", "1", "--dir", str(tmp_path / "d")],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "all seven players joined by mail" in out
+    assert "S1901M adjudicated -> F1901M" in out
+    assert "Diplomacy game demo: results of Fall 1901 movement" in out
+    assert "Supply centres (solo at 18)" in out
+    assert "phases played by mail" in out
+    assert (tmp_path / "d" / "judge.db").is_file() and (tmp_path / "d" / "mail" / "england").is_dir()
