@@ -129,8 +129,8 @@ password = ""                       # better: JUDGE_IMAP_PASSWORD in the environ
 folder = "INBOX"
 processed_folder = "Processed"      # handled mail is moved here, never deleted
 rejected_folder = "Rejected"        # mail that could not be read (too large, not text) goes here
-idle = true                         # wait with IMAP IDLE where the server has it, else poll
-poll_seconds = 60
+idle = true                         # wake at once with IMAP IDLE where the server has it
+poll_seconds = 60                   # and look for new mail at least this often in any case
 
 [smtp]                              # the server the judge sends through
 host = "smtp.example.org"

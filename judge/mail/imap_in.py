@@ -97,11 +97,15 @@ class Inbox:
             self.client.expunge()
 
     def wait(self, seconds: float) -> bool:
-        """Wait for new mail at most ``seconds``; True when the server said something arrived."""
+        """Wait for new mail at most ``seconds``; True when the server said something arrived.
+
+        IDLE only shortens the wait: mail that arrived just before IDLE began may not be announced, so the daemon
+        also looks every ``poll_seconds`` whatever the server says.
+        """
         assert self.client is not None
-        seconds = max(0.0, min(seconds, IDLE_RENEW_SECONDS))
+        seconds = max(0.0, min(seconds, self.cfg.poll_seconds, IDLE_RENEW_SECONDS))
         if not self.cfg.idle or b"IDLE" not in self.client.capabilities():
-            time.sleep(min(seconds, self.cfg.poll_seconds))
+            time.sleep(seconds)
             return False
         self.client.idle()
         try:
