@@ -68,11 +68,13 @@ def _serve(args: argparse.Namespace) -> int:
     if cfg.imap is None or cfg.smtp is None:
         print("judge: the config needs an [imap] and an [smtp] section", file=sys.stderr)
         return EXIT_CONFIG
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # SIGTERM (systemd stop) interrupts even a wait in IDLE; an interrupted transaction rolls back, and mail
+    # handled but not yet moved is recognised and tidied at the next start
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        return serve(cfg, once=args.once, stop=stop)
+        return serve(cfg, once=args.once, stop=threading.Event())
     except KeyboardInterrupt:
+        logging.getLogger("judge").info("stopped")
         return EXIT_OK
 
 

@@ -78,3 +78,41 @@ def test_demo_plays_a_game_by_mail(tmp_path: Path) -> None:
     assert "Supply centres (solo at 18)" in out
     assert "phases played by mail" in out
     assert (tmp_path / "d" / "judge.db").is_file() and (tmp_path / "d" / "mail" / "england").is_dir()
+
+
+def test_sigterm_stops_the_daemon_while_it_waits(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    imap = start_imap("pymap", tmp_path / "imap")
+    smtp = SmtpSink().start()
+    try:
+        path = tmp_path / "judge.toml"
+        path.write_text(f"""
+[judge]
+address = "judge@judge.test"
+db = "{tmp_path / 'judge.db'}"
+[imap]
+host = "127.0.0.1"
+port = {imap.port}
+security = "none"
+username = "judge"
+password = "{PASSWORD}"
+poll_seconds = 600
+[smtp]
+host = "127.0.0.1"
+port = {smtp.port}
+security = "none"
+""")
+        proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(path)], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "judge.db").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(2)  # connected and waiting in IDLE by now
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+        assert "s3cret" not in proc.stderr.read()  # no password in the log
+    finally:
+        smtp.stop()
+        imap.stop()
