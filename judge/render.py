@@ -1,35 +1,61 @@
-"""Every mail is a Jinja template in templates/<language>/<name>.txt.j2; its first line is "Subject: …"."""
+"""Every mail is rendered from Jinja templates in templates/<language>/: ``<name>.txt.j2`` (plain text, first line
+"Subject: …", always) and ``<name>.html.j2`` (the HTML alternative, autoescaped, where there is one).
+
+A language without a translation of a template falls back to English.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
 
 from judge.resources import data_dir
 
 DEFAULT_LANGUAGE = "en"
+LANGUAGES = ("en", "ru", "de")
+
+
+@dataclass(frozen=True)
+class Mail:
+    subject: str
+    text: str
+    html: str | None
 
 
 @lru_cache(maxsize=1)
 def _env() -> Environment:
-    return Environment(loader=FileSystemLoader(str(data_dir("templates"))), undefined=StrictUndefined,
-                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    env = Environment(loader=FileSystemLoader(str(data_dir("templates"))), undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False))
+    env.filters["signed"] = lambda n: f"+{n}" if n > 0 else str(n)
+    return env
 
 
-def render_mail(name: str, language: str, **context: Any) -> tuple[str, str]:
-    """(subject, body) of mail ``name`` in ``language`` (English when there is no translation)."""
+def _template(name: str, language: str, kind: str) -> Any:
     env = _env()
-    try:
-        template = env.get_template(f"{language}/{name}.txt.j2")
-    except TemplateNotFound:
-        template = env.get_template(f"{DEFAULT_LANGUAGE}/{name}.txt.j2")
-    text = template.render(**context)
+    for lang in (language, DEFAULT_LANGUAGE):
+        try:
+            return env.get_template(f"{lang}/{name}.{kind}.j2")
+        except TemplateNotFound:
+            continue
+    return None
+
+
+def render_mail(name: str, language: str, **context: Any) -> Mail:
+    """Mail ``name`` in ``language`` (English where there is no translation)."""
+    text_template = _template(name, language, "txt")
+    if text_template is None:
+        raise LookupError(f"there is no template {name!r}")
+    text = text_template.render(language=language, **context)
     first, _, body = text.partition("\n")
     if not first.startswith("Subject: "):
         raise ValueError(f"template {name} must start with a 'Subject: ' line")
-    return first[len("Subject: "):].strip(), body.lstrip("\n")
+    html_template = _template(name, language, "html")
+    html = html_template.render(language=language, **context) if html_template is not None else None
+    return Mail(first[len("Subject: "):].strip(), body.lstrip("\n"), html)
 
 
 def template_names(language: str = DEFAULT_LANGUAGE) -> list[str]:

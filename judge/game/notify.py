@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -17,13 +18,22 @@ from judge.rules.turn import TurnResult
 from judge.timeutil import format_deadline
 
 
-def _send(db: Database, game: Game | None, to: str, template: str, now: datetime, **context: Any) -> None:
+def send(db: Database, to: str, template: str, now: datetime, *, game: Game | None = None,
+         in_reply_to: str | None = None, image: bytes | None = None, **context: Any) -> None:
+    """Render mail ``template`` in the recipient's language, with deadlines in their zone and UTC, and queue it."""
     prefs = user_settings(db, to)
     deadline = None
     if game is not None and game.deadline is not None:
         deadline = format_deadline(game.deadline, prefs["timezone"], now)
-    subject, body = render_mail(template, prefs["language"], game=game, deadline=deadline, **context)
-    queue_mail(db, to, subject, body, now, game_id=game.id if game else None)
+        if prefs["timezone"] != "UTC":
+            deadline += f" = {game.deadline:%Y-%m-%d %H:%M} UTC"
+    mail = render_mail(template, prefs["language"], game=game, deadline=deadline, **context)
+    queue_mail(db, to, mail.subject, mail.text, now, game_id=game.id if game else None, in_reply_to=in_reply_to,
+               html=mail.html, image=image)
+
+
+def _send(db: Database, game: Game | None, to: str, template: str, now: datetime, **context: Any) -> None:
+    send(db, to, template, now, game=game, **context)
 
 
 def _everyone(game: Game, seats: list[Player]) -> list[str]:
@@ -44,17 +54,30 @@ def announce(db: Database, game: Game, seats: list[Player], now: datetime, what:
         _send(db, game, to, "announcement", now, what=what)
 
 
-def tally(game: Game, pos: Position) -> list[dict[str, Any]]:
-    """Per power: centres, units, and the builds (+) or removals (-) due in a Winter adjustment."""
+def tally(game: Game, pos: Position, before: Position | None = None) -> list[dict[str, Any]]:
+    """Per power: centres now and their change in this phase, units, and the builds (+) or removals (-) due."""
     rows = []
     for power in game.variant.powers:
         centres = pos.centre_count(power)
         units = len(pos.units_of(power))
-        if not centres and not units:
+        change = centres - before.centre_count(power) if before is not None else 0
+        if not centres and not units and not change:
             continue
         delta = adjustment_delta(game.variant, pos, power) if pos.phase.step is Step.ADJUSTMENT else 0
-        rows.append({"power": power, "centres": centres, "units": units, "delta": delta})
+        rows.append({"power": power, "centres": centres, "change": change, "units": units, "delta": delta})
     return rows
+
+
+def map_picture(game: Game, pos: Position, lines: list[dict[str, Any]], language: str) -> bytes | None:
+    """The PNG of the board before the phase with its orders drawn, or None when the variant cannot be drawn."""
+    try:
+        from judge.mapdraw import render_map
+    except ImportError:  # pragma: no cover - only while the map module is absent
+        return None
+    try:
+        return render_map(game.variant, pos, lines, title=f"{game.name} - {pos.phase.long_name}", language=language)
+    except ValueError:
+        return None
 
 
 def results(db: Database, game: Game, seats: list[Player], before: Position, turn: TurnResult,
@@ -64,21 +87,42 @@ def results(db: Database, game: Game, seats: list[Player], before: Position, tur
     for line in lines:
         by_power.setdefault(line["power"], []).append(line)
     board = position_to_json(game.variant, after)
-    context: dict[str, Any] = {"phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
-               "tally": tally(game, after), "winner": turn.winner,
-               "threshold": game.settings.victory(game.variant).threshold(len(game.variant.centres),
-                                                                          before.phase.year)}
+    context: dict[str, Any] = {
+        "phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
+        "tally": tally(game, after, before), "winner": turn.winner,
+        "threshold": game.settings.victory(game.variant).threshold(len(game.variant.centres), before.phase.year)}
+    pictures: dict[str, bytes | None] = {}
     for to in _everyone(game, seats):
-        _send(db, game, to, "results", now, **context)
+        language = user_settings(db, to)["language"]
+        if language not in pictures:
+            pictures[language] = map_picture(game, before, lines, language)
+        send(db, to, "results", now, game=game, image=pictures[language], has_map=pictures[language] is not None,
+             **context)
+
+
+def reminder(db: Database, game: Game, player: Player, now: datetime) -> None:
+    send(db, player.email, "reminder", now, game=game, player=player)
 
 
 def eliminated(db: Database, game: Game, player: Player, now: datetime) -> None:
     _send(db, game, player.email, "eliminated", now, player=player)
 
 
+def centre_history(db: Database, game: Game) -> list[dict[str, Any]]:
+    """Centres per power at the end of each game year (after the Fall), from the stored phases."""
+    years: dict[int, dict[str, int]] = {}
+    for row in db.query("select phase, board_after from phases where game_id = ? order by rowid", [game.id]):
+        after = json.loads(row["board_after"])
+        if row["phase"].startswith("F") and after["phase"][0] in "WS":
+            years[int(row["phase"][1:-1])] = {p: len(c) for p, c in after["supply_centers"].items()}
+    return [{"year": year, "centres": counts} for year, counts in sorted(years.items())]
+
+
 def game_over(db: Database, game: Game, seats: list[Player], now: datetime) -> None:
+    history = centre_history(db, game)
     for to in _everyone(game, seats):
-        _send(db, game, to, "game_over", now, result=game.result)
+        _send(db, game, to, "game_over", now, result=game.result, history=history,
+              powers=list(game.variant.powers))
 
 
 def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None:

@@ -32,6 +32,7 @@ class Game:
     result: dict[str, Any] | None = None
     paused_remaining: int | None = None
     in_grace: bool = False
+    reminded: bool = False  # the deadline reminder of this phase went out
 
     @property
     def phase(self) -> str | None:
@@ -77,7 +78,7 @@ def _game(row: dict[str, Any]) -> Game:
     return Game(row["id"], row["name"], variant, row["status"], settings, position,
                 parse_iso_utc(row["deadline"]) if row["deadline"] else None,
                 json.loads(row["result"]) if row["result"] else None, row["paused_remaining"],
-                bool(row["in_grace"]))
+                bool(row["in_grace"]), bool(row.get("reminded")))
 
 
 def insert_game(db: Database, name: str, variant: Variant, settings: GameSettings, now: datetime) -> Game:
@@ -92,7 +93,7 @@ def save_game(db: Database, game: Game, now: datetime) -> None:
     db.table("games").update(game.id, {
         "status": game.status, "phase": game.phase,
         "deadline": iso_utc(game.deadline) if game.deadline else None,
-        "settings": game.settings.to_json(), "in_grace": int(game.in_grace),
+        "settings": game.settings.to_json(), "in_grace": int(game.in_grace), "reminded": int(game.reminded),
         "position": json.dumps(position_to_json(game.variant, game.position)) if game.position else None,
         "result": json.dumps(game.result) if game.result is not None else None,
         "paused_remaining": game.paused_remaining, "updated_at": iso_utc(now)})
@@ -140,17 +141,27 @@ def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kin
 
 
 def queue_mail(db: Database, to: str, subject: str, body: str, now: datetime, *, game_id: int | None = None,
-               in_reply_to: str | None = None) -> None:
+               in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None) -> None:
     db.table("outbox").insert({"to_addr": to, "subject": subject, "body": body, "status": "queued",
                                "created_at": iso_utc(now), "sent_at": None, "in_reply_to": in_reply_to,
-                               "game_id": game_id, "attempts": 0})
+                               "game_id": game_id, "attempts": 0, "html": html, "image": image})
+
+
+def default_language(db: Database) -> str:
+    """The judge's language for players who have not chosen one (``[judge] language`` of the config)."""
+    rows = list(db.query("select value from meta where key = 'default_language'"))
+    return rows[0]["value"] if rows else "en"
+
+
+def set_default_language(db: Database, language: str) -> None:
+    db.table("meta").upsert({"key": "default_language", "value": language}, pk="key")
 
 
 def user_settings(db: Database, email: str) -> dict[str, str]:
     rows = list(db.query("select timezone, language from users where email = ?", [email.lower()]))
     if not rows:
-        return {"timezone": "UTC", "language": "en"}
-    return {"timezone": rows[0]["timezone"] or "UTC", "language": rows[0]["language"] or "en"}
+        return {"timezone": "UTC", "language": default_language(db)}
+    return {"timezone": rows[0]["timezone"] or "UTC", "language": rows[0]["language"] or default_language(db)}
 
 
 def set_user(db: Database, email: str, **values: str) -> None:

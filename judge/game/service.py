@@ -272,7 +272,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         pk=("game_id", "phase"))
     db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
     game.position = turn.position
-    game.in_grace = False
+    game.in_grace = game.reminded = False
     seats = players(db, game.id)
     newly_out = []
     for p in seats:
@@ -297,8 +297,28 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     return turn
 
 
+REMINDER_BEFORE = timedelta(hours=12)
+
+
+def remind(db: Database, now: datetime) -> None:
+    """Remind players who have sent no orders yet, once per phase, 12 hours (or a quarter of the phase) before."""
+    for row in list(db.query("select name from games where status = 'active' and deadline > ? "
+                             "and coalesce(reminded, 0) = 0", [iso_utc(now)])):
+        with db.atomic():
+            game = get_game(db, row["name"])
+            assert game.deadline is not None and game.position is not None
+            window = min(REMINDER_BEFORE, game.settings.deadline_for(game.position.phase.step) / 4)
+            if game.deadline - now > window:
+                continue
+            for p in _late_players(db, game, players(db, game.id)):
+                notify.reminder(db, game, p, now)
+            game.reminded = True
+            save_game(db, game, now)
+
+
 def tick(db: Database, now: datetime) -> list[str]:
     """Adjudicate every active game whose deadline has passed (after a grace period, when the game has one)."""
+    remind(db, now)
     done = []
     for row in list(db.query("select name from games where status = 'active' and deadline is not null "
                              "and deadline <= ? order by deadline", [iso_utc(now)])):

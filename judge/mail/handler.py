@@ -15,9 +15,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.game import draws, service
-from judge.game.records import (Game, Player, load_game, log_event, orders_of, players, queue_mail, save_player,
-                                set_orders, set_user, user_settings)
+from judge.game import draws, notify, service
+from judge.game.records import (Game, Player, load_game, log_event, players, save_player, set_orders, set_user,
+                                user_settings)
 from judge.game.service import GameError
 from judge.mail import commands as c
 from judge.mail.message import Incoming, parse_incoming
@@ -25,8 +25,7 @@ from judge.game.orders import merge_orders, order_summary
 from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import render_mail
-from judge.rules.phase import Step
-from judge.timeutil import check_timezone, format_deadline, iso_utc
+from judge.timeutil import check_timezone, iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -160,17 +159,12 @@ def _handle(db: Database, msg: Incoming, now: datetime) -> str:
 
 def _reply(db: Database, msg: Incoming, now: datetime, reply: Reply, summary: dict[str, Any] | None,
            session: Session | None = None) -> None:
-    prefs = user_settings(db, msg.sender)
     game = session.game if session else None
-    deadline = None
-    if summary is not None and game is not None:
-        fresh = service.get_game(db, game.name)
-        deadline = format_deadline(fresh.deadline, prefs["timezone"], now) if fresh.deadline else None
-    subject, body = render_mail("reply", prefs["language"], reply=reply, summary=summary, deadline=deadline,
-                                game=game, player=session.player if session else None,
-                                original_subject=msg.subject)
-    queue_mail(db, msg.reply_to or msg.sender, subject, body, now, game_id=game.id if game else None,
-               in_reply_to=msg.message_id or "")
+    if game is not None:
+        game = service.get_game(db, game.name)
+    notify.send(db, msg.reply_to or msg.sender, "reply", now, game=game if summary is not None else None,
+                in_reply_to=msg.message_id or "", reply=reply, summary=summary, original_subject=msg.subject,
+                player=session.player if session else None, game_name=game.name if game else None)
 
 
 # --- the commands ---------------------------------------------------------------------------------------------------
@@ -245,7 +239,7 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         reply.say(item.text, f"replies will be in {item.language}")
     elif isinstance(item, c.Help):
         reply.say(item.text, "see below")
-        reply.notes.append(render_mail("help", user_settings(db, s.msg.sender)["language"])[1])
+        reply.notes.append(render_mail("help", user_settings(db, s.msg.sender)["language"]).text)
     elif isinstance(item, c.SignOff):
         reply.say(item.text, "end of message")
 
@@ -281,9 +275,7 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
               {"game": item.game.lower(), "power": item.power})
     reply.say(_masked(item), "ERROR: sign-on failed: no such game, power or password")
     if game is not None and seat is not None and seat.email != sender:
-        subject, body = render_mail("signon_alert", user_settings(db, seat.email)["language"], game=game,
-                                    player=seat, address=sender)
-        queue_mail(db, seat.email, subject, body, s.now, game_id=game.id)
+        notify.send(db, seat.email, "signon_alert", s.now, game=game, player=seat, address=sender)
 
 
 def _masked(item: c.SignOn) -> str:
@@ -305,8 +297,7 @@ def _resign(db: Database, game: Game, player: Player, now: datetime) -> str:
     log_event(db, game.id, now, player.email, "resign", {"power": player.power})
     for p in players(db, game.id):
         if p.id != player.id:
-            subject, body = render_mail("resigned", user_settings(db, p.email)["language"], game=game, player=player)
-            queue_mail(db, p.email, subject, body, now, game_id=game.id)
+            notify.send(db, p.email, "resigned", now, game=game, player=player)
     draws.recount(db, game, now)
     return f"{player.power} has resigned; its units are in civil disorder"
 
@@ -330,9 +321,7 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
         to_label = ", ".join(wanted)
     sender = "an anonymous power" if kind == "grey" else player.power
     for p in recipients:
-        subject, body = render_mail("press", user_settings(db, p.email)["language"], game=game, sender=sender,
-                                    to_label=to_label, body=item.body)
-        queue_mail(db, p.email, subject, body, now, game_id=game.id)
+        notify.send(db, p.email, "press", now, game=game, sender=sender, to_label=to_label, body=item.body)
     log_event(db, game.id, now, player.email, "press", {"from": player.power, "to": to_label, "body": item.body})
     return f"press sent to {to_label}" + (" without your name (grey press)" if kind == "grey" else "")
 

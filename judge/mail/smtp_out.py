@@ -48,6 +48,14 @@ def build_message(row: dict[str, Any], judge_address: str, game_name: str | None
     msg["X-Auto-Response-Suppress"] = "All"
     msg["X-Loop"] = judge_address
     msg.set_content(row["body"])
+    if row.get("html"):
+        msg.add_alternative(row["html"], subtype="html")
+    if row.get("image"):
+        if row.get("html"):  # inline in the HTML part, which shows it as <img src="cid:map@judge">
+            html_part = msg.get_payload()[1]  # type: ignore[index]
+            html_part.add_related(row["image"], "image", "png", cid="<map@judge>")
+        # and attached for readers of the plain text
+        msg.add_attachment(row["image"], maintype="image", subtype="png", filename="map.png")
     return msg
 
 

@@ -35,6 +35,9 @@ class UnitKind(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Province:
+    """One province. ``at`` is its place on the globe, ``(latitude, longitude)`` in degrees, for drawing maps (None
+    when the variant gives none); ``coast_at`` gives such a point for each split coast that has one."""
+
     id: int
     abbr: str
     name: str
@@ -43,6 +46,8 @@ class Province:
     home: str | None
     coasts: tuple[str, ...]
     aliases: tuple[str, ...]
+    at: tuple[float, float] | None = None
+    coast_at: dict[str, tuple[float, float]] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)

@@ -148,10 +148,46 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
             seen_alias[a] = abbr
         if not spec.get("name"):
             bad(f"{where}: missing name")
-        provinces.append(Province(i, abbr, spec.get("name", abbr), terrain, centre, home, coasts, aliases))
+        at = _point(spec["at"], f"{where}: at", bad) if "at" in spec else None
+        coast_at = _coast_points(spec.get("coast_at", {}), coasts, where, bad)
+        if coast_at and "at" not in spec:
+            bad(f"{where}: coast_at needs at (the province's own point) as well")
+        provinces.append(Province(i, abbr, spec.get("name", abbr), terrain, centre, home, coasts, aliases, at,
+                                  coast_at))
     loc_names = [p.abbr for p in provinces] + [n for n, _ in coast_names]
     loc_province = [p.id for p in provinces] + [i for _, i in coast_names]
     return provinces, loc_names, loc_province
+
+
+def _point(value: Any, where: str, bad: Any) -> tuple[float, float] | None:
+    """``[latitude, longitude]`` in degrees, or None after reporting what is wrong with it."""
+    numbers = isinstance(value, (list, tuple)) and len(value) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    if not numbers:
+        bad(f"{where} must be [latitude, longitude], two numbers in degrees, not {value!r}")
+        return None
+    lat, lon = float(value[0]), float(value[1])
+    if not (-90.0 <= lat <= 90.0 and -180.0 <= lon <= 180.0):
+        bad(f"{where} = {list(value)!r}: latitude must be within -90..90 and longitude within -180..180")
+        return None
+    return (lat, lon)
+
+
+def _coast_points(table: Any, coasts: tuple[str, ...], where: str, bad: Any) -> dict[str, tuple[float, float]]:
+    """The ``coast_at`` table of a province: a point for each of its split coasts (not every coast needs one)."""
+    if not isinstance(table, dict):
+        bad(f"{where}: coast_at must be a table like {{ nc = [lat, lon], sc = [lat, lon] }}")
+        return {}
+    points: dict[str, tuple[float, float]] = {}
+    for coast, value in table.items():
+        if coast not in coasts:
+            bad(f"{where}: coast_at names {coast!r}, which is not one of its coasts"
+                + (f" ({', '.join(coasts)})" if coasts else " (it has no split coasts)"))
+            continue
+        point = _point(value, f"{where}: coast_at.{coast}", bad)
+        if point is not None:
+            points[coast] = point
+    return points
 
 
 def _adjacency(table: dict[str, Any], kind: str, by_name: dict[str, int], provinces: list[Province],

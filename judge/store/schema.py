@@ -76,3 +76,11 @@ def m002_mail_transport(db: Database) -> None:
     db.table("outbox").add_column("next_attempt", str)
     db.table("outbox").add_column("last_error", str)
     db.table("outbox").add_column("message_id", str)
+
+
+@migrations()
+def m003_reports(db: Database) -> None:
+    db.table("outbox").add_column("html", str)  # the HTML alternative, when the template has one
+    db.table("outbox").add_column("image", bytes)  # the map picture (PNG) of a results mail
+    db.table("games").add_column("reminded", int)  # 1 once the deadline reminder of this phase went out
+    db.table("meta").create({"key": str, "value": str}, pk="key")  # judge-wide settings, e.g. default_language
