@@ -46,10 +46,12 @@ def _parser() -> argparse.ArgumentParser:
     lst.set_defaults(func=_variant_list)
 
     from judge.cli_game import add_game_commands
+    from judge.cli_map import add_map_command
     from judge.cli_serve import add_serve_commands
 
     add_game_commands(sub)
     add_serve_commands(sub)
+    add_map_command(sub)
     return parser
 
 

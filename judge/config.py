@@ -53,6 +53,7 @@ class Config:
     smtp: SmtpConfig | None = None
     max_replies_per_hour: int = 30  # per recipient, for mail that answers a message
     source: str = ""  # the file it came from
+    language: str = "en"  # the language of players who have not chosen one (SET LANGUAGE)
 
 
 def config_path(explicit: str | None) -> Path:
@@ -79,14 +80,17 @@ def config_from_data(data: dict[str, Any], env: dict[str, str] | os._Environ[str
     imap = _section(data, "imap", ImapConfig, env.get("JUDGE_IMAP_PASSWORD"), problems)
     smtp = _section(data, "smtp", SmtpConfig, env.get("JUDGE_SMTP_PASSWORD"), problems)
     db_path = str(judge.get("db", "judge.db"))
+    language = str(judge.get("language", "en"))
+    if language not in ("en", "ru", "de"):
+        problems.append("[judge] language: en, ru or de")
     if problems:
         raise ConfigError(f"{source or 'config'}: {len(problems)} problem(s):\n" +
                           "\n".join(f"  - {p}" for p in problems))
     return Config(address.lower(), db_path, str(judge.get("timezone", "UTC")), imap, smtp,  # type: ignore[arg-type]
-                  int(judge.get("max_replies_per_hour", 30)), source)
+                  int(judge.get("max_replies_per_hour", 30)), source, language)
 
 
-def _section(data: dict[str, Any], name: str, cls: type, secret: str | None, problems: list[str]) -> Any:
+def _section(data: dict[str, Any], name: str, cls: Any, secret: str | None, problems: list[str]) -> Any:
     raw = data.get(name)
     if raw is None:
         return None
@@ -118,6 +122,7 @@ EXAMPLE = '''# judge.toml - the configuration of `judge serve` (see docs/deploy.
 address = "judge@example.org"       # players write here; every mail the judge sends comes from here
 db = "/var/lib/judge/judge.db"      # the SQLite file with every game
 timezone = "Europe/Berlin"          # the host's zone for logs; players choose their own with SET TIMEZONE
+language = "en"                     # en, ru or de: for players who have not chosen (SET LANGUAGE)
 max_replies_per_hour = 30           # answers to one address per hour, against mail loops
 
 [imap]                              # the mailbox the judge reads orders from

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 from imapclient.exceptions import IMAPClientError
 
 from judge.config import Config
+from judge.game.records import set_default_language
 from judge.game.service import tick
 from judge.mail.imap_in import Inbox, handle_new_mail
 from judge.mail.smtp_out import drain_outbox, next_send_time
@@ -46,6 +47,8 @@ def serve(cfg: Config, *, once: bool = False, clock: Callable[[], datetime] = ut
     """Run until stopped (or one round with ``once``). Returns the process exit status."""
     assert cfg.imap is not None and cfg.smtp is not None
     db = open_db(cfg.db)
+    with db.atomic():
+        set_default_language(db, cfg.language)
     inbox = Inbox(cfg.imap)
     stop = stop or threading.Event()
     backoff = 1.0

@@ -25,7 +25,6 @@ from judge.game import records, service
 from judge.game.settings import GameSettings
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position
-from judge.rules.geography import UnitKind
 from judge.rules.legality import retreat_options
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
@@ -175,4 +174,5 @@ def _report(imap: EmbeddedImap, powers: list[str], say, quiet: bool) -> None:  #
                 last_results = m
     if last_results is not None and not quiet:
         say("\nThe last results mail, as England read it:\n")
-        say(last_results.get_content())
+        plain = last_results.get_body(preferencelist=("plain",))
+        say(plain.get_content() if plain is not None else "")

@@ -24,7 +24,7 @@ from judge.mail.message import Incoming, parse_incoming
 from judge.game.orders import merge_orders, order_summary
 from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
-from judge.render import render_mail
+from judge.render import LANGUAGES, render_mail
 from judge.timeutil import check_timezone, iso_utc
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 MAX_FAILED_SIGNONS = 5
 MAX_REPLIES_PER_HOUR = 30  # answers to one address per hour: a mail loop stops here
 MAX_MESSAGE_BYTES = 1_000_000
-LANGUAGES = ("en", "ru")
 
 
 @dataclass

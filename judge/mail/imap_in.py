@@ -19,7 +19,7 @@ from imapclient import IMAPClient
 from sqlite_utils import Database
 
 from judge.config import ImapConfig
-from judge.mail.handler import MAX_MESSAGE_BYTES, Handled, handle_message
+from judge.mail.handler import MAX_MESSAGE_BYTES, handle_message
 from judge.timeutil import iso_utc
 
 log = logging.getLogger(__name__)
@@ -144,7 +144,7 @@ def handle_new_mail(db: Database, inbox: Inbox, clock: Callable[[], datetime], j
         raw, too_large = inbox.fetch(uid)
         now = clock()
         with db.atomic():
-            handled: Handled = handle_message(db, raw, now, judge_address=judge_address,
+            handled = handle_message(db, raw, now, judge_address=judge_address,
                                               max_replies_per_hour=max_replies_per_hour, declared_size=too_large)
             db.table("mailbox_state").upsert({"account": inbox.account, "uidvalidity": inbox.uidvalidity,
                                               "last_uid": uid, "updated_at": iso_utc(now)}, pk="account")

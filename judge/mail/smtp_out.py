@@ -53,7 +53,7 @@ def build_message(row: dict[str, Any], judge_address: str, game_name: str | None
     if row.get("image"):
         if row.get("html"):  # inline in the HTML part, which shows it as <img src="cid:map@judge">
             html_part = msg.get_payload()[1]  # type: ignore[index]
-            html_part.add_related(row["image"], "image", "png", cid="<map@judge>")
+            html_part.add_related(row["image"], "image", "png", cid="<map@judge>")  # type: ignore[union-attr]
         # and attached for readers of the plain text
         msg.add_attachment(row["image"], maintype="image", subtype="png", filename="map.png")
     return msg

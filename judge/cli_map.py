@@ -1,0 +1,117 @@
+"""`judge map`: the map picture (PNG) of a game's position, of a played phase with its orders, or of a variant's start.
+
+    judge map GAME [PHASE] [-o FILE] [--db PATH] [--language en|de|ru]
+    judge map --variant classic [-o FILE]
+
+Without PHASE the picture shows the game's current position; with PHASE (``S1901M``) the board as it was before that
+phase was played, with the phase's orders and what became of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class MapCommandError(Exception):
+    """Something the command cannot do; the message says why."""
+
+
+def add_map_command(sub: Any) -> None:
+    """Add ``judge map`` to the command line's subparsers."""
+    p = sub.add_parser(
+        "map", help="draw a game's map as a PNG picture",
+        description="Write the map picture (PNG) of a game's current position, or of the board before a played "
+                    "PHASE with that phase's orders drawn; with --variant, of a variant's starting position.")
+    p.add_argument("game", nargs="?", default=None, help="the game's name")
+    p.add_argument("phase", nargs="?", default=None, help="a played phase, e.g. S1901M (default: the current position)")
+    p.add_argument("--variant", default=None, help="draw this variant's starting position instead of a game")
+    p.add_argument("-o", "--output", default=None,
+                   help="the PNG file to write, - for standard output (default: GAME-PHASE.png or VARIANT-start.png)")
+    p.add_argument("--db", default=None, help="the SQLite file (default: $JUDGE_DB, else ./judge.db)")
+    p.add_argument("--language", default="en", choices=["en", "de", "ru"], help="language of the legend")
+    p.set_defaults(func=run_map)
+
+
+def run_map(args: argparse.Namespace) -> int:
+    if (args.variant is None) == (args.game is None):
+        print("judge map: give a GAME, or --variant NAME (not both)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if args.variant is not None:
+            if args.phase is not None:
+                raise MapCommandError("a PHASE needs a game, not --variant")
+            png, default_name = _variant_picture(args.variant, args.language)
+        else:
+            png, default_name = _game_picture(args.db or os.environ.get("JUDGE_DB") or "judge.db", args.game,
+                                              args.phase, args.language)
+    except (MapCommandError, ValueError) as exc:
+        print(f"judge map: {exc}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    target = args.output or default_name
+    if target == "-":
+        sys.stdout.buffer.write(png)
+        sys.stdout.flush()
+        return EXIT_OK
+    try:
+        Path(target).write_bytes(png)
+    except OSError as exc:
+        print(f"judge map: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print(f"wrote {target} ({len(png)} bytes)")
+    return EXIT_OK
+
+
+def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
+    from judge.catalog import load_variant
+    from judge.mapdraw import render_map
+    from judge.position_json import position_from_json
+
+    try:
+        variant = load_variant(name)
+    except KeyError as exc:
+        raise MapCommandError(str(exc.args[0])) from None
+    position = position_from_json(variant, {})
+    title = f"{variant.name} — {position.phase.long_name}"
+    return render_map(variant, position, title=title, language=language), f"{variant.key}-start.png"
+
+
+def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
+    from judge.game.records import load_game
+    from judge.mapdraw import render_map
+    from judge.position_json import position_from_json
+    from judge.rules.phase import Phase
+    from judge.store import open_db
+
+    if db_path != ":memory:" and not Path(db_path).is_file():
+        raise MapCommandError(f"there is no database at {db_path} (use --db or set JUDGE_DB)")
+    db = open_db(db_path)
+    game = load_game(db, name)
+    if game is None:
+        raise MapCommandError(f"there is no game called {name!r}")
+    if phase is None:
+        if game.position is None:
+            raise MapCommandError(f"game {game.name} has not started yet: there is no position to draw")
+        title = f"{game.name} — {game.position.phase.long_name}"
+        return (render_map(game.variant, game.position, title=title, language=language),
+                f"{game.name}-{game.position.phase.code}.png")
+    try:
+        code = Phase.parse(phase).code
+    except ValueError as exc:
+        raise MapCommandError(str(exc)) from None
+    rows = list(db.query("select board_before, results from phases where game_id = ? and phase = ?", [game.id, code]))
+    if not rows:
+        played = [r["phase"] for r in db.query("select phase from phases where game_id = ? order by rowid", [game.id])]
+        raise MapCommandError(f"{game.name} has no played phase {code}"
+                              + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet"))
+    before = position_from_json(game.variant, json.loads(rows[0]["board_before"]))
+    results = json.loads(rows[0]["results"] or "[]")
+    title = f"{game.name} — {before.phase.long_name}"
+    return (render_map(game.variant, before, results, title=title, language=language),
+            f"{game.name}-{code}.png")

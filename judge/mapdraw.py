@@ -1,0 +1,787 @@
+"""The map picture of a position: provinces, centres, units and the orders of a phase, drawn as a PNG with Pillow.
+
+The picture is a drawing of the map's graph, not a painted map: every province is a disc at its place on the globe
+(``at = [latitude, longitude]`` in the variant file), its neighbours are joined by faint lines (brown where armies
+go, blue where fleets go), supply centres carry a marker in the owner's colour, and units stand on the discs (a
+fleet on a split coast stands at that coast's point). The orders of a played phase are drawn over it as arrows.
+
+``render_map`` returns the PNG bytes, the same bytes for the same input. ``draw_map`` returns the picture with what a
+caller (or a test) may want to know about it: where each location and centre marker is, and what the legend lists.
+Nothing here reads files, the clock or the network.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from judge.rules.board import Position, Unit
+from judge.rules.geography import Geography, Terrain, UnitKind
+from judge.rules.phase import Step
+from judge.rules.variant import Variant
+
+Point = tuple[float, float]
+RGB = tuple[int, int, int]
+
+WIDTH = 1400  # pixels across the whole picture
+MAX_MAP_HEIGHT = 1800  # a map taller than wide is drawn narrower rather than taller than this
+MARGIN = 44  # around the drawn provinces
+SCALE = 2  # drawn this many times larger, then reduced: smooth lines without an anti-aliasing drawer
+
+# Sizes in pixels of the final picture.
+DISC = 12  # radius of a province disc
+ARMY = 8.5  # radius of an army
+CENTRE = 5  # radius of a supply-centre marker
+CENTRE_AT = (-15, 8)  # the centre marker, relative to the province point
+DISLODGED_AT = (17, -9)  # a dislodged unit, relative to its location
+COAST_DOT = 3.5
+LABEL_SIZE = 11
+COAST_LABEL_SIZE = 9
+LEGEND_SIZE = 13
+TITLE_SIZE = 18
+LEGEND_ROW = 22
+LEGEND_COLUMNS = 4  # of powers, left of the line styles
+
+BACKGROUND: RGB = (246, 243, 236)
+SEA_FILL, SEA_LINE = (203, 225, 243), (140, 180, 214)
+LAND_FILL, LAND_LINE = (237, 224, 194), (184, 160, 118)
+ARMY_EDGE, FLEET_EDGE = (196, 164, 122), (136, 178, 218)
+LABEL_INK = (58, 54, 48)
+OUTLINE: RGB = (34, 34, 34)
+DISLODGED_LINE: RGB = (214, 0, 0)
+CONVOY_INK: RGB = (0, 122, 128)
+FAILED_MARK: RGB = (214, 0, 0)
+NEUTRAL: RGB = (255, 255, 255)
+UNKNOWN_POWER: RGB = (150, 150, 150)
+
+# One colour per power, by its place in the variant's list of powers: distinct from each other and from the
+# map's pale colours.
+PALETTE: tuple[RGB, ...] = (
+    (200, 30, 45),  # red
+    (45, 75, 200),  # royal blue
+    (40, 170, 225),  # sky blue
+    (110, 70, 40),  # brown
+    (40, 150, 60),  # green
+    (140, 70, 175),  # purple
+    (240, 195, 0),  # yellow
+    (245, 125, 20),  # orange
+    (230, 110, 190),  # pink
+    (120, 120, 120),  # grey
+    (160, 170, 30),  # olive
+    (20, 20, 20),  # black
+)
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {"centres": "Supply centres", "neutral": "neutral", "moved": "successful move", "failed": "failed move",
+           "support": "support", "convoy": "convoy", "hold": "hold", "build": "build", "disband": "disband",
+           "dislodged": "dislodged unit", "army": "army", "fleet": "fleet", "centre": "supply centre"},
+    "de": {"centres": "Versorgungszentren", "neutral": "neutral", "moved": "erfolgreicher Zug",
+           "failed": "gescheiterter Zug", "support": "Unterstützung", "convoy": "Konvoi", "hold": "Halten",
+           "build": "Aufbau", "disband": "Auflösung", "dislodged": "vertriebene Einheit", "army": "Armee",
+           "fleet": "Flotte", "centre": "Versorgungszentrum"},
+    "ru": {"centres": "Центры снабжения", "neutral": "нейтральные", "moved": "удачный ход",
+           "failed": "неудачный ход", "support": "поддержка", "convoy": "конвой", "hold": "стоять",
+           "build": "постройка", "disband": "роспуск", "dislodged": "выбитая часть", "army": "армия",
+           "fleet": "флот", "centre": "центр снабжения"},
+}
+
+# Spellings for letters the default font may lack; anything else it lacks becomes its plain letter or "?".
+_SPELLED = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "—": "-", "–": "-",
+            "×": "x", "«": '"', "»": '"', "„": '"', "“": '"', "”": '"'}
+
+SUCCESS = "succeeds"
+
+
+class MapError(ValueError):
+    """A map that cannot be drawn (a variant without coordinates); the message says why."""
+
+
+# --- fonts ---------------------------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _font(size: int) -> Any:
+    """Pillow's own font (no font files needed); a fixed bitmap font when Pillow has no FreeType."""
+    return ImageFont.load_default(size=size)
+
+
+def _drawing_font(size: int) -> tuple[Any, int]:
+    """The font for text of ``size`` on the enlarged canvas, and how much its glyphs must still be enlarged (a
+    bitmap font has one size only: it is drawn at that size and enlarged with the canvas's scale)."""
+    font = _font(size * SCALE)
+    return (font, 1) if isinstance(font, ImageFont.FreeTypeFont) else (font, SCALE)
+
+
+@lru_cache(maxsize=None)
+def _missing_glyph(size: int) -> bytes:
+    return _glyph(size, "\ue000")  # a private-use character: no font draws it, so this is the "missing" box
+
+
+@lru_cache(maxsize=4096)
+def _glyph(size: int, char: str) -> bytes:
+    try:
+        mask = _font(size).getmask(char)
+    except (UnicodeError, ValueError, OSError):
+        return b""
+    return bytes(mask) + bytes(str(mask.size), "ascii")
+
+
+def can_draw(text: str, size: int = LEGEND_SIZE) -> bool:
+    """Whether the default font at ``size`` has a glyph for every character of ``text`` (found by drawing it)."""
+    missing = _missing_glyph(size)
+    for char in set(text):
+        if char.isspace():
+            continue
+        glyph = _glyph(size, char)
+        if not glyph or glyph == missing:
+            return False
+    return True
+
+
+def drawable(text: str, size: int) -> str:
+    """``text`` as the default font can draw it: umlauts spelled out, accents dropped, anything else as "?"."""
+    out = []
+    for char in text:
+        if char.isspace() or can_draw(char, size):
+            out.append(char)
+            continue
+        spelled = _SPELLED.get(char)
+        if spelled is None:
+            base = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+            spelled = base if base and base != char else "?"
+        out.append(spelled if can_draw(spelled, size) else "?")
+    return "".join(out)
+
+
+def legend_words(language: str) -> dict[str, str]:
+    """The legend's words in ``language`` ("en", "de", "ru"); English for other languages, and for a language whose
+    letters the default font cannot draw even when spelled out (Russian with Pillow's bundled font)."""
+    words = WORDS.get(language, WORDS["en"])
+    spelled = {key: drawable(text, LEGEND_SIZE) for key, text in words.items()}
+    if any("?" in text and "?" not in words[key] for key, text in spelled.items()):
+        return dict(WORDS["en"])
+    return spelled
+
+
+# --- where things go -----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MapLayout:
+    """Where a variant's provinces are drawn: the projection and the pixel of every location and label.
+
+    Pixels are those of the final picture, (0, 0) top left. The map takes the top ``height`` rows; the legend is
+    below it. Longitudes run from ``left_lon`` eastwards round the globe, so a map that spans the world (Cold War)
+    has its seam where the provinces leave the widest gap, and lines across the seam leave one side and come back
+    on the other.
+    """
+
+    width: int
+    height: int
+    left_x: float  # the pixel column of left_lon (the margin, more when a tall map is drawn narrower)
+    left_lon: float
+    top_lat: float
+    px_per_lon: float
+    px_per_lat: float
+    points: tuple[tuple[int, int], ...]  # location id -> pixel
+    labels: tuple[tuple[int, int], ...]  # location id -> top left of its label
+
+    @property
+    def world_width(self) -> float:
+        """Pixels for 360 degrees of longitude."""
+        return 360.0 * self.px_per_lon
+
+    def project(self, lat: float, lon: float) -> tuple[float, float]:
+        return (self.left_x + ((lon - self.left_lon) % 360.0) * self.px_per_lon,
+                MARGIN + (self.top_lat - lat) * self.px_per_lat)
+
+    def location_point(self, loc: int) -> tuple[int, int]:
+        """The pixel where a unit at this location (province or coast id) is drawn."""
+        return self.points[loc]
+
+    def centre_marker(self, province: int) -> tuple[int, int]:
+        """The middle pixel of a supply centre's marker (filled in the owner's colour)."""
+        x, y = self.points[province]
+        return (x + CENTRE_AT[0], y + CENTRE_AT[1])
+
+    def dislodged_point(self, loc: int) -> tuple[int, int]:
+        x, y = self.points[loc]
+        return (x + DISLODGED_AT[0], y + DISLODGED_AT[1])
+
+
+def map_layout(variant: Variant) -> MapLayout:
+    """Project the variant's coordinates to pixels and place the labels; MapError when it has no coordinates."""
+    geo = variant.geo
+    missing = [p.abbr for p in geo.provinces if p.at is None]
+    if missing:
+        shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+        raise MapError(f"cannot draw a map of {variant.name}: its variant file gives no coordinates (at = [lat, lon]) "
+                       f"for {shown}")
+    places = _geo_points(geo)
+    lats = [lat for lat, _ in places]
+    lons = sorted({lon % 360.0 for _, lon in places})
+    gaps = [((lons[(i + 1) % len(lons)] - lons[i]) % 360.0 or 360.0, i) for i in range(len(lons))]
+    widest, at = max(gaps, key=lambda g: (g[0], -g[1]))
+    left = lons[(at + 1) % len(lons)]
+    left = left - 360.0 if left > 180.0 else left
+    span = max(360.0 - widest, 1.0)
+    top, bottom = max(lats), min(lats)
+    squeeze = max(math.cos(math.radians((top + bottom) / 2)), 0.1)
+    per_lat = (WIDTH - 2 * MARGIN) / (span * squeeze)
+    if (top - bottom) * per_lat > MAX_MAP_HEIGHT - 2 * MARGIN:
+        per_lat = (MAX_MAP_HEIGHT - 2 * MARGIN) / (top - bottom)
+    per_lon = per_lat * squeeze
+    height = round(2 * MARGIN + (top - bottom) * per_lat)
+    left_x = (WIDTH - span * per_lon) / 2
+    partial = MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, (), ())
+    points = tuple((round(x), round(y)) for x, y in (partial.project(lat, lon) for lat, lon in places))
+    with_points = MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, points, ())
+    return MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, points, _place_labels(geo, with_points))
+
+
+def _geo_points(geo: Geography) -> list[Point]:
+    """(lat, lon) of every location; a coast without its own point sits just off its province's point."""
+    out: list[Point] = []
+    for loc, name in enumerate(geo.loc_names):
+        prov = geo.province_of(loc)
+        assert prov.at is not None
+        if loc == prov.id:
+            out.append(prov.at)
+            continue
+        coast = name.partition("/")[2]
+        if coast in prov.coast_at:
+            out.append(prov.coast_at[coast])
+        else:
+            dlat, dlon = {"nc": (0.6, 0.0), "sc": (-0.6, 0.0), "ec": (0.0, 0.8), "wc": (0.0, -0.8)}.get(coast, (0, 0))
+            out.append((prov.at[0] + dlat, prov.at[1] + dlon))
+    return out
+
+
+Box = tuple[float, float, float, float]
+
+
+def _overlap(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _text_size(text: str, size: int) -> tuple[float, float]:
+    font, enlarge = _drawing_font(size)
+    left, top, right, bottom = font.getbbox(text)
+    return ((right - left) * enlarge / SCALE, (bottom - top) * enlarge / SCALE)
+
+
+def _place_labels(geo: Geography, layout: MapLayout) -> tuple[tuple[int, int], ...]:
+    """Put each label beside its disc where it covers the fewest other discs, markers and labels."""
+    taken: list[Box] = []
+    for prov in geo.provinces:
+        x, y = layout.points[prov.id]
+        taken.append((x - DISC, y - DISC, x + DISC, y + DISC))
+        if prov.centre:
+            cx, cy = layout.centre_marker(prov.id)
+            taken.append((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE))
+    for loc in range(len(geo.provinces), len(geo.loc_names)):
+        x, y = layout.points[loc]
+        taken.append((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1))
+    labels: list[tuple[int, int]] = []
+    for loc, name in enumerate(geo.loc_names):
+        province = loc < len(geo.provinces)
+        text = name if province else name.partition("/")[2]
+        w, h = _text_size(text, LABEL_SIZE if province else COAST_LABEL_SIZE)
+        x, y = layout.points[loc]
+        r = DISC + 1 if province else ARMY + 1
+        candidates = [(x - w / 2, y - r - h - 2), (x - w / 2, y + r + 2), (x + r + 2, y - h / 2),
+                      (x - r - 2 - w, y - h / 2), (x + r - 2, y - r - h), (x - r + 2 - w, y - r - h),
+                      (x + r - 2, y + r), (x - r + 2 - w, y + r)]
+        if not province:
+            candidates = candidates[2:4] + candidates[:2] + candidates[4:]
+
+        reach = r + w + h + 4
+        near = [t for t in taken if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach]
+
+        def cost(c: tuple[float, float]) -> float:
+            box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
+            edge = max(0.0, 4 - box[0]) + max(0.0, box[2] - (layout.width - 4)) + max(0.0, 4 - box[1]) \
+                + max(0.0, box[3] - (layout.height - 4))
+            return sum(_overlap(box, t) for t in near) + 50 * edge
+
+        costs = [cost(c) for c in candidates]
+        best = min(range(len(candidates)), key=lambda i: (costs[i] > 0.5, costs[i], i))
+        bx, by = candidates[best]
+        labels.append((round(bx), round(by)))
+        taken.append((bx, by, bx + w, by + h))
+    return tuple(labels)
+
+
+# --- orders as the server stores them ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DrawnOrder:
+    """One order read from its canonical text (``A par - bur``, ``F nth C A lon - nwy``, ``build F stp/nc``)."""
+
+    power: str
+    kind: str  # move | retreat | hold | support | convoy | build | disband
+    loc: int  # the ordered unit's location (for build: where)
+    target: int = -1  # supported / convoyed unit's location
+    dest: int = -1  # where the unit (or the supported / convoyed unit) goes
+    succeeded: bool = True
+
+
+def read_order(geo: Geography, power: str, text: str | None, outcome: str | None) -> DrawnOrder | None:
+    """The drawable order in ``text``, or None when there is nothing to draw (waive, no order, unknown words)."""
+    words = text.split() if isinstance(text, str) else []
+    ok = outcome == SUCCESS
+    if not words:
+        return None
+    if words[0].lower() == "build" and len(words) >= 3:
+        loc = geo.by_loc_name.get(words[2].lower())
+        return None if loc is None else DrawnOrder(power, "build", loc, succeeded=ok)
+    loc, rest = _unit_place(geo, words)
+    if loc is None or not rest:
+        return None
+    verb = rest[0].lower()
+    if verb == "h":
+        return DrawnOrder(power, "hold", loc, succeeded=ok or outcome is None)
+    if verb == "disband":
+        return DrawnOrder(power, "disband", loc, succeeded=ok or outcome == "disbanded")
+    if verb in ("-", "r") and len(rest) >= 2:
+        dest = geo.by_loc_name.get(rest[1].lower())
+        return None if dest is None else DrawnOrder(power, "move" if verb == "-" else "retreat", loc, dest=dest,
+                                                    succeeded=ok)
+    if verb in ("s", "c"):
+        target, more = _unit_place(geo, rest[1:])
+        if target is None:
+            return None
+        dest = geo.by_loc_name.get(more[1].lower(), -1) if len(more) >= 2 and more[0] == "-" else -1
+        if verb == "c" and dest < 0:
+            return None
+        return DrawnOrder(power, "support" if verb == "s" else "convoy", loc, target, dest, ok)
+    return None
+
+
+def _unit_place(geo: Geography, words: Sequence[str]) -> tuple[int | None, list[str]]:
+    """The location of ``[A|F] place`` at the start of ``words``, and the words after it."""
+    if words and words[0].upper() in ("A", "F") and len(words) >= 2:
+        words = words[1:]
+    if not words:
+        return None, []
+    return geo.by_loc_name.get(words[0].lower()), list(words[1:])
+
+
+# --- drawing -------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LegendEntry:
+    """One power (or the neutral centres) in the legend: its colour, centre count and the swatch's middle pixel."""
+
+    power: str | None  # None for the neutral centres
+    text: str
+    colour: RGB
+    centres: int
+    swatch: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class MapDrawing:
+    image: Image.Image
+    layout: MapLayout
+    legend: tuple[LegendEntry, ...]
+    words: dict[str, str]  # the legend's words as drawn
+
+    def png(self) -> bytes:
+        buffer = io.BytesIO()
+        self.image.save(buffer, format="PNG")
+        return buffer.getvalue()
+
+
+def power_colours(variant: Variant) -> dict[str, RGB]:
+    """Each power's colour: the palette in the order the variant lists its powers."""
+    return {p: PALETTE[i % len(PALETTE)] for i, p in enumerate(variant.powers)}
+
+
+def render_map(variant: Variant, position: Position, results: Iterable[Mapping[str, Any]] | None = None, *,
+               title: str = "", language: str = "en") -> bytes:
+    """The PNG picture of ``position``, with the orders of ``results`` (as the game server stores them: dicts with
+    "power", "order" and "outcome") drawn over it. The same input gives the same bytes. MapError when the variant
+    has no coordinates."""
+    return draw_map(variant, position, results, title=title, language=language).png()
+
+
+def draw_map(variant: Variant, position: Position, results: Iterable[Mapping[str, Any]] | None = None, *,
+             title: str = "", language: str = "en") -> MapDrawing:
+    """The picture as a Pillow image together with its layout and legend (see ``render_map``)."""
+    layout = map_layout(variant)
+    words = legend_words(language)
+    canvas = _Canvas(layout.width, layout.height + _legend_height(variant))
+    colours = power_colours(variant)
+    geo = variant.geo
+    _draw_edges(canvas, geo, layout)
+    _draw_provinces(canvas, geo, layout, position.owners, colours)
+    orders = [o for o in (read_order(geo, str(r.get("power", "")), r.get("order"), r.get("outcome"))
+                          for r in (results or ())) if o is not None]
+    _draw_units(canvas, geo, layout, position, colours)
+    _draw_orders(canvas, geo, layout, position, orders, colours)
+    _draw_labels(canvas, geo, layout)  # last: an arrow never hides a name
+    heading = title or f"{variant.name} — {position.phase.long_name}"
+    legend = _draw_legend(canvas, variant, position, layout, words, colours, heading)
+    image = canvas.image.reduce(SCALE)
+    return MapDrawing(image, layout, legend, words)
+
+
+class _Canvas:
+    """A Pillow drawing SCALE times larger than the picture; all coordinates given in picture pixels."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.image = Image.new("RGB", (width * SCALE, height * SCALE), BACKGROUND)
+        self.draw = ImageDraw.Draw(self.image)
+
+    @staticmethod
+    def _s(points: Iterable[Point]) -> list[tuple[float, float]]:
+        return [(x * SCALE, y * SCALE) for x, y in points]
+
+    def line(self, points: Sequence[Point], fill: RGB, width: float) -> None:
+        self.draw.line(self._s(points), fill=fill, width=max(1, round(width * SCALE)), joint="curve")
+
+    def circle(self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None,
+               width: float = 1.0) -> None:
+        x, y = centre[0] * SCALE, centre[1] * SCALE
+        r = radius * SCALE
+        self.draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=outline,
+                          width=max(1, round(width * SCALE)))
+
+    def polygon(self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None,
+                width: float = 1.0) -> None:
+        self.draw.polygon(self._s(points), fill=fill, outline=outline, width=max(1, round(width * SCALE)))
+
+    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None) -> None:
+        font, enlarge = _drawing_font(size)
+        shown = drawable(text, size)
+        left, top, right, bottom = font.getbbox(shown)
+        if enlarge == 1:
+            self.draw.text((at[0] * SCALE - left, at[1] * SCALE - top), shown, font=font, fill=fill,
+                           stroke_width=SCALE if halo else 0, stroke_fill=halo)
+            return
+        mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+        ImageDraw.Draw(mask).text((-left, -top), shown, font=font, fill=255)
+        mask = mask.resize((mask.width * enlarge, mask.height * enlarge), Image.Resampling.NEAREST)
+        self.image.paste(fill, (round(at[0] * SCALE), round(at[1] * SCALE)), mask)
+
+    def rectangle(self, box: Box, fill: RGB | None, outline: RGB | None = None, width: float = 1.0) -> None:
+        self.draw.rectangle(tuple(v * SCALE for v in box), fill=fill, outline=outline,  # type: ignore[arg-type]
+                            width=max(1, round(width * SCALE)))
+
+
+def _segments(layout: MapLayout, a: Point, b: Point) -> list[tuple[Point, Point]]:
+    """The straight way from a to b: one segment, or two when the short way crosses the map's seam."""
+    dx = b[0] - a[0]
+    if abs(dx) <= layout.world_width / 2:
+        return [(a, b)]
+    shift = layout.world_width if dx < 0 else -layout.world_width
+    return [(a, (b[0] + shift, b[1])), ((a[0] - shift, a[1]), b)]
+
+
+def _draw_edges(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
+    pts = layout.points
+
+    def shore(a: int, b: int) -> bool:
+        """Both armies and fleets cross between these provinces, and neither has split coasts (a fleet edge to a
+        split coast is drawn to that coast's point)."""
+        return (not geo.provinces[a].coasts and not geo.provinces[b].coasts and b in geo.army_adj[a]
+                and b in geo.fleet_reach[a])
+
+    for a in range(len(geo.provinces)):
+        for b in sorted(geo.army_adj[a]):
+            if a < b:
+                both = shore(a, b)
+                for s, e in _segments(layout, pts[a], pts[b]):
+                    if both:  # a shore both kinds of unit can follow: brown beside blue
+                        nx, ny = _normal(s, e, 1.3)
+                        canvas.line([(s[0] + nx, s[1] + ny), (e[0] + nx, e[1] + ny)], ARMY_EDGE, 1.6)
+                        canvas.line([(s[0] - nx, s[1] - ny), (e[0] - nx, e[1] - ny)], FLEET_EDGE, 1.6)
+                    else:
+                        canvas.line([s, e], ARMY_EDGE, 1.8)
+    for a in range(len(geo.loc_names)):
+        for b in sorted(geo.fleet_adj[a]):
+            if a < b and not shore(geo.loc_province[a], geo.loc_province[b]):
+                for s, e in _segments(layout, pts[a], pts[b]):
+                    canvas.line([s, e], FLEET_EDGE, 1.8)
+    for loc in range(len(geo.provinces), len(geo.loc_names)):  # a coast hangs on its province
+        canvas.line([pts[geo.loc_province[loc]], pts[loc]], SEA_LINE, 1.2)
+
+
+def _normal(a: Point, b: Point, length: float) -> Point:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    d = math.hypot(dx, dy) or 1.0
+    return (-dy / d * length, dx / d * length)
+
+
+def _draw_provinces(canvas: _Canvas, geo: Geography, layout: MapLayout, owners: Mapping[int, str],
+                    colours: Mapping[str, RGB]) -> None:
+    for prov in geo.provinces:
+        at = layout.points[prov.id]
+        if prov.terrain is Terrain.SEA:
+            canvas.circle(at, DISC, SEA_FILL, SEA_LINE, 1.2)
+        else:
+            canvas.circle(at, DISC, LAND_FILL, SEA_LINE if prov.terrain is Terrain.COAST else LAND_LINE, 1.2)
+    for loc in range(len(geo.provinces), len(geo.loc_names)):
+        canvas.circle(layout.points[loc], COAST_DOT, SEA_FILL, SEA_LINE, 1.2)
+    for prov in geo.provinces:
+        if prov.centre:
+            owner = owners.get(prov.id)
+            fill = NEUTRAL if owner is None else colours.get(owner, UNKNOWN_POWER)
+            canvas.circle(layout.centre_marker(prov.id), CENTRE, fill, OUTLINE, 1.1)
+
+
+def _draw_labels(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
+    for loc, name in enumerate(geo.loc_names):
+        province = loc < len(geo.provinces)
+        text = name if province else name.partition("/")[2]
+        canvas.text(layout.labels[loc], text, LABEL_SIZE if province else COAST_LABEL_SIZE,
+                    LABEL_INK if province else SEA_LINE, BACKGROUND if province else None)
+
+
+def _draw_unit(canvas: _Canvas, kind: UnitKind, at: Point, fill: RGB, outline: RGB = OUTLINE,
+               width: float = 1.3) -> None:
+    x, y = at
+    if kind is UnitKind.ARMY:
+        canvas.circle(at, ARMY, fill, outline, width)
+        return
+    boat = [(-10.5, 1), (-1.5, 1), (-1.5, -10), (8, 1), (10.5, 1), (6.5, 7.5), (-6.5, 7.5)]  # hull and sail
+    canvas.polygon([(x + dx, y + dy) for dx, dy in boat], fill, outline, width)
+
+
+def _unit_colour(colours: Mapping[str, RGB], unit: Unit) -> RGB:
+    return colours.get(unit.power, UNKNOWN_POWER)
+
+
+def _draw_units(canvas: _Canvas, geo: Geography, layout: MapLayout, position: Position,
+                colours: Mapping[str, RGB]) -> None:
+    for prov in sorted(position.units):
+        unit = position.units[prov]
+        _draw_unit(canvas, unit.kind, layout.location_point(unit.loc), _unit_colour(colours, unit))
+    for prov in sorted(position.dislodged):
+        unit = position.dislodged[prov].unit
+        _draw_unit(canvas, unit.kind, layout.dislodged_point(unit.loc), _unit_colour(colours, unit),
+                   DISLODGED_LINE, 2.2)
+
+
+def _unit_point(geo: Geography, layout: MapLayout, position: Position, loc: int, retreat: bool) -> tuple[int, int]:
+    """Where the unit an order names is drawn (a dislodged unit in a retreat phase, otherwise the unit there)."""
+    prov = geo.loc_province[loc]
+    if retreat and prov in position.dislodged:
+        return layout.dislodged_point(position.dislodged[prov].unit.loc)
+    unit = position.units.get(prov)
+    return layout.location_point(unit.loc if unit is not None else loc)
+
+
+def _draw_orders(canvas: _Canvas, geo: Geography, layout: MapLayout, position: Position, orders: list[DrawnOrder],
+                 colours: Mapping[str, RGB]) -> None:
+    retreat = position.phase.step is Step.RETREAT
+
+    def at(loc: int) -> tuple[int, int]:
+        return _unit_point(geo, layout, position, loc, retreat)
+
+    def colour(o: DrawnOrder) -> RGB:
+        return colours.get(o.power, UNKNOWN_POWER)
+
+    # supports and convoys first, so that the moves they help are drawn over them
+    for o in orders:
+        if o.kind == "support":
+            target = at(o.target)
+            end = _midpoint(layout, target, layout.location_point(o.dest)) if o.dest >= 0 else target
+            _support(canvas, layout, at(o.loc), end, colour(o), o.succeeded, to_unit=o.dest < 0)
+        elif o.kind == "convoy":
+            end = _midpoint(layout, at(o.target), layout.location_point(o.dest))
+            _convoy(canvas, layout, at(o.loc), end, o.succeeded)
+    moves = {(geo.loc_province[o.loc], geo.loc_province[o.dest]) for o in orders if o.kind == "move"}
+    for o in orders:
+        if o.kind in ("move", "retreat"):
+            a: Point = at(o.loc)
+            b: Point = layout.location_point(o.dest)
+            if (geo.loc_province[o.dest], geo.loc_province[o.loc]) in moves:  # two units swapping or bouncing:
+                nx, ny = _normal(a, b, 5.0)  # each arrow keeps to its right
+                a, b = (a[0] + nx, a[1] + ny), (b[0] + nx, b[1] + ny)
+            _arrow(canvas, layout, a, b, colour(o), o.succeeded)
+        elif o.kind == "hold":
+            canvas.circle(at(o.loc), ARMY + 5, None, OUTLINE, 3.4)
+            canvas.circle(at(o.loc), ARMY + 5, None, colour(o), 2.0)
+        elif o.kind == "build":
+            _plus(canvas, layout.location_point(o.loc), colour(o) if o.succeeded else UNKNOWN_POWER)
+        elif o.kind == "disband":
+            _cross(canvas, at(o.loc), (20, 20, 20), 8)
+
+
+def _midpoint(layout: MapLayout, a: Point, b: Point) -> Point:
+    s, e = max(_segments(layout, a, b), key=lambda seg: math.dist(*seg))
+    return ((s[0] + e[0]) / 2, (s[1] + e[1]) / 2)
+
+
+def _shorten(a: Point, b: Point, start: float, end: float) -> tuple[Point, Point] | None:
+    d = math.dist(a, b)
+    if d <= start + end + 2:
+        return None
+    ux, uy = (b[0] - a[0]) / d, (b[1] - a[1]) / d
+    return (a[0] + ux * start, a[1] + uy * start), (b[0] - ux * end, b[1] - uy * end)
+
+
+def _dashes(a: Point, b: Point, on: float, off: float) -> list[tuple[Point, Point]]:
+    d = math.dist(a, b)
+    if d == 0:
+        return []
+    ux, uy = (b[0] - a[0]) / d, (b[1] - a[1]) / d
+    out, t = [], 0.0
+    while t < d:
+        u = min(t + on, d)
+        out.append(((a[0] + ux * t, a[1] + uy * t), (a[0] + ux * u, a[1] + uy * u)))
+        t = u + off
+    return out
+
+
+def _arrow(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, fill: RGB, solid: bool) -> None:
+    segments = _segments(layout, a, b)
+    for i, (s, e) in enumerate(segments):
+        last = i == len(segments) - 1
+        cut = _shorten(s, e, ARMY + 1 if i == 0 else 0, (ARMY + 2 + 11) if last else 0)
+        if cut is None:
+            continue
+        s2, e2 = cut
+        pieces = [(s2, e2)] if solid else _dashes(s2, e2, 9, 5)
+        for p, q in pieces:
+            canvas.line([p, q], OUTLINE, 5.0)
+        for p, q in pieces:
+            canvas.line([p, q], fill, 2.8)
+        if last:
+            tip_cut = _shorten(s, e, 0, ARMY + 2)
+            if tip_cut is not None:
+                tip = tip_cut[1]
+                ux, uy = (e[0] - s[0]) / math.dist(s, e), (e[1] - s[1]) / math.dist(s, e)
+                base = (tip[0] - ux * 13, tip[1] - uy * 13)
+                head = [tip, (base[0] - uy * 6.5, base[1] + ux * 6.5), (base[0] + uy * 6.5, base[1] - ux * 6.5)]
+                canvas.polygon(head, fill, OUTLINE, 1.3)
+
+
+def _support(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, fill: RGB, ok: bool, to_unit: bool) -> None:
+    for s, e in _segments(layout, a, b):
+        cut = _shorten(s, e, ARMY + 2, (ARMY + 5) if to_unit and e == b else 0)
+        if cut is None:
+            continue
+        s2, e2 = cut
+        d = math.dist(s2, e2)
+        n = max(1, int(d // 6))
+        for i in range(n + 1):
+            p = (s2[0] + (e2[0] - s2[0]) * i / n, s2[1] + (e2[1] - s2[1]) * i / n)
+            canvas.circle(p, 2.3, fill, OUTLINE, 0.8)
+        if e == b or to_unit:
+            canvas.circle(e2, 3.8, fill, OUTLINE, 1.0)
+            if not ok:
+                _cross(canvas, e2, FAILED_MARK, 5.5)
+
+
+def _convoy(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, ok: bool) -> None:
+    for s, e in _segments(layout, a, b):
+        cut = _shorten(s, e, ARMY + 3, 0)
+        if cut is None:
+            continue
+        for p, q in _dashes(*cut, 5, 4):
+            canvas.line([p, q], CONVOY_INK, 2.2)
+        if e == b:
+            canvas.circle(cut[1], 3.5, CONVOY_INK, OUTLINE, 1.0)
+            if not ok:
+                _cross(canvas, cut[1], FAILED_MARK, 5.5)
+
+
+def _plus(canvas: _Canvas, at: Point, fill: RGB) -> None:
+    x, y = at
+    arm, w = 9.0, 3.0
+    shape = [(x - w, y - arm), (x + w, y - arm), (x + w, y - w), (x + arm, y - w), (x + arm, y + w), (x + w, y + w),
+             (x + w, y + arm), (x - w, y + arm), (x - w, y + w), (x - arm, y + w), (x - arm, y - w), (x - w, y - w)]
+    canvas.polygon(shape, fill, OUTLINE, 1.2)
+
+
+def _cross(canvas: _Canvas, at: Point, fill: RGB, size: float) -> None:
+    x, y = at
+    for a, b in (((x - size, y - size), (x + size, y + size)), ((x - size, y + size), (x + size, y - size))):
+        canvas.line([a, b], (255, 255, 255), size / 2 + 2.4)
+        canvas.line([a, b], fill, size / 2)
+
+
+def _powers_per_column(variant: Variant) -> int:
+    """Rows of powers in the legend: three, more when the powers and the neutral centres need more columns."""
+    return max(3, -(-(len(variant.powers) + 1) // LEGEND_COLUMNS))
+
+
+def _legend_height(variant: Variant) -> int:
+    return 44 + (max(4, _powers_per_column(variant) + 1)) * LEGEND_ROW + 14
+
+
+def _draw_legend(canvas: _Canvas, variant: Variant, position: Position, layout: MapLayout, words: Mapping[str, str],
+                 colours: Mapping[str, RGB], title: str) -> tuple[LegendEntry, ...]:
+    top = layout.height
+    canvas.rectangle((0, top, layout.width - 1, top + _legend_height(variant) - 1), (255, 255, 255),
+                     (200, 195, 185), 1)
+    canvas.text((16, top + 12), _fit(title, TITLE_SIZE, layout.width - 32), TITLE_SIZE, OUTLINE)
+    y0 = top + 44
+    canvas.text((16, y0 + 2), words["centres"], LEGEND_SIZE, OUTLINE)
+    entries: list[LegendEntry] = []
+    rows: list[tuple[str | None, RGB, int]] = [(p, colours[p], position.centre_count(p)) for p in variant.powers]
+    rows.append((None, NEUTRAL, len(variant.centres) - sum(1 for c in position.owners if c in variant.centres)))
+    per_column = _powers_per_column(variant)
+    column_width = 150
+    for i, (power, colour, count) in enumerate(rows):
+        x = 16 + (i // per_column) * column_width
+        y = y0 + LEGEND_ROW * (1 + i % per_column)
+        swatch = (x + 7, y + 8)
+        canvas.circle(swatch, 6, colour, OUTLINE, 1.1)
+        name = power if power is not None else words["neutral"]
+        text = f"{_fit(name, LEGEND_SIZE, column_width - 52)}  {count}"
+        canvas.text((x + 19, y + 2), text, LEGEND_SIZE, OUTLINE)
+        entries.append(LegendEntry(power, text, colour, count, swatch))
+    kx = layout.width - 650
+    samples = [("moved", "moved"), ("failed", "failed"), ("support", "support"), ("convoy", "convoy"),
+               ("hold", "hold"), ("build", "build"), ("disband", "disband"), ("dislodged", "dislodged"),
+               ("army", "army"), ("fleet", "fleet"), ("centre", "centre")]
+    sample_colour = PALETTE[1]
+    for i, (key, word) in enumerate(samples):
+        x = kx + (i // 4) * 215
+        y = y0 + LEGEND_ROW * (i % 4)
+        mid = (x + 22, y + 9)
+        if key in ("moved", "failed"):
+            _arrow(canvas, layout, (x - ARMY, y + 9), (x + 52 + ARMY, y + 9), sample_colour, key == "moved")
+        elif key == "support":
+            _support(canvas, layout, (x - ARMY, y + 9), (x + 44, y + 9), sample_colour, True, False)
+        elif key == "convoy":
+            _convoy(canvas, layout, (x - ARMY, y + 9), (x + 44, y + 9), True)
+        elif key == "hold":
+            _draw_unit(canvas, UnitKind.ARMY, mid, sample_colour)
+            canvas.circle(mid, ARMY + 5, None, OUTLINE, 3.4)
+            canvas.circle(mid, ARMY + 5, None, sample_colour, 2.0)
+        elif key == "build":
+            _plus(canvas, mid, sample_colour)
+        elif key == "disband":
+            _draw_unit(canvas, UnitKind.ARMY, mid, sample_colour)
+            _cross(canvas, mid, (20, 20, 20), 8)
+        elif key == "dislodged":
+            _draw_unit(canvas, UnitKind.ARMY, mid, sample_colour, DISLODGED_LINE, 2.2)
+        elif key in ("army", "fleet"):
+            _draw_unit(canvas, UnitKind.ARMY if key == "army" else UnitKind.FLEET, mid, sample_colour)
+        else:
+            canvas.circle(mid, DISC, LAND_FILL, LAND_LINE, 1.2)
+            canvas.circle((mid[0] + CENTRE_AT[0], mid[1] + CENTRE_AT[1]), CENTRE, sample_colour, OUTLINE, 1.1)
+        canvas.text((x + 62, y + 2), words[word], LEGEND_SIZE, OUTLINE)
+    return tuple(entries)
+
+
+def _fit(text: str, size: int, width: float) -> str:
+    """``text`` cut short (with "...") to fit ``width`` pixels."""
+    shown = drawable(text, size)
+    if _text_size(shown, size)[0] <= width:
+        return shown
+    while shown and _text_size(shown + "...", size)[0] > width:
+        shown = shown[:-1]
+    return shown + "..."

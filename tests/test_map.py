@@ -1,0 +1,445 @@
+"""The map picture: coordinates in the variant files, the drawing (judge.mapdraw) and `judge map` (judge.cli_map)."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import json
+import math
+import random
+import tomllib
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image, ImageFont
+
+from judge.catalog import load_variant
+from judge.cli_map import add_map_command
+from judge.mapdraw import (CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError, can_draw, draw_map, legend_words,
+                           map_layout, power_colours, read_order, render_map)
+from judge.position_json import position_from_json
+from judge.resources import data_dir
+from judge.rules.orders import order_text
+from judge.rules.turn import parse_submissions, play
+from judge.rules.variant import Variant, VariantError, variant_from_data
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+RULES = Path(__file__).resolve().parent.parent / "judge" / "rules"
+
+
+def _variant_data(name: str) -> dict[str, Any]:
+    return tomllib.loads((data_dir("variants") / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+def _open(png: bytes) -> Image.Image:
+    assert png[:8] == PNG_SIGNATURE
+    image = Image.open(io.BytesIO(png))
+    image.load()
+    return image.convert("RGB")
+
+
+def _near(pixel: Any, colour: tuple[int, int, int], tolerance: int = 40) -> bool:
+    return all(abs(int(a) - b) <= tolerance for a, b in zip(pixel[:3], colour))
+
+
+def _played(variant: Variant, position_json: dict[str, Any], orders: dict[str, list[str]]) -> tuple[Any, list[dict]]:
+    """Play one phase as the game server does and keep the results as it stores them."""
+    before = position_from_json(variant, position_json)
+    turn = play(variant, before, parse_submissions(variant, before.phase.step, orders))
+    results = [{"power": r.power, "input": r.input,
+                "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
+                "outcome": r.outcome.value, "reason": r.reason} for r in turn.results]
+    return turn, results
+
+
+# --- coordinates in the variant files ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_every_province_has_coordinates(name: str) -> None:
+    geo = load_variant(name).geo
+    for prov in geo.provinces:
+        assert prov.at is not None, prov.abbr
+        lat, lon = prov.at
+        assert -90 <= lat <= 90 and -180 <= lon <= 180, prov.abbr
+        assert set(prov.coast_at) == set(prov.coasts), prov.abbr
+
+
+def test_some_places_are_where_they_are_on_the_globe() -> None:
+    classic = {p.abbr: p for p in load_variant("classic").geo.provinces}
+    assert classic["par"].at == (48.6, 2.6) and classic["nth"].at == (56.0, 3.2)
+    assert classic["mos"].at[1] > classic["war"].at[1] > classic["ber"].at[1] > classic["par"].at[1]
+    assert classic["nwy"].at[0] > classic["den"].at[0] > classic["kie"].at[0] > classic["mun"].at[0]
+    coldwar = {p.abbr: p for p in load_variant("coldwar").geo.provinces}
+    assert coldwar["nyk"].at == (40.7, -74.0)
+    assert coldwar["aus"].at[0] < 0 < coldwar["len"].at[0]  # Australia south of the equator
+    assert coldwar["los"].at[1] < coldwar["nyk"].at[1] < coldwar["lon"].at[1] < coldwar["mos"].at[1] \
+        < coldwar["sha"].at[1]
+
+
+def test_loader_checks_coordinates() -> None:
+    data = _variant_data("classic")
+    provinces = data["provinces"]
+    provinces["par"]["at"] = [48.9]
+    provinces["bur"]["at"] = ["north", "east"]
+    provinces["mun"]["at"] = [95.0, 11.0]
+    provinces["ber"]["at"] = [52.5, 190.0]
+    provinces["kie"]["at"] = [True, 10.0]
+    provinces["spa"]["coast_at"] = {"nc": [43.3, -5.5], "wc": [40.0, -9.0]}
+    provinces["bre"]["coast_at"] = {"nc": [48.5, -4.0]}
+    provinces["stp"]["coast_at"] = {"nc": "north"}
+    del provinces["bul"]["at"]
+    with pytest.raises(VariantError) as caught:
+        variant_from_data(data, "broken")
+    text = "\n".join(caught.value.problems)
+    for expected in ("province par: at must be [latitude, longitude]", "province bur: at must be",
+                     "province mun: at = [95.0, 11.0]: latitude must be within -90..90",
+                     "province ber: at = [52.5, 190.0]", "province kie: at must be",
+                     "province spa: coast_at names 'wc', which is not one of its coasts (nc, sc)",
+                     "province bre: coast_at names 'nc', which is not one of its coasts (it has no split coasts)",
+                     "province stp: coast_at.nc must be [latitude, longitude]",
+                     "province bul: coast_at needs at"):
+        assert expected in text, expected
+    assert len(caught.value.problems) == 9
+
+
+def test_a_variant_without_coordinates_loads_but_cannot_be_drawn() -> None:
+    data = _variant_data("classic")
+    for spec in data["provinces"].values():
+        spec.pop("at", None)
+        spec.pop("coast_at", None)
+    variant = variant_from_data(data, "bare")
+    assert all(p.at is None and p.coast_at == {} for p in variant.geo.provinces)
+    position = position_from_json(variant, {})
+    with pytest.raises(ValueError) as caught:
+        render_map(variant, position)
+    assert isinstance(caught.value, MapError)
+    assert "cannot draw a map of Classic" in str(caught.value) and "no coordinates" in str(caught.value)
+    assert "adr, aeg, alb" in str(caught.value) and "67 more" in str(caught.value)
+
+
+def test_a_province_without_coordinates_is_named() -> None:
+    data = _variant_data("classic")
+    del data["provinces"]["tyr"]["at"]
+    variant = variant_from_data(data, "holey")
+    with pytest.raises(MapError, match=r"for tyr$"):
+        map_layout(variant)
+
+
+def test_the_rules_engine_does_not_draw() -> None:
+    for path in sorted(RULES.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] == "PIL" for a in node.names), path.name
+            if isinstance(node, ast.ImportFrom):
+                assert (node.module or "").split(".")[0] != "PIL", path.name
+
+
+# --- the picture ---------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def classic() -> Variant:
+    return load_variant("classic")
+
+
+def test_classic_start_is_a_png_and_the_same_every_time(classic: Variant) -> None:
+    position = position_from_json(classic, {})
+    png = render_map(classic, position, title="demo — Spring 1901 movement")
+    image = _open(png)
+    layout = map_layout(classic)
+    assert image.size == (1400, image.size[1]) and image.size[1] > layout.height
+    assert 900 < layout.height < 1600
+    assert render_map(classic, position, title="demo — Spring 1901 movement") == png
+    assert render_map(classic, position, title="another title") != png
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_every_location_is_inside_the_map_and_apart(name: str) -> None:
+    variant = load_variant(name)
+    layout = map_layout(variant)
+    geo = variant.geo
+    for loc, (x, y) in enumerate(layout.points):
+        assert 20 <= x <= layout.width - 20 and 20 <= y <= layout.height - 20, geo.loc_names[loc]
+    for a in range(len(geo.provinces)):  # discs (radius 12) and their labels do not run into each other
+        for b in range(a + 1, len(geo.provinces)):
+            assert math.dist(layout.points[a], layout.points[b]) >= 40, (geo.loc_names[a], geo.loc_names[b])
+    for coast in range(len(geo.provinces), len(geo.loc_names)):  # a fleet on a coast stays off other provinces
+        for prov in range(len(geo.provinces)):
+            if prov != geo.loc_province[coast]:
+                assert math.dist(layout.points[coast], layout.points[prov]) >= 24, geo.loc_names[coast]
+    par, mos, lon = (layout.points[geo.loc(n)] for n in ("par", "mos", "lon"))
+    assert par[0] < mos[0] and lon[1] < par[1]  # east is right, north is up
+
+
+def test_centre_markers_show_the_owner(classic: Variant) -> None:
+    geo = classic.geo
+    position = position_from_json(classic, {"phase": "F1902M", "units": {"France": ["A bur"]},
+                                            "supply_centers": {"France": ["par", "bel"], "Germany": ["mun"]}})
+    drawing = draw_map(classic, position)
+    image = _open(drawing.png())
+    colours = power_colours(classic)
+    layout = drawing.layout
+    assert image.getpixel(layout.centre_marker(geo.loc("par"))) == colours["France"]
+    assert image.getpixel(layout.centre_marker(geo.loc("bel"))) == colours["France"]
+    assert image.getpixel(layout.centre_marker(geo.loc("mun"))) == colours["Germany"]
+    assert image.getpixel(layout.centre_marker(geo.loc("vie"))) == NEUTRAL  # Austria lost it: nobody owns it
+    assert image.getpixel(layout.location_point(geo.loc("bur"))) == colours["France"]  # the army stands there
+
+
+def test_the_legend_lists_every_power_with_colour_and_centres(classic: Variant) -> None:
+    position = position_from_json(classic, {"phase": "F1902M", "supply_centers": {
+        "France": ["par", "bre", "mar", "spa", "por"], "Russia": ["mos"]}})
+    drawing = draw_map(classic, position)
+    image = _open(drawing.png())
+    entries = {e.power: e for e in drawing.legend}
+    assert list(entries) == [*classic.powers, None]
+    colours = power_colours(classic)
+    assert len(set(colours.values())) == len(classic.powers)
+    for power in classic.powers:
+        entry = entries[power]
+        assert entry.colour == colours[power] and entry.text.startswith(power)
+        assert entry.centres == position.centre_count(power)
+        assert entry.swatch[1] > drawing.layout.height  # below the map, covering no province
+        assert image.getpixel(entry.swatch) == colours[power]
+    assert (entries["France"].centres, entries["Russia"].centres, entries["Austria"].centres) == (5, 1, 0)
+    assert entries[None].centres == 34 - 6 and entries[None].text == "neutral  28"
+
+
+def test_orders_are_drawn(classic: Variant) -> None:
+    geo = classic.geo
+    turn, results = _played(classic, {"phase": "S1901M", "units": {
+        "England": ["F nth", "A lon"], "France": ["A par", "A mar", "F bre"], "Germany": ["A mun"],
+        "Italy": ["A ven", "F adr"], "Austria": ["F tri"], "Russia": ["F stp/sc"]}}, {
+        "England": ["F nth C A lon - nwy", "A lon - nwy"], "France": ["A par - bur", "A mar S A par - bur", "F bre H"],
+        "Germany": ["A mun - bur"], "Italy": ["A ven - tri", "F adr S A ven - tri"], "Austria": ["F tri H"],
+        "Russia": ["F stp/sc - bot"]})
+    outcomes = {r["order"]: r["outcome"] for r in results}
+    assert outcomes["A par - bur"] == "succeeds" and outcomes["A mun - bur"] == "bounced"
+    assert outcomes["F tri H"] == "dislodged" and outcomes["F nth C A lon - nwy"] == "succeeds"
+    before = position_from_json(classic, {"phase": "S1901M", "units": {
+        "England": ["F nth", "A lon"], "France": ["A par", "A mar", "F bre"], "Germany": ["A mun"],
+        "Italy": ["A ven", "F adr"], "Austria": ["F tri"], "Russia": ["F stp/sc"]}})
+    plain = _open(render_map(classic, before))
+    drawing = draw_map(classic, before, results)
+    image = _open(drawing.png())
+    assert image.size == plain.size and image.tobytes() != plain.tobytes()
+    assert drawing.png() == render_map(classic, before, results)  # deterministic with orders too
+    layout, colours = drawing.layout, power_colours(classic)
+
+    def along(a: str, b: str, start: float = 0.25, end: float = 0.7) -> list[Any]:
+        pa, pb = layout.location_point(geo.loc(a)), layout.location_point(geo.loc(b))
+        return [image.getpixel((round(pa[0] + (pb[0] - pa[0]) * t), round(pa[1] + (pb[1] - pa[1]) * t)))
+                for t in (start + (end - start) * i / 24 for i in range(25))]
+
+    moved = along("ven", "tri", 0.3, 0.55)  # a succeeded move: solid in Italy's colour
+    assert all(_near(p, colours["Italy"]) for p in moved)
+    bounced = along("mun", "bur", 0.3, 0.6)  # a failed move: dashed, gaps between the dashes
+    assert any(_near(p, colours["Germany"]) for p in bounced)
+    assert not all(_near(p, colours["Germany"]) for p in bounced)
+    pa, pb = layout.location_point(geo.loc("par")), layout.location_point(geo.loc("bur"))
+    mar = layout.location_point(geo.loc("mar"))
+    middle = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
+    support = [image.getpixel((round(mar[0] + (middle[0] - mar[0]) * t), round(mar[1] + (middle[1] - mar[1]) * t)))
+               for t in (0.3 + 0.4 * i / 30 for i in range(31))]
+    assert any(_near(p, colours["France"], 30) for p in support)
+    nth = layout.location_point(geo.loc("nth"))
+    lon, nwy = layout.location_point(geo.loc("lon")), layout.location_point(geo.loc("nwy"))
+    route = ((lon[0] + nwy[0]) / 2, (lon[1] + nwy[1]) / 2)
+    box = (min(nth[0], route[0]) - 3, min(nth[1], route[1]) - 3, max(nth[0], route[0]) + 3, max(nth[1], route[1]) + 3)
+    assert any(_near(image.getpixel((x, y)), CONVOY_INK, 25)
+               for x in range(int(box[0]), int(box[2]) + 1) for y in range(int(box[1]), int(box[3]) + 1))
+
+    retreat = turn.position  # the Austrian fleet in Trieste is dislodged: drawn beside, ringed in red
+    assert retreat.dislodged and retreat.phase.code == "S1901R"
+    _, retreats = _played(classic, {"phase": "S1901R", "units": {"Italy": ["A tri", "F adr"]}, "dislodged": {
+        "Austria": [{"unit": "F tri", "attacker_from": "ven"}]}}, {"Austria": ["F tri R alb"]})
+    assert retreats == [{"power": "Austria", "input": "F tri R alb", "order": "F tri R alb", "outcome": "succeeds",
+                         "reason": None}]
+    after = draw_map(classic, retreat, retreats)
+    image = _open(after.png())
+    x, y = after.layout.dislodged_point(geo.loc("tri"))
+    ring = [image.getpixel((x + dx, y + dy)) for dx in range(-12, 13) for dy in range(-12, 13)]
+    assert any(_near(p, DISLODGED_LINE, 30) for p in ring)
+    assert image.getpixel(after.layout.location_point(geo.loc("tri"))) == colours["Italy"]
+
+
+def test_reading_orders(classic: Variant) -> None:
+    geo = classic.geo
+
+    def read(text: str | None, outcome: str = "succeeds") -> tuple[Any, ...] | None:
+        o = read_order(geo, "France", text, outcome)
+        return None if o is None else (o.kind, *(geo.loc_names[i] if i >= 0 else None
+                                                 for i in (o.loc, o.target, o.dest)), o.succeeded)
+
+    assert read("A par - bur") == ("move", "par", None, "bur", True)
+    assert read("A lon - nwy via convoy", "no_convoy") == ("move", "lon", None, "nwy", False)
+    assert read("F mao - spa/nc", "bounced") == ("move", "mao", None, "spa/nc", False)
+    assert read("F nth C A lon - nwy") == ("convoy", "nth", "lon", "nwy", True)
+    assert read("A mun S A ber - kie", "cut") == ("support", "mun", "ber", "kie", False)
+    assert read("A mun S A ber") == ("support", "mun", "ber", None, True)
+    assert read("mun S ber") == ("support", "mun", "ber", None, True)
+    assert read("F tri R alb") == ("retreat", "tri", None, "alb", True)
+    assert read("A par H", "dislodged") == ("hold", "par", None, None, False)
+    assert read("build A par") == ("build", "par", None, None, True)
+    assert read("build F stp/nc", "void") == ("build", "stp/nc", None, None, False)
+    assert read("F lyo disband", "disbanded") == ("disband", "lyo", None, None, True)
+    for nothing in (None, "", "waive", "A xyz - bur", "A par - xyz", "F nth C A lon", "A par jumps"):
+        assert read(nothing) is None, nothing
+
+
+def test_unknown_powers_and_odd_results_do_not_break_the_picture(classic: Variant) -> None:
+    position = position_from_json(classic, {})
+    results = [{"power": "Atlantis", "order": "A par - bur", "outcome": "succeeds"}, {"power": "France"},
+               {"power": "France", "order": None, "outcome": "void", "input": "garble"}]
+    _open(render_map(classic, position, results))
+
+
+def _tower() -> Variant:
+    """A made-up map, tall and narrow: three provinces in a column and a sea beside them."""
+    return variant_from_data({
+        "name": "Tower", "powers": ["Up", "Down"], "start": {"year": 2000, "season": "spring"},
+        "victory": {"solo": 2},
+        "provinces": {"top": {"name": "Top", "kind": "land", "centre": True, "home": "Up", "at": [60, 0]},
+                      "mid": {"name": "Middle", "kind": "coast", "at": [30, 0.5]},
+                      "bot": {"name": "Bottom", "kind": "land", "centre": True, "home": "Down", "at": [0, 0]},
+                      "sea": {"name": "Sea", "kind": "sea", "at": [30, 2]}},
+        "army": {"top": ["mid"], "mid": ["top", "bot"], "bot": ["mid"]},
+        "fleet": {"mid": ["sea"], "sea": ["mid"]},
+        "units": {"Up": ["A top"], "Down": ["A bot"]}}, "tower")
+
+
+def test_a_tall_map_is_drawn_narrower() -> None:
+    tower = _tower()
+    drawing = draw_map(tower, position_from_json(tower, {}), [{"power": "Up", "order": "A top - mid",
+                                                               "outcome": "succeeds"}])
+    layout = drawing.layout
+    assert layout.height <= 1800 and drawing.image.size[0] == 1400
+    (tx, ty), (mx, my), (bx, by), (sx, sy) = (layout.location_point(i) for i in range(4))
+    assert ty < my < by and tx == bx < mx < sx and 300 < tx and sx < 1100  # centred, north up, east right
+    assert drawing.image.getpixel(layout.centre_marker(0)) == power_colours(tower)["Up"]
+
+
+def test_without_freetype_the_bitmap_font_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    import judge.mapdraw as mapdraw
+
+    bitmap = ImageFont.load_default_imagefont()
+    monkeypatch.setattr(mapdraw, "_font", lambda size: bitmap)
+    mapdraw._glyph.cache_clear()
+    mapdraw._missing_glyph.cache_clear()
+    try:
+        tower = _tower()
+        image = _open(render_map(tower, position_from_json(tower, {}), title="tower", language="de"))
+        assert image.size[0] == 1400
+    finally:
+        mapdraw._glyph.cache_clear()
+        mapdraw._missing_glyph.cache_clear()
+
+
+def test_can_draw() -> None:
+    assert can_draw("A par - bur 1901") and not can_draw("\ue000")
+
+
+def test_cold_war_spans_the_world() -> None:
+    coldwar = load_variant("coldwar")
+    drawing = draw_map(coldwar, position_from_json(coldwar, {}), title="cw — Spring 1960 movement")
+    image = _open(drawing.png())
+    layout, geo = drawing.layout, coldwar.geo
+    assert image.size[0] == 1400 and layout.height < 800
+    # the seam runs through the Pacific: Alaska at the left edge, the Bering Sea at the right
+    assert layout.location_point(geo.loc("ala"))[0] < 100 < 1300 < layout.location_point(geo.loc("ber"))[0]
+    assert [e.power for e in drawing.legend] == ["USSR", "NATO", None]
+    assert image.getpixel(layout.centre_marker(geo.loc("mos"))) == power_colours(coldwar)["USSR"]
+    assert image.getpixel(layout.centre_marker(geo.loc("nyk"))) == power_colours(coldwar)["NATO"]
+
+
+def test_legend_languages(classic: Variant) -> None:
+    assert legend_words("en")["support"] == "support"
+    german = legend_words("de")
+    assert german["centres"] == "Versorgungszentren" and german["convoy"] == "Konvoi"
+    assert german["support"] in ("Unterstützung", "Unterstuetzung")  # spelled out when the font lacks "ü"
+    russian = legend_words("ru")
+    if can_draw("Центры снабжения"):
+        assert russian["centres"] == "Центры снабжения"
+    else:  # Pillow's bundled font has no Cyrillic letters: the legend falls back to English
+        assert russian == legend_words("en")
+    assert legend_words("fr") == legend_words("en")
+    position = position_from_json(classic, {})
+    pictures = {lang: render_map(classic, position, language=lang) for lang in ("en", "de", "ru")}
+    assert pictures["en"] != pictures["de"]
+    _open(pictures["ru"])
+
+
+# --- judge map -----------------------------------------------------------------------------------------------------
+
+def _judge_map(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="judge")
+    add_map_command(parser.add_subparsers())
+    args = parser.parse_args(["map", *argv])
+    return int(args.func(args))
+
+
+def test_judge_map_variant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "classic.png"
+    assert _judge_map("--variant", "classic", "-o", str(out)) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    classic = load_variant("classic")
+    assert out.read_bytes() == render_map(classic, position_from_json(classic, {}),
+                                          title="Classic — Spring 1901 movement")
+    assert _judge_map("--variant", "nowhere", "-o", str(out)) == 1
+    assert "unknown variant 'nowhere'" in capsys.readouterr().err
+    assert _judge_map("-o", str(out)) == 2
+    assert _judge_map("g", "--variant", "classic") == 2
+    assert "give a GAME, or --variant NAME (not both)" in capsys.readouterr().err
+
+
+def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge.game import records, service
+    from judge.game.settings import GameSettings
+    from judge.store import open_db
+
+    path = tmp_path / "judge.db"
+    db = open_db(path)
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+    with db.atomic():
+        game = service.create_game(db, "cw", "coldwar", GameSettings(), now)
+        service.join_game(db, "cw", "ussr@p.test", "pw-ussr", now, power="USSR")
+        service.join_game(db, "cw", "nato@p.test", "pw-nato", now, power="NATO")
+    monkeypatch.setenv("JUDGE_DB", str(path))
+    assert _judge_map("cw", "-o", str(tmp_path / "x.png")) == 1
+    assert "has not started" in capsys.readouterr().err
+    with db.atomic():
+        service.start_game(db, "cw", now, random.Random(1))
+        records.set_orders(db, game.id, "S1960M", "USSR", ["A mos - ukr", "F len/sc - bal"], now)
+        records.set_orders(db, game.id, "S1960M", "NATO", ["A par - wge", "F lon - nts"], now)
+        service.process_game(db, "cw", now)
+
+    monkeypatch.chdir(tmp_path)
+    assert _judge_map("cw") == 0  # the current position, named after the game and phase
+    current = (tmp_path / "cw-F1960M.png").read_bytes()
+    coldwar = load_variant("coldwar")
+    position = records.load_game(db, "cw").position
+    assert current == render_map(coldwar, position, title="cw — Fall 1960 movement")
+
+    assert _judge_map("cw", "s1960m", "-o", "spring.png", "--db", str(path), "--language", "de") == 0
+    row = next(iter(db.query("select board_before, results from phases where phase = 'S1960M'")))
+    before = position_from_json(coldwar, json.loads(row["board_before"]))
+    assert {r["order"] for r in json.loads(row["results"])} >= {"A mos - ukr", "F len/sc - bal", "A par - wge",
+                                                                 "F lon - nts", "A nyk H"}
+    assert (tmp_path / "spring.png").read_bytes() == render_map(
+        coldwar, before, json.loads(row["results"]), title="cw — Spring 1960 movement", language="de")
+    assert (tmp_path / "spring.png").read_bytes() != render_map(coldwar, before, title="cw — Spring 1960 movement",
+                                                                language="de")
+    capsys.readouterr()
+
+    assert _judge_map("cw", "F1961M") == 1
+    assert "cw has no played phase F1961M; played: S1960M" in capsys.readouterr().err
+    assert _judge_map("cw", "X1") == 1
+    assert "is not like S1901M" in capsys.readouterr().err
+    assert _judge_map("nope") == 1
+    assert "there is no game called 'nope'" in capsys.readouterr().err
+    assert _judge_map("cw", "--db", str(tmp_path / "missing.db")) == 1
+    assert "there is no database at" in capsys.readouterr().err
+    assert not (tmp_path / "missing.db").exists()

@@ -1,0 +1,176 @@
+"""Reports: every mail kind renders from templates in every language; HTML is escaped; the English results match a
+golden file; results carry the tally (with changes) and the map; reminders; the MIME structure of what is sent."""
+
+from __future__ import annotations
+
+import re
+from email import message_from_bytes, policy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gamekit import Table
+
+from judge.game import notify, records
+from judge.mail.smtp_out import build_message
+from judge.render import LANGUAGES, render_mail, template_names
+
+POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def addr(power: str) -> str:
+    return f"{power.lower()}@p.test"
+
+
+def sign(power: str, *lines: str) -> str:
+    return "\n".join([f"SIGNON {power} g pw-{power}", *lines])
+
+
+@pytest.fixture
+def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list[tuple[str, dict[str, Any]]]]:
+    """A short real game that sends every kind of mail; returns the table and each (template, context) used."""
+    seen: list[tuple[str, dict[str, Any]]] = []
+    real = notify.render_mail
+
+    def recording(name: str, language: str, **context: Any) -> Any:
+        seen.append((name, context))
+        return real(name, language, **context)
+
+    monkeypatch.setattr(notify, "render_mail", recording)
+    t = Table(tmp_path / "judge.db")
+    t.cli("game", "create", "g", "--deadline", "48h", "--grace", "6h", "--master", "gm@p.test")
+    for power in POWERS:
+        t.cli("game", "join", "g", "--power", power, "--email", addr(power), "--password", f"pw-{power}")
+    t.cli("game", "start", "g")
+    t.reply(addr("France"), sign("France", "A par - bur", "A mar S A par - bur", "PRESS TO England",
+                                 "<b>Hi</b> & welcome", "ENDPRESS", "DRAW PROPOSE"))
+    t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP"))
+    t.reply("eve@evil.test", "SIGNON Germany g wrong")
+    t.reply(addr("Italy"), sign("Italy", "RESIGN"))
+    t.later(hours=40)
+    t.cli("game", "tick")  # the reminder
+    t.later(hours=8, seconds=1)
+    t.cli("game", "tick")  # the deadline passes: late notices, grace
+    t.cli("game", "pause", "g")
+    t.cli("game", "resume", "g")
+    t.cli("game", "process", "g")  # Spring results
+    t.reply(addr("France"), sign("France", "A bur - bel"))
+    t.reply(addr("Germany"), sign("Germany", "A mun - bur", "A ber - mun", "A bur S A mun"))
+    t.cli("game", "process", "g")  # Fall: France takes Belgium
+    t.cli("game", "process", "g")  # Winter: France's build waived
+    for power in POWERS:
+        if power != "Italy":
+            t.reply(addr(power), sign(power, "DRAW ACCEPT" if power != "Austria" else "DRAW PROPOSE"))
+    return t, seen
+
+
+def test_every_mail_kind_is_sent_in_a_real_game(played: tuple[Table, list]) -> None:
+    _, seen = played
+    assert {name for name, _ in seen} >= set(template_names()) - {"help", "eliminated"}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_template_renders_in_every_language(played: tuple[Table, list], language: str) -> None:
+    _, seen = played
+    contexts = {}
+    for name, context in seen:
+        contexts.setdefault(name, context)
+    contexts.setdefault("help", {})
+    contexts.setdefault("eliminated", dict(contexts["resigned"]))
+    assert set(contexts) == set(template_names())
+    for name, context in contexts.items():
+        mail = render_mail(name, language, **context)
+        assert mail.subject and mail.text.strip(), name
+        for line in mail.text.splitlines():
+            assert len(line) <= 110, (name, line)  # readable in a plain-text reader (order lists may be long)
+        if language == "ru":
+            assert re.search("[а-яА-Я]", mail.subject + mail.text), f"{name} is not translated to Russian"
+        if language == "de" and name != "help":
+            english = render_mail(name, "en", **context)
+            assert mail.text != english.text, f"{name} is not translated to German"
+        if name != "help":
+            assert mail.html is not None and "<html" in mail.html, name
+
+
+def test_html_is_escaped_and_text_is_verbatim(played: tuple[Table, list]) -> None:
+    t, _ = played
+    press = next(m for m in t.outbox() if "press from" in m["subject"])
+    assert "<b>Hi</b> & welcome" in press["body"]
+    assert "&lt;b&gt;Hi&lt;/b&gt; &amp; welcome" in press["html"] and "<b>Hi</b>" not in press["html"]
+
+
+def test_results_carry_the_tally_with_changes(played: tuple[Table, list]) -> None:
+    t, _ = played
+    fall = next(m for m in t.outbox() if "results of Fall 1901 movement" in m["subject"]
+                and m["to_addr"] == addr("Germany"))
+    assert "France      4 centres (+1),  3 units, builds 1" in fall["body"]
+    assert "Germany     3 centres,  3 units" in fall["body"]
+    assert "Change" in fall["html"] and "+1" in fall["html"]
+
+
+def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.cli("game", "create", "golden", "--deadline", "48h")
+    for power in POWERS:
+        t.cli("game", "join", "golden", "--power", power, "--email", addr(power), "--password", f"pw-{power}")
+    t.cli("game", "start", "golden")
+    for power, orders in {"France": ["A par - bur", "A mar - spa", "F bre - mao"],
+                          "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
+                          "England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
+                          "Russia": ["A war - gal", "F sev - bla", "A mos - ukr", "F stp/sc - bot"],
+                          "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
+                          "Turkey": ["F ank - bla", "A con - bul", "A smy - arm"]}.items():
+        t.reply(addr(power), "\n".join([f"SIGNON {power} golden pw-{power}", *orders]))
+    t.cli("game", "process", "golden")
+    mail = next(m for m in t.outbox() if m["to_addr"] == addr("England") and "results of" in m["subject"])
+    golden = GOLDEN / "results_en.txt"
+    text = f"Subject: {mail['subject']}\n\n{mail['body']}"
+    assert text == golden.read_text()  # after a deliberate change: review the new text, then update the file
+
+
+def test_reminder_once_before_the_deadline(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.cli("game", "create", "g", "--deadline", "48h")
+    for power in POWERS:
+        t.cli("game", "join", "g", "--power", power, "--email", addr(power), "--password", f"pw-{power}")
+    t.cli("game", "start", "g")
+    t.reply(addr("France"), sign("France", "A par H"))
+    t.later(hours=30)
+    t.cli("game", "tick")
+    assert not [m for m in t.outbox() if "due soon" in m["subject"]]
+    t.later(hours=7)
+    t.cli("game", "tick")
+    t.later(hours=1)
+    t.cli("game", "tick")
+    reminded = sorted(m["to_addr"] for m in t.outbox() if "due soon" in m["subject"])
+    assert reminded == sorted(addr(p) for p in POWERS if p != "France")
+
+
+def test_sent_mail_is_multipart_with_the_map_inline_and_attached() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"0" * 100
+    row = {"id": 7, "to_addr": "x@p.test", "subject": "Diplomacy game g: results", "body": "plain text",
+           "html": "<html><body><img src=\"cid:map@judge\"></body></html>", "image": png, "in_reply_to": "",
+           "message_id": None}
+    from datetime import datetime, timezone
+
+    msg = build_message(row, "judge@judge.test", "g", datetime(2026, 12, 1, tzinfo=timezone.utc))
+    parsed = message_from_bytes(bytes(msg), policy=policy.default)
+    assert parsed.get_content_type() == "multipart/mixed"
+    alternative, attachment = parsed.get_payload()
+    assert alternative.get_content_type() == "multipart/alternative"
+    plain, related = alternative.get_payload()
+    assert plain.get_content() == "plain text\n"
+    html, inline = related.get_payload()
+    assert html.get_content_type() == "text/html" and inline["Content-ID"] == "<map@judge>"
+    assert attachment.get_filename() == "map.png" and attachment.get_content() == png
+    assert parsed["Auto-Submitted"] == "auto-replied" and parsed["List-Id"].endswith("<g.judge.test>")
+
+
+def test_language_choice_and_judge_default(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    with t.db.atomic():
+        records.set_default_language(t.db, "de")
+    assert records.user_settings(t.db, "new@p.test")["language"] == "de"
+    t.reply("ru@p.test", "SET LANGUAGE ru")
+    assert records.user_settings(t.db, "ru@p.test")["language"] == "ru"
