@@ -107,6 +107,7 @@ def test_results_carry_the_tally_with_changes(played: tuple[Table, list]) -> Non
     assert "France      4 centres (+1),  3 units, builds 1" in fall["body"]
     assert "Germany     3 centres,  3 units" in fall["body"]
     assert "Change" in fall["html"] and "+1" in fall["html"]
+    assert fall["image"][:8] == b"\x89PNG\r\n\x1a\n" and 'src="cid:map@judge"' in fall["html"]  # the map
 
 
 def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
