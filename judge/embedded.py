@@ -38,7 +38,42 @@ def wait_port(port: int, proc: subprocess.Popen[bytes] | None = None, timeout: f
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
 
 
-class EmbeddedImap:
+class ImapAccounts:
+    """What the demo and the tests do as mail users of an IMAP server on loopback (``port``, ``password``)."""
+
+    port: int
+    password: str
+
+    def client(self, user: str) -> IMAPClient:
+        client = IMAPClient("127.0.0.1", self.port, ssl=False, timeout=30)
+        client.login(user, self.password)
+        return client
+
+    def append(self, user: str, raw: bytes, folder: str = "INBOX") -> None:
+        client = self.client(user)
+        try:
+            client.append(folder, raw)
+        finally:
+            client.logout()
+
+    def messages(self, user: str, folders: tuple[str, ...] = ("INBOX",)) -> list[bytes]:
+        """Every message in the user's folders, oldest first, left unread."""
+        client = self.client(user)
+        out = []
+        try:
+            for folder in folders:
+                if not client.folder_exists(folder):
+                    continue
+                client.select_folder(folder, readonly=True)
+                uids = client.search(["ALL"])
+                for uid, data in sorted(client.fetch(uids, ["BODY.PEEK[]"]).items()):
+                    out.append(data[b"BODY[]"])
+        finally:
+            client.logout()
+        return out
+
+
+class EmbeddedImap(ImapAccounts):
     """pymap's maildir backend as a child process; one mailbox per user, all with ``password``."""
 
     def __init__(self, root: Path, users: list[str], password: str) -> None:
@@ -72,35 +107,6 @@ class EmbeddedImap:
                 self.proc.kill()
                 self.proc.wait(10)
         self.proc = None
-
-    def client(self, user: str) -> IMAPClient:
-        client = IMAPClient("127.0.0.1", self.port, ssl=False, timeout=30)
-        client.login(user, self.password)
-        return client
-
-    def append(self, user: str, raw: bytes, folder: str = "INBOX") -> None:
-        client = self.client(user)
-        try:
-            client.append(folder, raw)
-        finally:
-            client.logout()
-
-    def messages(self, user: str, folders: tuple[str, ...] = ("INBOX",)) -> list[bytes]:
-        """Every message in the user's folders, oldest first, left unread."""
-        client = self.client(user)
-        out = []
-        try:
-            for folder in folders:
-                if not client.folder_exists(folder):
-                    continue
-                client.select_folder(folder, readonly=True)
-                uids = client.search(["ALL"])
-                for uid, data in sorted(client.fetch(uids, ["BODY.PEEK[]"]).items()):
-                    out.append(data[b"BODY[]"])
-        finally:
-            client.logout()
-        return out
-
 
 class _Deliver:
     """aiosmtpd handler: mail to a known user is appended to that user's INBOX; anything else is refused."""

@@ -14,6 +14,7 @@ from judge.mail.handler import handle_raw
 from judge.store import open_db
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 _ids = itertools.count(1)
 
 
@@ -55,6 +56,15 @@ class Table:
         capsys.readouterr()
         assert self.cli("game", "show", name, "--json") == 0
         return json.loads(capsys.readouterr().out)
+
+    def seven(self, name: str, *options: str, email: Any = None) -> None:
+        """Create a classic game with ``options``, seat the seven powers (``power@p.test``, ``pw-Power``), start it."""
+        assert self.cli("game", "create", name, *options) == 0
+        for power in POWERS:
+            address = email(power) if email else f"{power.lower()}@p.test"
+            assert self.cli("game", "join", name, "--power", power, "--email", address, "--password",
+                            f"pw-{power}") == 0
+        assert self.cli("game", "start", name) == 0
 
     def outbox(self) -> list[dict[str, Any]]:
         return list(self.db.query("select * from outbox order by id"))

@@ -17,13 +17,13 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from imapclient import IMAPClient
 
-from judge.embedded import EmbeddedImap, free_port, wait_port
+from judge.embedded import EmbeddedImap, ImapAccounts, free_port, wait_port
 
 USERS = ["judge"]
 PASSWORD = "s3cret-imap"
 
 
-class Dovecot:
+class Dovecot(ImapAccounts):
     """A throwaway Dovecot instance (Debian's dovecot-imapd) with its config in a temp dir."""
 
     def __init__(self, root: Path, users: list[str], password: str) -> None:
@@ -119,18 +119,6 @@ service stats {{
         self.proc = None
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def client(self, user: str) -> IMAPClient:
-        client = IMAPClient("127.0.0.1", self.port, ssl=False, timeout=30)
-        client.login(user, self.password)
-        return client
-
-    def append(self, user: str, raw: bytes, folder: str = "INBOX") -> None:
-        client = self.client(user)
-        try:
-            client.append(folder, raw)
-        finally:
-            client.logout()
-
 
 def start_imap(kind: str, root: Path) -> Any:
     if kind == "pymap":
@@ -178,3 +166,25 @@ class SmtpSink:
 
     def to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.sink.messages if m["To"] == address]
+
+
+def write_config(path: Path, imap: Any, smtp: Any, db: Path | str, *, password: str = PASSWORD,
+                 imap_extra: str = "") -> Path:
+    """A judge.toml for these servers on loopback."""
+    path.write_text(f"""
+[judge]
+address = "judge@judge.test"
+db = "{db}"
+[imap]
+host = "127.0.0.1"
+port = {imap.port}
+security = "none"
+username = "judge"
+password = "{password}"
+{imap_extra}
+[smtp]
+host = "127.0.0.1"
+port = {smtp.port}
+security = "none"
+""")
+    return path

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from gamekit import raw_mail
-from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap
+from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap, write_config
 
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.daemon import serve
@@ -169,23 +169,7 @@ def test_crash_between_fetch_and_commit_and_between_commit_and_move(tmp_path: Pa
 def test_sigkilled_daemon_loses_and_doubles_nothing(tmp_path: Path, imap: Any, smtp: Any) -> None:
     cfg, clock = make_config(tmp_path, imap, smtp), Clock()
     new_game(cfg, clock)
-    config_file = tmp_path / "judge.toml"
-    config_file.write_text(f"""
-[judge]
-address = "{cfg.address}"
-db = "{cfg.db}"
-[imap]
-host = "127.0.0.1"
-port = {imap.port}
-security = "none"
-username = "judge"
-password = "{PASSWORD}"
-poll_seconds = 1
-[smtp]
-host = "127.0.0.1"
-port = {smtp.port}
-security = "none"
-""")
+    config_file = write_config(tmp_path / "judge.toml", imap, smtp, cfg.db, imap_extra="poll_seconds = 1")
     n = 24
     for i in range(n):
         imap.append("judge", raw_mail(addr("France"), f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",

@@ -39,10 +39,7 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
 
     monkeypatch.setattr(notify, "render_mail", recording)
     t = Table(tmp_path / "judge.db")
-    t.cli("game", "create", "g", "--deadline", "48h", "--grace", "6h", "--master", "gm@p.test")
-    for power in POWERS:
-        t.cli("game", "join", "g", "--power", power, "--email", addr(power), "--password", f"pw-{power}")
-    t.cli("game", "start", "g")
+    t.seven("g", "--deadline", "48h", "--grace", "6h", "--master", "gm@p.test")
     t.reply(addr("France"), sign("France", "A par - bur", "A mar S A par - bur", "PRESS TO England",
                                  "<b>Hi</b> & welcome", "ENDPRESS", "DRAW PROPOSE"))
     t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP"))
@@ -112,10 +109,7 @@ def test_results_carry_the_tally_with_changes(played: tuple[Table, list]) -> Non
 
 def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.cli("game", "create", "golden", "--deadline", "48h")
-    for power in POWERS:
-        t.cli("game", "join", "golden", "--power", power, "--email", addr(power), "--password", f"pw-{power}")
-    t.cli("game", "start", "golden")
+    t.seven("golden", "--deadline", "48h")
     for power, orders in {"France": ["A par - bur", "A mar - spa", "F bre - mao"],
                           "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
                           "England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
@@ -132,10 +126,7 @@ def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
 
 def test_reminder_once_before_the_deadline(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.cli("game", "create", "g", "--deadline", "48h")
-    for power in POWERS:
-        t.cli("game", "join", "g", "--power", power, "--email", addr(power), "--password", f"pw-{power}")
-    t.cli("game", "start", "g")
+    t.seven("g", "--deadline", "48h")
     t.reply(addr("France"), sign("France", "A par H"))
     t.later(hours=30)
     t.cli("game", "tick")

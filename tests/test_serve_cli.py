@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mailservers import PASSWORD, SmtpSink, start_imap
+from mailservers import PASSWORD, SmtpSink, start_imap, write_config
 
 from judge.cli import main
 from judge.config import ConfigError, config_from_data, load_config
@@ -40,22 +40,7 @@ def test_check_config_tries_both_servers(tmp_path: Path, capsys) -> None:
     imap = start_imap("pymap", tmp_path / "imap")
     smtp = SmtpSink().start()
     try:
-        path = tmp_path / "judge.toml"
-        path.write_text(f"""
-[judge]
-address = "judge@judge.test"
-db = "{tmp_path / 'judge.db'}"
-[imap]
-host = "127.0.0.1"
-port = {imap.port}
-security = "none"
-username = "judge"
-password = "wrong"
-[smtp]
-host = "127.0.0.1"
-port = {smtp.port}
-security = "none"
-""")
+        path = write_config(tmp_path / "judge.toml", imap, smtp, tmp_path / "judge.db", password="wrong")
         assert main(["check-config", "--config", str(path)]) == 1
         out = capsys.readouterr().out
         assert "imap 127.0.0.1" in out and "FAILED" in out and f"smtp 127.0.0.1:{smtp.port}: ok" in out
@@ -87,23 +72,8 @@ def test_sigterm_stops_the_daemon_while_it_waits(tmp_path: Path) -> None:
     imap = start_imap("pymap", tmp_path / "imap")
     smtp = SmtpSink().start()
     try:
-        path = tmp_path / "judge.toml"
-        path.write_text(f"""
-[judge]
-address = "judge@judge.test"
-db = "{tmp_path / 'judge.db'}"
-[imap]
-host = "127.0.0.1"
-port = {imap.port}
-security = "none"
-username = "judge"
-password = "{PASSWORD}"
-poll_seconds = 600
-[smtp]
-host = "127.0.0.1"
-port = {smtp.port}
-security = "none"
-""")
+        path = write_config(tmp_path / "judge.toml", imap, smtp, tmp_path / "judge.db",
+                            imap_extra="poll_seconds = 600")
         proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(path)], cwd=ROOT,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
