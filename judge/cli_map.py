@@ -70,7 +70,7 @@ def run_map(args: argparse.Namespace) -> int:
 
 def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
     from judge.catalog import load_variant
-    from judge.mapdraw import render_map
+    from judge.maps import render_map
     from judge.position_json import position_from_json
 
     try:
@@ -84,7 +84,7 @@ def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
 
 def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
     from judge.game.records import load_game
-    from judge.mapdraw import render_map
+    from judge.maps import render_map
     from judge.position_json import position_from_json
     from judge.rules.phase import Phase
     from judge.store import open_db

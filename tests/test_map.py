@@ -1,4 +1,4 @@
-"""The map picture: coordinates in the variant files, the drawing (judge.mapdraw) and `judge map` (judge.cli_map)."""
+"""The map picture: coordinates in the variant files, the drawing (judge.maps) and `judge map` (judge.cli_map)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from PIL import Image, ImageFont
 
 from judge.catalog import load_variant
 from judge.cli_map import add_map_command
-from judge.mapdraw import (CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError, can_draw, draw_map, legend_words,
-                           map_layout, power_colours, read_order, render_map)
+from judge.maps import (CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError, can_draw, draw_map, legend_words,
+                         map_layout, power_colours, read_order, render_map)
 from judge.position_json import position_from_json
 from judge.resources import data_dir
 from judge.rules.orders import order_text
@@ -323,7 +323,7 @@ def test_a_tall_map_is_drawn_narrower() -> None:
 
 
 def test_without_freetype_the_bitmap_font_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    import judge.mapdraw as mapdraw
+    import judge.maps.fonts as mapdraw
 
     bitmap = ImageFont.load_default_imagefont()
     monkeypatch.setattr(mapdraw, "_font", lambda size: bitmap)

@@ -71,7 +71,7 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
 def map_picture(game: Game, pos: Position, lines: list[dict[str, Any]], language: str) -> bytes | None:
     """The PNG of the board before the phase with its orders drawn, or None when the variant cannot be drawn."""
     try:
-        from judge.mapdraw import render_map
+        from judge.maps import render_map
     except ImportError:  # pragma: no cover - only while the map module is absent
         return None
     try:

@@ -1,0 +1,164 @@
+"""Where things go: provinces projected from their coordinates, labels placed apart."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+from judge.rules.geography import Geography
+from judge.rules.variant import Variant
+from judge.maps.style import (ARMY, CENTRE, CENTRE_AT, COAST_LABEL_SIZE, DISC, DISLODGED_AT, LABEL_SIZE, MARGIN, MAX_MAP_HEIGHT, MapError,
+    Point, SCALE, WIDTH)
+from judge.maps.fonts import _drawing_font
+
+# --- where things go -----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MapLayout:
+    """Where a variant's provinces are drawn: the projection and the pixel of every location and label.
+
+    Pixels are those of the final picture, (0, 0) top left. The map takes the top ``height`` rows; the legend is
+    below it. Longitudes run from ``left_lon`` eastwards round the globe, so a map that spans the world (Cold War)
+    has its seam where the provinces leave the widest gap, and lines across the seam leave one side and come back
+    on the other.
+    """
+
+    width: int
+    height: int
+    left_x: float  # the pixel column of left_lon (the margin, more when a tall map is drawn narrower)
+    left_lon: float
+    top_lat: float
+    px_per_lon: float
+    px_per_lat: float
+    points: tuple[tuple[int, int], ...]  # location id -> pixel
+    labels: tuple[tuple[int, int], ...]  # location id -> top left of its label
+
+    @property
+    def world_width(self) -> float:
+        """Pixels for 360 degrees of longitude."""
+        return 360.0 * self.px_per_lon
+
+    def project(self, lat: float, lon: float) -> tuple[float, float]:
+        return (self.left_x + ((lon - self.left_lon) % 360.0) * self.px_per_lon,
+                MARGIN + (self.top_lat - lat) * self.px_per_lat)
+
+    def location_point(self, loc: int) -> tuple[int, int]:
+        """The pixel where a unit at this location (province or coast id) is drawn."""
+        return self.points[loc]
+
+    def centre_marker(self, province: int) -> tuple[int, int]:
+        """The middle pixel of a supply centre's marker (filled in the owner's colour)."""
+        x, y = self.points[province]
+        return (x + CENTRE_AT[0], y + CENTRE_AT[1])
+
+    def dislodged_point(self, loc: int) -> tuple[int, int]:
+        x, y = self.points[loc]
+        return (x + DISLODGED_AT[0], y + DISLODGED_AT[1])
+
+
+def map_layout(variant: Variant) -> MapLayout:
+    """Project the variant's coordinates to pixels and place the labels; MapError when it has no coordinates."""
+    geo = variant.geo
+    missing = [p.abbr for p in geo.provinces if p.at is None]
+    if missing:
+        shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+        raise MapError(f"cannot draw a map of {variant.name}: its variant file gives no coordinates (at = [lat, lon]) "
+                       f"for {shown}")
+    places = _geo_points(geo)
+    lats = [lat for lat, _ in places]
+    lons = sorted({lon % 360.0 for _, lon in places})
+    gaps = [((lons[(i + 1) % len(lons)] - lons[i]) % 360.0 or 360.0, i) for i in range(len(lons))]
+    widest, at = max(gaps, key=lambda g: (g[0], -g[1]))
+    left = lons[(at + 1) % len(lons)]
+    left = left - 360.0 if left > 180.0 else left
+    span = max(360.0 - widest, 1.0)
+    top, bottom = max(lats), min(lats)
+    squeeze = max(math.cos(math.radians((top + bottom) / 2)), 0.1)
+    per_lat = (WIDTH - 2 * MARGIN) / (span * squeeze)
+    if (top - bottom) * per_lat > MAX_MAP_HEIGHT - 2 * MARGIN:
+        per_lat = (MAX_MAP_HEIGHT - 2 * MARGIN) / (top - bottom)
+    per_lon = per_lat * squeeze
+    height = round(2 * MARGIN + (top - bottom) * per_lat)
+    left_x = (WIDTH - span * per_lon) / 2
+    partial = MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, (), ())
+    points = tuple((round(x), round(y)) for x, y in (partial.project(lat, lon) for lat, lon in places))
+    with_points = MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, points, ())
+    return MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, points, _place_labels(geo, with_points))
+
+
+def _geo_points(geo: Geography) -> list[Point]:
+    """(lat, lon) of every location; a coast without its own point sits just off its province's point."""
+    out: list[Point] = []
+    for loc, name in enumerate(geo.loc_names):
+        prov = geo.province_of(loc)
+        assert prov.at is not None
+        if loc == prov.id:
+            out.append(prov.at)
+            continue
+        coast = name.partition("/")[2]
+        if coast in prov.coast_at:
+            out.append(prov.coast_at[coast])
+        else:
+            dlat, dlon = {"nc": (0.6, 0.0), "sc": (-0.6, 0.0), "ec": (0.0, 0.8), "wc": (0.0, -0.8)}.get(coast, (0, 0))
+            out.append((prov.at[0] + dlat, prov.at[1] + dlon))
+    return out
+
+
+Box = tuple[float, float, float, float]
+
+
+def _overlap(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _text_size(text: str, size: int) -> tuple[float, float]:
+    font, enlarge = _drawing_font(size)
+    left, top, right, bottom = font.getbbox(text)
+    return ((right - left) * enlarge / SCALE, (bottom - top) * enlarge / SCALE)
+
+
+def _place_labels(geo: Geography, layout: MapLayout) -> tuple[tuple[int, int], ...]:
+    """Put each label beside its disc where it covers the fewest other discs, markers and labels."""
+    taken: list[Box] = []
+    for prov in geo.provinces:
+        x, y = layout.points[prov.id]
+        taken.append((x - DISC, y - DISC, x + DISC, y + DISC))
+        if prov.centre:
+            cx, cy = layout.centre_marker(prov.id)
+            taken.append((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE))
+    for loc in range(len(geo.provinces), len(geo.loc_names)):
+        x, y = layout.points[loc]
+        taken.append((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1))
+    labels: list[tuple[int, int]] = []
+    for loc, name in enumerate(geo.loc_names):
+        province = loc < len(geo.provinces)
+        text = name if province else name.partition("/")[2]
+        w, h = _text_size(text, LABEL_SIZE if province else COAST_LABEL_SIZE)
+        x, y = layout.points[loc]
+        r = DISC + 1 if province else ARMY + 1
+        candidates = [(x - w / 2, y - r - h - 2), (x - w / 2, y + r + 2), (x + r + 2, y - h / 2),
+                      (x - r - 2 - w, y - h / 2), (x + r - 2, y - r - h), (x - r + 2 - w, y - r - h),
+                      (x + r - 2, y + r), (x - r + 2 - w, y + r)]
+        if not province:
+            candidates = candidates[2:4] + candidates[:2] + candidates[4:]
+
+        reach = r + w + h + 4
+        near = [t for t in taken if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach]
+
+        def cost(c: tuple[float, float]) -> float:
+            box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
+            edge = max(0.0, 4 - box[0]) + max(0.0, box[2] - (layout.width - 4)) + max(0.0, 4 - box[1]) \
+                + max(0.0, box[3] - (layout.height - 4))
+            return sum(_overlap(box, t) for t in near) + 50 * edge
+
+        costs = [cost(c) for c in candidates]
+        best = min(range(len(candidates)), key=lambda i: (costs[i] > 0.5, costs[i], i))
+        bx, by = candidates[best]
+        labels.append((round(bx), round(by)))
+        taken.append((bx, by, bx + w, by + h))
+    return tuple(labels)
+
+

@@ -1,0 +1,83 @@
+"""Sizes, colours and legend words of the map picture."""
+
+from __future__ import annotations
+
+
+
+
+Point = tuple[float, float]
+RGB = tuple[int, int, int]
+
+WIDTH = 1400  # pixels across the whole picture
+MAX_MAP_HEIGHT = 1800  # a map taller than wide is drawn narrower rather than taller than this
+MARGIN = 44  # around the drawn provinces
+SCALE = 2  # drawn this many times larger, then reduced: smooth lines without an anti-aliasing drawer
+
+# Sizes in pixels of the final picture.
+DISC = 12  # radius of a province disc
+ARMY = 8.5  # radius of an army
+CENTRE = 5  # radius of a supply-centre marker
+CENTRE_AT = (-15, 8)  # the centre marker, relative to the province point
+DISLODGED_AT = (17, -9)  # a dislodged unit, relative to its location
+COAST_DOT = 3.5
+LABEL_SIZE = 11
+COAST_LABEL_SIZE = 9
+LEGEND_SIZE = 13
+TITLE_SIZE = 18
+LEGEND_ROW = 22
+LEGEND_COLUMNS = 4  # of powers, left of the line styles
+
+BACKGROUND: RGB = (246, 243, 236)
+SEA_FILL, SEA_LINE = (203, 225, 243), (140, 180, 214)
+LAND_FILL, LAND_LINE = (237, 224, 194), (184, 160, 118)
+ARMY_EDGE, FLEET_EDGE = (196, 164, 122), (136, 178, 218)
+LABEL_INK = (58, 54, 48)
+OUTLINE: RGB = (34, 34, 34)
+DISLODGED_LINE: RGB = (214, 0, 0)
+CONVOY_INK: RGB = (0, 122, 128)
+FAILED_MARK: RGB = (214, 0, 0)
+NEUTRAL: RGB = (255, 255, 255)
+UNKNOWN_POWER: RGB = (150, 150, 150)
+
+# One colour per power, by its place in the variant's list of powers: distinct from each other and from the
+# map's pale colours.
+PALETTE: tuple[RGB, ...] = (
+    (200, 30, 45),  # red
+    (45, 75, 200),  # royal blue
+    (40, 170, 225),  # sky blue
+    (110, 70, 40),  # brown
+    (40, 150, 60),  # green
+    (140, 70, 175),  # purple
+    (240, 195, 0),  # yellow
+    (245, 125, 20),  # orange
+    (230, 110, 190),  # pink
+    (120, 120, 120),  # grey
+    (160, 170, 30),  # olive
+    (20, 20, 20),  # black
+)
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {"centres": "Supply centres", "neutral": "neutral", "moved": "successful move", "failed": "failed move",
+           "support": "support", "convoy": "convoy", "hold": "hold", "build": "build", "disband": "disband",
+           "dislodged": "dislodged unit", "army": "army", "fleet": "fleet", "centre": "supply centre"},
+    "de": {"centres": "Versorgungszentren", "neutral": "neutral", "moved": "erfolgreicher Zug",
+           "failed": "gescheiterter Zug", "support": "Unterstützung", "convoy": "Konvoi", "hold": "Halten",
+           "build": "Aufbau", "disband": "Auflösung", "dislodged": "vertriebene Einheit", "army": "Armee",
+           "fleet": "Flotte", "centre": "Versorgungszentrum"},
+    "ru": {"centres": "Центры снабжения", "neutral": "нейтральные", "moved": "удачный ход",
+           "failed": "неудачный ход", "support": "поддержка", "convoy": "конвой", "hold": "стоять",
+           "build": "постройка", "disband": "роспуск", "dislodged": "выбитая часть", "army": "армия",
+           "fleet": "флот", "centre": "центр снабжения"},
+}
+
+# Spellings for letters the default font may lack; anything else it lacks becomes its plain letter or "?".
+_SPELLED = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "—": "-", "–": "-",
+            "×": "x", "«": '"', "»": '"', "„": '"', "“": '"', "”": '"'}
+
+SUCCESS = "succeeds"
+
+
+class MapError(ValueError):
+    """A map that cannot be drawn (a variant without coordinates); the message says why."""
+
+
