@@ -32,10 +32,6 @@ def send(db: Database, to: str, template: str, now: datetime, *, game: Game | No
                html=mail.html, image=image)
 
 
-def _send(db: Database, game: Game | None, to: str, template: str, now: datetime, **context: Any) -> None:
-    send(db, to, template, now, game=game, **context)
-
-
 def _everyone(game: Game, seats: list[Player]) -> list[str]:
     to = [p.email for p in seats]
     if game.settings.master and game.settings.master.lower() not in to:
@@ -45,13 +41,13 @@ def _everyone(game: Game, seats: list[Player]) -> list[str]:
 
 def game_started(db: Database, game: Game, seats: list[Player], now: datetime) -> None:
     for p in seats:
-        _send(db, game, p.email, "game_started", now, player=p,
+        send(db, p.email, "game_started", now, game=game, player=p,
               powers={s.power: s.email for s in seats if s.power})
 
 
 def announce(db: Database, game: Game, seats: list[Player], now: datetime, what: str) -> None:
     for to in _everyone(game, seats):
-        _send(db, game, to, "announcement", now, what=what)
+        send(db, to, "announcement", now, game=game, what=what)
 
 
 def tally(game: Game, pos: Position, before: Position | None = None) -> list[dict[str, Any]]:
@@ -105,7 +101,7 @@ def reminder(db: Database, game: Game, player: Player, now: datetime) -> None:
 
 
 def eliminated(db: Database, game: Game, player: Player, now: datetime) -> None:
-    _send(db, game, player.email, "eliminated", now, player=player)
+    send(db, player.email, "eliminated", now, game=game, player=player)
 
 
 def centre_history(db: Database, game: Game) -> list[dict[str, Any]]:
@@ -121,14 +117,14 @@ def centre_history(db: Database, game: Game) -> list[dict[str, Any]]:
 def game_over(db: Database, game: Game, seats: list[Player], now: datetime) -> None:
     history = centre_history(db, game)
     for to in _everyone(game, seats):
-        _send(db, game, to, "game_over", now, result=game.result, history=history,
+        send(db, to, "game_over", now, game=game, result=game.result, history=history,
               powers=list(game.variant.powers))
 
 
 def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None:
-    _send(db, game, player.email, "late_notice", now, player=player)
+    send(db, player.email, "late_notice", now, game=game, player=player)
 
 
 def draw_news(db: Database, game: Game, seats: list[Player], now: datetime, what: str) -> None:
     for p in seats:
-        _send(db, game, p.email, "draw", now, what=what)
+        send(db, p.email, "draw", now, game=game, what=what)

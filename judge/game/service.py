@@ -239,12 +239,6 @@ def owing_powers(game: Game) -> set[str]:
             if (d := adjustment_delta(game.variant, pos, p)) < 0 or (d > 0 and can_build_somewhere(game.variant, pos, p))}
 
 
-def waiting_for(game: Game, seats: list[Player]) -> list[Player]:
-    """Active players who owe orders and have not said READY."""
-    owing = owing_powers(game)
-    return [p for p in seats if p.active and p.power in owing and not p.ready]
-
-
 # --- adjudication --------------------------------------------------------------------------------------------------
 
 def process_game(db: Database, name: str, now: datetime, sender: str = "master") -> TurnResult:

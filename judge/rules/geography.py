@@ -28,10 +28,6 @@ class UnitKind(Enum):
     ARMY = "A"
     FLEET = "F"
 
-    @property
-    def noun(self) -> str:
-        return "army" if self is UnitKind.ARMY else "fleet"
-
 
 @dataclass(frozen=True, slots=True)
 class Province:
@@ -134,9 +130,6 @@ class Geography:
         if kind is UnitKind.ARMY:
             return province in self.army_adj[src]
         return province in self.fleet_reach[src]
-
-    def is_convoy_sea(self, province: int) -> bool:
-        return self.provinces[province].terrain is Terrain.SEA
 
     def sea_route(self, origin: int, dest: int, usable: Callable[[int], bool]) -> bool:
         """Whether a chain of usable sea provinces links the coast provinces ``origin`` and ``dest``."""
