@@ -78,7 +78,7 @@ def draw_map(variant: Variant, position: Position, results: Iterable[Mapping[str
     """The picture as a Pillow image together with its layout and legend (see ``render_map``)."""
     shown_words = legend_words(language)
     if words:
-        shown_words.update({k: str(v) for k, v in words.items() if k in shown_words or k == "title"})
+        shown_words.update({k: str(v) for k, v in words.items() if k in shown_words})
     geo = variant.geo
     orders = [o for o in (read_order(geo, str(r.get("power", "")), r.get("order"), r.get("outcome"))
                           for r in (results or ()) if isinstance(r, Mapping)) if o is not None]

@@ -45,6 +45,7 @@ ISLAND_JOIN = 0.45  # a seedless island this close to a province joins it ...
 ISLAND_SHARE = 1.5  # ... when it is smaller than this share of the province's area
 SHARED = 0.15  # a border at least this long (scaled degrees) counts as shared
 ROUND = 3  # decimals kept in the file
+ROUNDS = 3  # rounds of reaching towards a neighbour not yet touching
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +89,7 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
                ) -> tuple[dict[str, Any], str]:
     """The geometry file's content, and a report of how well it fits the game's adjacency."""
     import shapely
+    import shapely.prepared
     from shapely.geometry import MultiPoint, Point, Polygon, box
     from shapely.ops import nearest_points, unary_union
 
@@ -157,46 +159,95 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
             if a != b:
                 neighbours.add((min(a, b), max(a, b)))
 
+    world = 360.0 * squeeze  # a map round the world: the short way may cross the seam
+    width = (lon1 - lon0) * squeeze
+    prepared_medium = {k: shapely.prepared.prep(v) for k, v in medium.items()}
+
+    def way(src: tuple[float, float], dst: tuple[float, float]) -> tuple[float, float]:
+        dx = dst[0] - src[0]
+        if abs(dx) > world / 2:
+            dx -= math.copysign(world, dx)
+        return dx, dst[1] - src[1]
+
+    def on_frame(q: tuple[float, float]) -> tuple[float, float] | None:
+        x = q[0]
+        if x < 0 and x + world <= width:
+            x += world
+        elif x > width and x - world >= 0:
+            x -= world
+        return (x, q[1]) if 0 <= x <= width else None
+
+    def sow(seeds: dict[tuple[float, float], int], prov: int, start: tuple[float, float],
+            towards: tuple[float, float], steps: Iterable[float]) -> None:
+        """Seeds of ``prov`` on the way from ``start`` towards ``towards``, while on the province's side of the coast."""
+        dx, dy = way(start, towards)
+        for t in steps:
+            q = on_frame((start[0] + dx * t, start[1] + dy * t))
+            if q is None or not prepared_medium[sea[prov]].contains(Point(q)):
+                break  # the way has left the province's side of the coast (or the picture): no further
+            seeds.setdefault(_rounded(q), prov)
+
     seeds: dict[tuple[float, float], int] = {}
     for p in geo.provinces:
         seeds.setdefault(_rounded(anchors[p.id]), p.id)
     for a, b in sorted(neighbours):
-        for src, dst in ((a, b), (b, a)):
-            (x0, y0), (x1, y1) = anchors[src], anchors[dst]
-            own = medium[sea[src]]
-            for t in SEED_STEPS:
-                q = (x0 + (x1 - x0) * t, y0 + (y1 - y0) * t)
-                if not own.contains(Point(q)):
-                    break  # the way has left the province's side of the coast: no further
-                seeds.setdefault(_rounded(q), src)
+        sow(seeds, a, anchors[a], anchors[b], SEED_STEPS)
+        sow(seeds, b, anchors[b], anchors[a], SEED_STEPS)
 
     if reach is None:
-        gaps = sorted(math.dist(anchors[a], anchors[b]) for a, b in neighbours)
+        gaps = sorted(math.hypot(*way(anchors[a], anchors[b])) for a, b in neighbours)
         reach = gaps[len(gaps) // 2] * 1.1
-    cells: dict[int, list[Any]] = {p.id: [] for p in geo.provinces}
-    for is_sea, pieces in ((False, land_parts), (True, water_parts)):
-        mine = [(q, prov) for q, prov in seeds.items() if sea[prov] == is_sea]
-        for piece in pieces:
-            prepared = shapely.prepared.prep(piece) if hasattr(shapely, "prepared") else piece
-            inside = [(q, prov) for q, prov in mine if prepared.contains(Point(q))]
-            if not inside:
-                continue
-            if len(inside) == 1:
-                cells[inside[0][1]].append(piece)
-                continue
-            voronoi = shapely.voronoi_polygons(MultiPoint([q for q, _ in inside]), extend_to=frame, ordered=True)
-            for (q, prov), cell in zip(inside, voronoi.geoms):
-                part = cell.intersection(piece)
-                if not part.is_empty:
-                    cells[prov].append(part)
-    areas = {}
-    for prov, found in cells.items():
-        if found:  # a land province reaches no further than ``reach`` from its seeds (cut once, leaving no slivers)
-            area = unary_union(found)
-            if not sea[prov]:
-                area = area.intersection(unary_union([Point(q).buffer(reach, 24) for q, owner in seeds.items()
-                                                      if owner == prov]))
-            areas[prov] = area.buffer(0)
+
+    def share(areas: dict[int, Any], a: int, b: int) -> bool:
+        """Whether a and b share a border of at least SHARED (across the seam too)."""
+        from shapely.affinity import translate
+
+        other = areas[b].buffer(0.02)
+        for shift in (0.0, world, -world):
+            near = translate(other, shift) if shift else other
+            if areas[a].boundary.intersection(near).length >= SHARED:
+                return True
+        return False
+
+    def cut(seeds: dict[tuple[float, float], int]) -> dict[int, Any]:
+        cells: dict[int, list[Any]] = {p.id: [] for p in geo.provinces}
+        for is_sea, pieces in ((False, land_parts), (True, water_parts)):
+            mine = [(q, prov) for q, prov in seeds.items() if sea[prov] == is_sea]
+            for piece in pieces:
+                prepared = shapely.prepared.prep(piece)
+                inside = [(q, prov) for q, prov in mine if prepared.contains(Point(q))]
+                if not inside:
+                    continue
+                if len(inside) == 1:
+                    cells[inside[0][1]].append(piece)
+                    continue
+                voronoi = shapely.voronoi_polygons(MultiPoint([q for q, _ in inside]), extend_to=frame,
+                                                   ordered=True)
+                for (q, prov), cell in zip(inside, voronoi.geoms):
+                    part = cell.intersection(piece)
+                    if not part.is_empty:
+                        cells[prov].append(part)
+        areas = {}
+        for prov, found in cells.items():
+            if found:  # a land province reaches no further than ``reach`` from its seeds (cut once: no slivers)
+                area = unary_union(found)
+                if not sea[prov]:
+                    area = area.intersection(unary_union([Point(q).buffer(reach, 24) for q, owner in seeds.items()
+                                                          if owner == prov]))
+                areas[prov] = area.buffer(0)
+        return areas
+
+    areas = cut(seeds)
+    for _ in range(ROUNDS):  # neighbours kept apart by a third province: each reaches towards the other
+        apart = [(a, b) for a, b in sorted(neighbours) if a in areas and b in areas and not share(areas, a, b)]
+        if not apart:
+            break
+        for a, b in apart:
+            pa, pb = nearest_points(areas[a], areas[b])
+            middle = ((pa.x + pb.x) / 2, (pa.y + pb.y) / 2)
+            sow(seeds, a, (pa.x, pa.y), middle, (0.35, 0.7, 1.05))
+            sow(seeds, b, (pb.x, pb.y), middle, (0.35, 0.7, 1.05))
+        areas = cut(seeds)
     missing = [geo.provinces[p].abbr for p in range(len(geo.provinces)) if p not in areas]
     if missing:
         raise SystemExit(f"no area for {', '.join(missing)}: check their coordinates against the coastlines")
@@ -232,7 +283,7 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
                              "unit": [round(stand.y, 2), round(lon0 + stand.x / squeeze, 2)]}
     shared, apart = 0, []
     for a, b in sorted(neighbours):
-        if areas[a].boundary.intersection(areas[b].buffer(0.02)).length >= SHARED:
+        if share(areas, a, b):
             shared += 1
         else:
             apart.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
