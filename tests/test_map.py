@@ -331,6 +331,7 @@ def test_without_freetype_the_bitmap_font_is_used(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(mapdraw, "_font", lambda size: bitmap)
     mapdraw._glyph.cache_clear()
     mapdraw._missing_glyph.cache_clear()
+    mapdraw.drawable.cache_clear()
     try:
         tower = _tower()
         image = _open(render_map(tower, position_from_json(tower, {}), title="tower", language="de"))
@@ -338,6 +339,7 @@ def test_without_freetype_the_bitmap_font_is_used(monkeypatch: pytest.MonkeyPatc
     finally:
         mapdraw._glyph.cache_clear()
         mapdraw._missing_glyph.cache_clear()
+        mapdraw.drawable.cache_clear()
 
 
 def test_can_draw() -> None:

@@ -57,6 +57,7 @@ class _Palette:
         return [v for c in self.colours for v in c]
 
 
+@lru_cache(maxsize=4096)
 def _mix(colour: RGB, behind: RGB, share: float) -> RGB:
     return tuple(round(c * share + b * (1 - share)) for c, b in zip(colour, behind))  # type: ignore[return-value]
 
@@ -152,7 +153,7 @@ def _shaded(text: str, size: int, halo: bool, shades: tuple[int, ...]) -> Image.
 
 @dataclass(frozen=True)
 class _Base:
-    image: Image.Image  # the map part: fixed colours and province slots
+    image: Image.Image  # the map (fixed colours and province slots) and the legend's white place below it
     labels: Image.Image  # the labels' pixels ...
     label_mask: Image.Image  # ... and where they are
     palette: _Palette
@@ -189,8 +190,9 @@ def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
     for colour in (WHITE, SEA_AREA, SEA_BORDER, LAND_AREA, LAND_BORDER, OFF_BOARD, OUTLINE, NEUTRAL):
         palette(colour)
     sea = palette(SEA_AREA)
-    image = Image.new("L", (layout.width, layout.height), sea)
+    image = Image.new("L", (layout.width, layout.height + board_legend_height(variant)), palette(WHITE))
     draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, layout.width, layout.height - 1), fill=sea)  # the legend's place below stays white
 
     def rings(area: Iterable[tuple[tuple[tuple[float, float], ...], ...]]) -> list[list[list[Point]]]:
         return [[[layout.project_unwrapped(x, y) for x, y in ring] for ring in poly] for poly in area]

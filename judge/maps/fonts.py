@@ -60,6 +60,7 @@ def can_draw(text: str, size: int = LEGEND_SIZE) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)
 def drawable(text: str, size: int) -> str:
     """``text`` as the default font can draw it: umlauts spelled out, accents dropped, anything else as "?"."""
     out = []
