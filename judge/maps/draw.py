@@ -456,7 +456,7 @@ SAMPLES = ("moved", "failed", "support", "convoy", "hold", "build", "disband", "
 
 
 def _sample(canvas: _Canvas, layout: MapLayout, key: str, x: float, y: float, sample_colour: RGB,
-            land: RGB = LAND_FILL, length: float = 52) -> None:
+            land: RGB = LAND_FILL, length: float = 52, board: bool = False) -> None:
     """The legend's picture of ``key`` (a line style or shape), about ``length`` pixels wide from (x, y)."""
     mid = (x + 22 * length / 52, y + 9)
     if key in ("moved", "failed"):
@@ -479,7 +479,7 @@ def _sample(canvas: _Canvas, layout: MapLayout, key: str, x: float, y: float, sa
         _draw_unit(canvas, UnitKind.ARMY, mid, sample_colour, DISLODGED_LINE, 2.2)
     elif key in ("army", "fleet"):
         _draw_unit(canvas, UnitKind.ARMY if key == "army" else UnitKind.FLEET, mid, sample_colour)
-    elif length < 52:  # the board's marker: in the middle of the sample
+    elif board:  # the board's marker: in the middle of the sample
         canvas.circle(mid, CENTRE - 0.5, sample_colour, OUTLINE, 1.5)
     else:
         canvas.circle(mid, DISC, land, LAND_LINE, 1.2)
@@ -515,7 +515,7 @@ def _draw_board_legend(canvas: BoardCanvas, variant: Variant, position: Position
     for i, key in enumerate(SAMPLES):
         x = kx + (i // 4) * sample_width + 10
         y = y0 + BOARD_LEGEND_ROW * (i % 4) - 1
-        _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length)  # type: ignore[arg-type]
+        _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)  # type: ignore[arg-type]
         canvas.text((x + length + 16, y + 1), _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 22),
                     BOARD_LEGEND_SIZE, OUTLINE)
     return tuple(entries)
