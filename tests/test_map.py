@@ -464,13 +464,14 @@ def _inside(point: tuple[float, float], ring: Any) -> bool:
 
 
 def _slot_pixels(variant: Variant, abbr: str) -> list[tuple[int, int]]:
-    """The pixels the board's base layer gives to a land province's area."""
+    """The pixels the board's base layer gives to a land province's area (where no label covers it)."""
     from judge.maps.board import base_layer
 
     base = base_layer(variant)
     slot = base.slot0 + variant.geo.loc(abbr)
     width = base.image.size[0]
-    return [(i % width, i // width) for i, v in enumerate(base.image.tobytes()) if v == slot]
+    labels = base.label_mask.tobytes()
+    return [(i % width, i // width) for i, v in enumerate(base.image.tobytes()) if v == slot and not labels[i]]
 
 
 @pytest.mark.parametrize("name", ["classic", "coldwar"])

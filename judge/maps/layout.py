@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -36,6 +37,7 @@ class MapLayout:
     labels: tuple[tuple[int, int], ...]  # location id -> top left of its label
     top_y: float = MARGIN  # the pixel row of top_lat
     label_texts: tuple[str, ...] = ()  # location id -> its label as drawn (the abbreviation when empty)
+    centres: tuple[tuple[int, int], ...] = ()  # province id -> its centre marker (a board's: inside the province)
 
     @property
     def world_width(self) -> float:
@@ -59,6 +61,8 @@ class MapLayout:
 
     def centre_marker(self, province: int) -> tuple[int, int]:
         """The middle pixel of a supply centre's marker (filled in the owner's colour)."""
+        if self.centres:
+            return self.centres[province]
         x, y = self.points[province]
         return (x + CENTRE_AT[0], y + CENTRE_AT[1])
 
@@ -136,8 +140,10 @@ def _text_size(text: str, size: int) -> tuple[float, float]:
 
 
 def _place_labels(geo: Geography, layout: MapLayout, label_size: int = LABEL_SIZE,
-                  coast_size: int = COAST_LABEL_SIZE, disc: float = DISC) -> tuple[tuple[int, int], ...]:
-    """Put each label beside its disc where it covers the fewest other discs, markers and labels."""
+                  coast_size: int = COAST_LABEL_SIZE, disc: float = DISC,
+                  inside: Callable[[int, float, float], bool] | None = None) -> tuple[tuple[int, int], ...]:
+    """Put each label beside its disc where it covers the fewest other discs, markers and labels (and, on a board,
+    inside its own province: ``inside(province, x, y)``)."""
     taken: list[Box] = []
     for prov in geo.provinces:
         x, y = layout.points[prov.id]
@@ -168,7 +174,10 @@ def _place_labels(geo: Geography, layout: MapLayout, label_size: int = LABEL_SIZ
             box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
             edge = max(0.0, 4 - box[0]) + max(0.0, box[2] - (layout.width - 4)) + max(0.0, 4 - box[1]) \
                 + max(0.0, box[3] - (layout.height - 4))
-            return sum(_overlap(box, t) for t in near) + 50 * edge
+            away = 0.0
+            if inside is not None and province and not inside(loc, c[0] + w / 2, c[1] + h / 2):
+                away = 120.0 + (0.0 if inside(loc, c[0] + w / 2, c[1]) or inside(loc, c[0] + w / 2, c[1] + h) else 60)
+            return sum(_overlap(box, t) for t in near) + 50 * edge + away
 
         costs = [cost(c) for c in candidates]
         best = min(range(len(candidates)), key=lambda i: (costs[i] > 0.5, costs[i], i))
@@ -199,6 +208,35 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
         points.append((round(x), round(y)))
     texts = tuple(name.upper() if loc < len(geo.provinces) else name.partition("/")[2]
                   for loc, name in enumerate(geo.loc_names))
-    with_points = MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts)
-    return MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points),
-                     _place_labels(geo, with_points, BOARD_LABEL_SIZE, BOARD_COAST_LABEL_SIZE, ARMY + 1), 0.0, texts)
+    areas = [[[partial.project_unwrapped(x, y) for x, y in poly[0]] for poly in area] for area in geometry.areas]
+    holes = [[[partial.project_unwrapped(x, y) for x, y in ring] for poly in area for ring in poly[1:]]
+             for area in geometry.areas]
+
+    def inside(prov: int, x: float, y: float) -> bool:
+        return any(_contains(ring, x, y) for ring in areas[prov]) and not any(_contains(h, x, y) for h in holes[prov])
+
+    centres = []
+    for prov in geo.provinces:  # the marker inside its province: the usual place when it is inside, else the nearest
+        x, y = points[prov.id]
+        spots = [(x + dx, y + dy) for dx, dy in _MARKER_SPOTS]
+        fits = [s for s in spots if all(inside(prov.id, s[0] + ex, s[1] + ey) for ex, ey in _MARKER_EDGE)]
+        centres.append(tuple(round(v) for v in (fits or spots)[0]))
+    with_points = MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts,
+                            tuple(centres))  # type: ignore[arg-type]
+    labels = _place_labels(geo, with_points, BOARD_LABEL_SIZE, BOARD_COAST_LABEL_SIZE, ARMY + 1, inside)
+    return MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), labels, 0.0, texts,
+                     tuple(centres))  # type: ignore[arg-type]
+
+
+_MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0),
+                 (-11, 6), (11, 6), (-11, -6), (11, -6), (0, 11), (0, -11), (-22, 10), (22, 10), (-22, -10), (22, -10)]
+_MARKER_EDGE = [(0, 0), (-6, 0), (6, 0), (0, -6), (0, 6)]
+
+
+def _contains(ring: list[tuple[float, float]], x: float, y: float) -> bool:
+    """Whether (x, y) lies inside the polygon ``ring`` (even-odd rule)."""
+    found = False
+    for (x1, y1), (x2, y2) in zip(ring, ring[1:] + ring[:1]):
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            found = not found
+    return found
