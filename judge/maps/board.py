@@ -11,22 +11,20 @@ the text's colour and the white halo behind it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
 from judge.rules.board import Position
-from judge.rules.geography import Terrain, UnitKind
-from judge.rules.phase import Step
+from judge.rules.geography import Terrain
 from judge.rules.variant import Variant
 from judge.maps.fonts import _font, drawable
 from judge.maps.geometry import BoardGeometry, board_geometry
-from judge.maps.layout import Box, MapLayout, _text_size, board_layout
-from judge.maps.style import (ARMY, BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE, BOARD_LEGEND_ROW, BOARD_LEGEND_SIZE,
-    BOARD_TITLE_SIZE, CENTRE, CENTRE_AT, DISLODGED_LINE, LABEL_INK, LAND_AREA, LAND_BORDER, NEUTRAL, OFF_BOARD,
-    OUTLINE, PALETTE, Point, RGB, SEA_AREA, SEA_BORDER, SEA_LABEL, TINT, UNKNOWN_POWER)
+from judge.maps.layout import Box, MapLayout, board_layout
+from judge.maps.style import (BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE, BOARD_LEGEND_ROW, LABEL_INK, LAND_AREA,
+    LAND_BORDER, NEUTRAL, OFF_BOARD, OUTLINE, Point, RGB, SEA_AREA, SEA_BORDER, SEA_LABEL, TINT)
 
 WHITE: RGB = (255, 255, 255)
 SHADES = 4  # shades of anti-aliased text between its colour and the white behind it

@@ -1,6 +1,6 @@
 """Make a variant's board geometry: the area of every province, from its coordinates, its adjacency and coastlines.
 
-    python -m judge.maps.tessellate VARIANT COASTLINES.json [-o variants/VARIANT.geo.json]
+    python -m judge.maps.tessellate VARIANT COASTLINES.json [--width 800] [-o variants/VARIANT.geo.json]
 
 A tool of the project, run by whoever adds or changes a variant's map; the judge itself never runs it (it only reads
 the file this writes, see ``judge.maps.geometry``). It needs shapely (``pip install '.[mapgen]'``).
@@ -54,18 +54,25 @@ def main(argv: list[str] | None = None) -> int:
                                                  "coordinates, adjacency and a coastline file.")
     parser.add_argument("variant", help="a variant name (classic) or a variant TOML file")
     parser.add_argument("coastlines", help="coastline JSON ({'layers': {'land': [...], 'lakes': [...]}})")
-    parser.add_argument("-o", "--output", default=None, help="where to write (default: variants/VARIANT.geo.json)")
+    parser.add_argument("-o", "--output", default=None, help="where to write (default: next to the variant's TOML)")
     parser.add_argument("--width", type=int, default=800, help="the picture's width in pixels (default: 800)")
     parser.add_argument("--reach", type=float, default=None,
                         help="how far (scaled degrees) a land province reaches from its seeds (default: from the map)")
     args = parser.parse_args(argv)
-    from judge.catalog import load_variant
+    from judge.catalog import load_variant, load_variant_file
+    from judge.resources import data_dir
 
-    variant = load_variant(args.variant)
+    given = Path(args.variant)
+    if given.suffix == ".toml" and given.is_file():
+        variant, folder = load_variant_file(given), given.parent
+    else:
+        variant, folder = load_variant(args.variant), data_dir("variants")
+    if any(p.at is None for p in variant.geo.provinces):
+        raise SystemExit(f"{variant.key}: every province needs its coordinates (at = [lat, lon]) first")
     coast = json.loads(Path(args.coastlines).read_text(encoding="utf-8"))
     data, report = tessellate(variant.key, variant.geo, coast, reach=args.reach)
     data["width"] = args.width
-    target = Path(args.output) if args.output else Path("variants") / f"{variant.key}.geo.json"
+    target = Path(args.output) if args.output else folder / f"{variant.key}.geo.json"
     target.write_text(json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {target} ({target.stat().st_size} bytes)")
     print(report)
