@@ -651,3 +651,23 @@ def test_the_tool_makes_geometry_from_coordinates_and_coastlines() -> None:
     assert geometry is not None
     xs = [x for poly in geometry.areas[3] for x, _ in poly[0]]
     assert min(xs) >= 1.2 - 1e-6  # the sea is water only
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
+    from judge.maps.board import base_layer
+
+    variant = load_variant(name)
+    base = base_layer(variant)
+    layout, geo = base.layout, variant.geo
+
+    def near(point: tuple[int, int], prov: int) -> bool:  # within 2 pixels (a border line, rounding)
+        x, y = point
+        return any(base.image.getpixel((x + dx, y + dy)) == base.slot0 + prov for dx in range(-2, 3)
+                   for dy in range(-2, 3))
+
+    for prov in geo.provinces:
+        if prov.centre:
+            assert near(layout.centre_marker(prov.id), prov.id), prov.abbr
+        if prov.terrain.name != "SEA":
+            assert near(layout.location_point(prov.id), prov.id), prov.abbr

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 
+from PIL import Image, ImageDraw
+
 from judge.rules.geography import Geography
 from judge.rules.variant import Variant
 from judge.maps.style import (ARMY, BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE, CENTRE, CENTRE_AT, COAST_LABEL_SIZE, DISC, DISLODGED_AT, LABEL_SIZE, MARGIN, MAX_MAP_HEIGHT, MapError,
@@ -208,19 +210,26 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
         points.append((round(x), round(y)))
     texts = tuple(name.upper() if loc < len(geo.provinces) else name.partition("/")[2]
                   for loc, name in enumerate(geo.loc_names))
-    areas = [[[partial.project_unwrapped(x, y) for x, y in poly[0]] for poly in area] for area in geometry.areas]
-    holes = [[[partial.project_unwrapped(x, y) for x, y in ring] for poly in area for ring in poly[1:]]
-             for area in geometry.areas]
+    owner = Image.new("L", (geometry.width, height), 0)  # province id + 1 of every pixel: what lies where
+    draw = ImageDraw.Draw(owner)
+    for prov in geo.provinces:
+        for outer, *holes in geometry.areas[prov.id]:
+            draw.polygon([partial.project_unwrapped(x, y) for x, y in outer], fill=prov.id + 1)
+            for hole in holes:
+                draw.polygon([partial.project_unwrapped(x, y) for x, y in hole], fill=0)
+    pixels = owner.load()
 
     def inside(prov: int, x: float, y: float) -> bool:
-        return any(_contains(ring, x, y) for ring in areas[prov]) and not any(_contains(h, x, y) for h in holes[prov])
+        px, py = int(x), int(y)
+        return 0 <= px < geometry.width and 0 <= py < height and pixels[px, py] == prov + 1
 
     centres = []
-    for prov in geo.provinces:  # the marker inside its province: the usual place when it is inside, else the nearest
+    for prov in geo.provinces:  # the marker inside its province: the usual place when it fits, else the nearest
         x, y = points[prov.id]
         spots = [(x + dx, y + dy) for dx, dy in _MARKER_SPOTS]
         fits = [s for s in spots if all(inside(prov.id, s[0] + ex, s[1] + ey) for ex, ey in _MARKER_EDGE)]
-        centres.append(tuple(round(v) for v in (fits or spots)[0]))
+        fits = fits or [s for s in spots if inside(prov.id, *s)]  # a thin province: the marker's middle inside
+        centres.append(tuple(round(v) for v in (fits or [(x, y)])[0]))
     with_points = MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts,
                             tuple(centres))  # type: ignore[arg-type]
     labels = _place_labels(geo, with_points, BOARD_LABEL_SIZE, BOARD_COAST_LABEL_SIZE, ARMY + 1, inside)
@@ -228,15 +237,9 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
                      tuple(centres))  # type: ignore[arg-type]
 
 
-_MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0),
-                 (-11, 6), (11, 6), (-11, -6), (11, -6), (0, 11), (0, -11), (-22, 10), (22, 10), (-22, -10), (22, -10)]
+_MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0)] + [
+    (round(r * math.cos(a * math.pi / 8)), round(r * math.sin(a * math.pi / 8)))
+    for r in (11, 20, 26, 32) for a in range(16)]  # the usual places first, then rings further out
 _MARKER_EDGE = [(0, 0), (-6, 0), (6, 0), (0, -6), (0, 6)]
 
 
-def _contains(ring: list[tuple[float, float]], x: float, y: float) -> bool:
-    """Whether (x, y) lies inside the polygon ``ring`` (even-odd rule)."""
-    found = False
-    for (x1, y1), (x2, y2) in zip(ring, ring[1:] + ring[:1]):
-        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
-            found = not found
-    return found
