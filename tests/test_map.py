@@ -671,3 +671,20 @@ def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
             assert near(layout.centre_marker(prov.id), prov.id), prov.abbr
         if prov.terrain.name != "SEA":
             assert near(layout.location_point(prov.id), prov.id), prov.abbr
+
+
+def test_builds_and_removals_on_the_board(classic: Variant) -> None:
+    winter = {"phase": "W1901A", "units": {"France": ["A bur"], "Germany": ["A mun", "A ber", "F kie", "A hol"]},
+              "supply_centers": {"France": ["par", "bre", "mar"], "Germany": ["mun", "kie"]}}
+    before = position_from_json(classic, winter)
+    turn, results = _played(classic, winter, {"France": ["build A par", "build F bre"],
+                                              "Germany": ["A hol disband", "A ber disband"]})
+    assert {r["outcome"] for r in results} <= {"succeeds", "disbanded"}
+    drawing = draw_map(classic, before, results, after=turn.position)
+    image, layout, geo = _open(drawing.png()), drawing.layout, classic.geo
+    france = power_colours(classic)["France"]
+    x, y = layout.location_point(geo.loc("par"))
+    assert image.getpixel((x, y)) == france  # the new army ...
+    assert any(image.getpixel((x + 12 + dx, y - 12 + dy)) == france for dx in (-1, 0, 1) for dy in (-1, 0, 1))  # + its plus
+    hx, hy = layout.location_point(geo.loc("hol"))
+    assert image.getpixel((hx, hy)) != power_colours(classic)["Germany"]  # removed: an x where it stood
