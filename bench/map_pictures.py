@@ -6,7 +6,8 @@ For each variant with board geometry (classic, coldwar) two pictures are measure
 `judge map --variant` draws and the start mail could carry) and a results picture (the board after a played Spring
 movement phase with every order of it drawn, as a results mail carries it). The first call, which draws the
 variant's kept base layer (areas, borders, labels), is timed on its own; then ``rounds`` pictures are drawn and
-encoded (``render_map``: drawing + PNG), each timed with ``time.perf_counter``, alternating languages (en, de, ru)
+encoded (``render_map``: drawing + PNG), each timed with ``time.perf_counter`` (wall) and ``time.process_time``
+(CPU: what the picture costs even while other processes share the cores), alternating languages (en, de, ru)
 and titles so that nothing but the base layer and the font's glyphs is reused. The report gives the median and
 90th percentile per picture in milliseconds, the bytes of each picture, and the whole wave: how long 1,000 games'
 results pictures take (one per game and language in use).
@@ -67,8 +68,8 @@ def main() -> int:
     args = parser.parse_args()
     print(f"# {time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, {platform.machine()}, "
           f"Pillow {__import__('PIL').__version__}")
-    print("| variant | picture | base layer (once) ms | median ms | p90 ms | bytes (en / de / ru) |")
-    print("|---|---|---|---|---|---|")
+    print("| variant | picture | base layer (once) ms | median ms | p90 ms | median CPU ms | bytes (en / de / ru) |")
+    print("|---|---|---|---|---|---|---|")
     for name in ("classic", "coldwar"):
         variant = load_variant(name)
         before, after, results = _played(variant)
@@ -81,17 +82,18 @@ def main() -> int:
                  "results": lambda lang, i: render_map(variant, before, results, after=after, language=lang,
                                                        title=f"game{i} — {before.phase.long_name}")}
         for label, draw in cases.items():
-            times, sizes = [], {}
+            times, cpu, sizes = [], [], {}
             for i in range(args.rounds):
                 lang = ("en", "de", "ru")[i % 3]
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 png = draw(lang, i)
                 times.append((time.perf_counter() - t) * 1000)
+                cpu.append((time.process_time() - c) * 1000)
                 sizes.setdefault(lang, len(png))
             times.sort()
             p90 = times[int(len(times) * 0.9)]
             print(f"| {name} | {label} | {base_ms:.0f} | {statistics.median(times):.1f} | {p90:.1f} | "
-                  f"{' / '.join(str(sizes[k]) for k in ('en', 'de', 'ru'))} |")
+                  f"{statistics.median(cpu):.1f} | {' / '.join(str(sizes[k]) for k in ('en', 'de', 'ru'))} |")
     return 0
 
 
