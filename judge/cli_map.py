@@ -3,8 +3,9 @@
     judge map GAME [PHASE] [-o FILE] [--db PATH] [--language en|de|ru]
     judge map --variant classic [-o FILE]
 
-Without PHASE the picture shows the game's current position; with PHASE (``S1901M``) the board as it was before that
-phase was played, with the phase's orders and what became of them.
+Without PHASE the picture shows the game's current position; with PHASE (``S1901M``) the results picture of that
+phase, as the results mail carries it: the board after the phase, with the phase's orders drawn from where the units
+stood and what became of them.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ def add_map_command(sub: Any) -> None:
     """Add ``judge map`` to the command line's subparsers."""
     p = sub.add_parser(
         "map", help="draw a game's map as a PNG picture",
-        description="Write the map picture (PNG) of a game's current position, or of the board before a played "
-                    "PHASE with that phase's orders drawn; with --variant, of a variant's starting position.")
+        description="Write the map picture (PNG) of a game's current position, or the results picture of a played "
+                    "PHASE (the board after it, with its orders drawn); with --variant, of a variant's starting "
+                    "position.")
     p.add_argument("game", nargs="?", default=None, help="the game's name")
     p.add_argument("phase", nargs="?", default=None, help="a played phase, e.g. S1901M (default: the current position)")
     p.add_argument("--variant", default=None, help="draw this variant's starting position instead of a game")
@@ -105,13 +107,15 @@ def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> 
         code = Phase.parse(phase).code
     except ValueError as exc:
         raise MapCommandError(str(exc)) from None
-    rows = list(db.query("select board_before, results from phases where game_id = ? and phase = ?", [game.id, code]))
+    rows = list(db.query("select board_before, board_after, results from phases where game_id = ? and phase = ?",
+                         [game.id, code]))
     if not rows:
         played = [r["phase"] for r in db.query("select phase from phases where game_id = ? order by rowid", [game.id])]
         raise MapCommandError(f"{game.name} has no played phase {code}"
                               + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet"))
     before = position_from_json(game.variant, json.loads(rows[0]["board_before"]))
+    after = position_from_json(game.variant, json.loads(rows[0]["board_after"])) if rows[0]["board_after"] else None
     results = json.loads(rows[0]["results"] or "[]")
     title = f"{game.name} — {before.phase.long_name}"
-    return (render_map(game.variant, before, results, title=title, language=language),
+    return (render_map(game.variant, before, results, title=title, language=language, after=after),
             f"{game.name}-{code}.png")

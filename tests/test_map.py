@@ -18,7 +18,8 @@ from PIL import Image, ImageFont
 
 from judge.catalog import load_variant
 from judge.cli_map import add_map_command
-from judge.maps import (CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError, can_draw, draw_map, legend_words,
+from judge.maps import (CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError, board_geometry, can_draw, draw_map, has_board,
+                         held_by, legend_words, parse_geometry, tint,
                          map_layout, power_colours, read_order, render_map)
 from judge.position_json import position_from_json
 from judge.resources import data_dir
@@ -149,9 +150,10 @@ def test_classic_start_is_a_png_and_the_same_every_time(classic: Variant) -> Non
     position = position_from_json(classic, {})
     png = render_map(classic, position, title="demo — Spring 1901 movement")
     image = _open(png)
-    layout = map_layout(classic)
-    assert image.size == (1400, image.size[1]) and image.size[1] > layout.height
-    assert 900 < layout.height < 1600
+    layout = draw_map(classic, position).layout
+    assert image.size == (800, image.size[1]) and image.size[1] > layout.height
+    assert 700 < layout.height < 1000
+    assert Image.open(io.BytesIO(png)).mode == "P"  # a palette picture
     assert render_map(classic, position, title="demo — Spring 1901 movement") == png
     assert render_map(classic, position, title="another title") != png
 
@@ -329,6 +331,7 @@ def test_without_freetype_the_bitmap_font_is_used(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(mapdraw, "_font", lambda size: bitmap)
     mapdraw._glyph.cache_clear()
     mapdraw._missing_glyph.cache_clear()
+    mapdraw.drawable.cache_clear()
     try:
         tower = _tower()
         image = _open(render_map(tower, position_from_json(tower, {}), title="tower", language="de"))
@@ -336,6 +339,7 @@ def test_without_freetype_the_bitmap_font_is_used(monkeypatch: pytest.MonkeyPatc
     finally:
         mapdraw._glyph.cache_clear()
         mapdraw._missing_glyph.cache_clear()
+        mapdraw.drawable.cache_clear()
 
 
 def test_can_draw() -> None:
@@ -428,8 +432,10 @@ def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
     before = position_from_json(coldwar, json.loads(row["board_before"]))
     assert {r["order"] for r in json.loads(row["results"])} >= {"A mos - ukr", "F len/sc - bal", "A par - wge",
                                                                  "F lon - nts", "A nyk H"}
+    after = position_from_json(coldwar, json.loads(next(iter(db.query(
+        "select board_after from phases where phase = 'S1960M'")))["board_after"]))
     assert (tmp_path / "spring.png").read_bytes() == render_map(
-        coldwar, before, json.loads(row["results"]), title="cw — Spring 1960 movement", language="de")
+        coldwar, before, json.loads(row["results"]), title="cw — Spring 1960 movement", language="de", after=after)
     assert (tmp_path / "spring.png").read_bytes() != render_map(coldwar, before, title="cw — Spring 1960 movement",
                                                                 language="de")
     capsys.readouterr()
@@ -443,3 +449,242 @@ def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
     assert _judge_map("cw", "--db", str(tmp_path / "missing.db")) == 1
     assert "there is no database at" in capsys.readouterr().err
     assert not (tmp_path / "missing.db").exists()
+
+
+# --- the board: province areas from the geometry files -------------------------------------------------------------
+
+def _inside(point: tuple[float, float], ring: Any) -> bool:
+    """Whether (x, y) lies inside the polygon ``ring`` (even-odd rule)."""
+    x, y = point
+    inside = False
+    for (x1, y1), (x2, y2) in zip(ring, [*ring[1:], ring[0]]):
+        if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+def _slot_pixels(variant: Variant, abbr: str) -> list[tuple[int, int]]:
+    """The pixels the board's base layer gives to a land province's area (where no label covers it)."""
+    from judge.maps.board import base_layer
+
+    base = base_layer(variant)
+    slot = base.slot0 + variant.geo.loc(abbr)
+    width = base.image.size[0]
+    labels = base.label_mask.tobytes()
+    return [(i % width, i // width) for i, v in enumerate(base.image.tobytes()) if v == slot and not labels[i]]
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_geometry_loads_and_covers_every_province(name: str) -> None:
+    variant = load_variant(name)
+    geometry = board_geometry(variant)
+    assert geometry is not None
+    assert len(geometry.areas) == len(variant.geo.provinces)
+    for prov in variant.geo.provinces:
+        area = geometry.areas[prov.id]
+        assert area and all(len(ring) >= 3 for poly in area for ring in poly), prov.abbr
+        lat, lon = geometry.units[prov.id]  # units stand inside their province
+        x = geometry.frame[0] + (lon - geometry.frame[0]) % 360.0
+        assert any(_inside((x, lat), poly[0]) and not any(_inside((x, lat), hole) for hole in poly[1:])
+                   for poly in area), prov.abbr
+    data = json.loads((data_dir("variants") / f"{name}.geo.json").read_text(encoding="utf-8"))
+    shared, pairs = data["neighbours_sharing_a_border"]
+    assert shared >= 0.9 * pairs  # the tool's own check: neighbours in the game are neighbours on the board
+    base_pixels = {prov.abbr: 0 for prov in variant.geo.provinces if prov.terrain.name != "SEA"}
+    from judge.maps.board import base_layer
+
+    base = base_layer(variant)
+    for value in base.image.tobytes():
+        if value >= base.slot0:
+            base_pixels[variant.geo.provinces[value - base.slot0].abbr] += 1
+    assert all(count >= 20 for count in base_pixels.values()), base_pixels  # every land province shows
+
+
+def test_areas_are_tinted_by_who_holds_them(classic: Variant) -> None:
+    from judge.maps.style import LAND_AREA
+
+    position = position_from_json(classic, {"phase": "F1902M", "units": {"France": ["A bur"], "Germany": ["A pic"]},
+                                            "supply_centers": {"France": ["par", "bel"], "Germany": ["mun"]}})
+    image = _open(render_map(classic, position))
+    colours = power_colours(classic)
+
+    def share(abbr: str, colour: tuple[int, int, int]) -> float:
+        pixels = _slot_pixels(classic, abbr)
+        return sum(1 for p in pixels if image.getpixel(p) == colour) / len(pixels)
+
+    assert share("bel", tint(colours["France"])) > 0.7  # a centre: by its owner
+    assert share("par", tint(colours["France"])) > 0.7
+    assert share("mun", tint(colours["Germany"])) > 0.7
+    assert share("bur", tint(colours["France"])) > 0.7  # no centre: by the power whose unit stands there
+    assert share("pic", tint(colours["Germany"])) > 0.7
+    assert share("vie", LAND_AREA) > 0.7 and share("gas", LAND_AREA) > 0.7  # nobody's
+    assert held_by(classic, position)[classic.geo.loc("bur")] == "France"
+
+
+def _opening(variant: Variant) -> tuple[Any, Any, list[dict]]:
+    units = {"England": ["F lon", "F edi", "A lvp"], "France": ["A par", "A mar", "F bre"],
+             "Germany": ["A mun", "A ber", "F kie"], "Italy": ["A ven", "A rom", "F nap"],
+             "Austria": ["A vie", "A bud", "F tri"], "Russia": ["A mos", "A war", "F sev", "F stp/sc"],
+             "Turkey": ["A con", "A smy", "F ank"]}
+    orders = {"England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
+              "France": ["A par - bur", "A mar S A par - bur", "F bre - mao"],
+              "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
+              "Italy": ["A ven - tyr", "A rom - ven", "F nap - ion"],
+              "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
+              "Russia": ["A mos - ukr", "A war - gal", "F sev - bla", "F stp/sc - bot"],
+              "Turkey": ["A con - bul", "A smy - con", "F ank - bla"]}
+    before = position_from_json(variant, {"phase": "S1901M", "units": units})
+    turn, results = _played(variant, {"phase": "S1901M", "units": units}, orders)
+    return before, turn.position, results
+
+
+def test_a_results_picture_shows_the_board_after_the_phase_and_is_light(classic: Variant) -> None:
+    before, after, results = _opening(classic)
+    drawing = draw_map(classic, before, results, after=after, title="g — Spring 1901 movement")
+    png = drawing.png()
+    assert len(png) <= 100_000
+    image = _open(png)
+    layout, geo, colours = drawing.layout, classic.geo, power_colours(classic)
+    assert image.getpixel(layout.location_point(geo.loc("nth"))) == colours["England"]  # moved there
+    assert image.getpixel(layout.location_point(geo.loc("mun"))) == colours["Germany"]  # bounced: stayed
+    before_only = _open(render_map(classic, before, results))
+    assert before_only.getpixel(layout.location_point(geo.loc("nth"))) != colours["England"]
+
+
+def test_the_legend_counts_centres_after_the_phase(classic: Variant) -> None:
+    fall = {"phase": "F1901M", "units": {"France": ["A bur", "F mao"], "Germany": ["A kie"]},
+            "supply_centers": {"France": ["par", "mar", "bre"], "Germany": ["mun", "ber", "kie"]}}
+    before = position_from_json(classic, fall)
+    turn, results = _played(classic, fall, {"France": ["A bur - bel", "F mao - por"], "Germany": ["A kie - hol"]})
+    after = turn.position
+    assert after.centre_count("France") == 5 and before.centre_count("France") == 3
+    drawing = draw_map(classic, before, results, after=after)
+    entries = {e.power: e for e in drawing.legend}
+    for power in classic.powers:
+        assert entries[power].centres == after.centre_count(power)
+        assert entries[power].text.endswith(f"  {after.centre_count(power)}")
+    assert entries["France"].centres == 5 and entries["Germany"].centres == 4
+    assert entries[None].centres == 34 - 9
+
+
+def test_dislodged_units_and_retreats_are_marked(classic: Variant) -> None:
+    spring = {"phase": "S1901M", "units": {"Italy": ["A ven", "F adr"], "Austria": ["F tri"]}}
+    before = position_from_json(classic, spring)
+    turn, results = _played(classic, spring, {"Italy": ["A ven - tri", "F adr S A ven - tri"], "Austria": ["F tri H"]})
+    after = turn.position
+    assert after.dislodged
+    drawing = draw_map(classic, before, results, after=after)
+    image, layout, geo = _open(drawing.png()), drawing.layout, classic.geo
+    x, y = layout.dislodged_point(geo.loc("tri"))
+    ring = [image.getpixel((x + dx, y + dy)) for dx in range(-12, 13) for dy in range(-12, 13)]
+    assert any(p == DISLODGED_LINE for p in ring)
+    assert image.getpixel(layout.location_point(geo.loc("tri"))) == power_colours(classic)["Italy"]
+    retreat_turn, retreats = _played(classic, {"phase": "S1901R", "units": {"Italy": ["A tri", "F adr"]}, "dislodged": {
+        "Austria": [{"unit": "F tri", "attacker_from": "ven"}]}}, {"Austria": ["F tri R alb"]})
+    picture = draw_map(classic, after, retreats, after=retreat_turn.position)
+    shown = _open(picture.png())
+    austria = power_colours(classic)["Austria"]
+    assert shown.getpixel(picture.layout.location_point(geo.loc("alb"))) == austria  # the fleet retreated there
+    (ax, ay), (bx, by) = picture.layout.dislodged_point(geo.loc("tri")), picture.layout.location_point(geo.loc("alb"))
+    arrow = [shown.getpixel((round(ax + (bx - ax) * t), round(ay + (by - ay) * t))) for t in (0.4, 0.45, 0.5, 0.55)]
+    assert any(p == austria for p in arrow)  # the retreat's arrow
+
+
+def test_cyrillic_and_german_render(classic: Variant) -> None:
+    from judge.maps.board import _glyphs
+
+    for word in ("Центры снабжения", "Unterstützung", "Россия"):
+        cover, _mask, _ = _glyphs(word, 12, False)
+        assert cover.getbbox() is not None and can_draw(word, 12)
+    assert legend_words("ru")["centres"] == "Центры снабжения"
+    assert legend_words("de")["support"] == "Unterstützung"
+    position = position_from_json(classic, {})
+    ru = draw_map(classic, position, language="ru", title="Классика — весна 1901")
+    en = draw_map(classic, position, language="en", title="Classic — Spring 1901")
+    assert ru.words["fleet"] == "флот" and ru.png() != en.png()
+    custom = draw_map(classic, position, words={"fleet": "Flotte!", "unknown": "x"})
+    assert custom.words["fleet"] == "Flotte!" and "unknown" not in custom.words
+
+
+def test_labels_are_readable_at_700_pixels(classic: Variant) -> None:
+    from judge.maps.fonts import _font
+    from judge.maps.style import BOARD_LABEL_SIZE
+
+    width = draw_map(classic, position_from_json(classic, {})).image.size[0]
+    left, top, right, bottom = _font(BOARD_LABEL_SIZE).getbbox("PARNTH")
+    capitals = bottom - top  # the labels are upper-case abbreviations
+    assert capitals * min(1.0, 700 / width) >= 7.5, (capitals, width)
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_pictures_are_palette_pngs_under_100_kb(name: str) -> None:
+    variant = load_variant(name)
+    position = position_from_json(variant, {})
+    png = render_map(variant, position, title=f"{name} — a long title to see it fits")
+    assert Image.open(io.BytesIO(png)).mode == "P" and len(png) <= 100_000
+
+
+def test_a_variant_without_geometry_gets_the_diagram(tmp_path: Path) -> None:
+    bare = variant_from_data(_variant_data("classic"), "classic-without-geometry")
+    assert board_geometry(bare) is None and not has_board(bare)
+    drawing = draw_map(bare, position_from_json(bare, {}))
+    assert drawing.image.size[0] == 1400 and drawing.image.mode == "RGB"  # today's diagram
+    classic = load_variant("classic")
+    data = json.loads((data_dir("variants") / "classic.geo.json").read_text(encoding="utf-8"))
+    abbrs = tuple(p.abbr for p in classic.geo.provinces)
+    assert parse_geometry(data, abbrs) is not None
+    del data["provinces"]["par"]  # a geometry that does not fit the provinces is not used
+    assert parse_geometry(data, abbrs) is None
+
+
+def test_the_tool_makes_geometry_from_coordinates_and_coastlines() -> None:
+    pytest.importorskip("shapely")
+    from judge.maps.tessellate import tessellate
+
+    tower = _tower()
+    coast = {"source": "made up", "layers": {"land": [[[[-5, -5], [1.2, -5], [1.2, 65], [-5, 65], [-5, -5]]]],
+                                             "lakes": []}}
+    data, report = tessellate("tower", tower.geo, coast)
+    assert set(data["provinces"]) == {"top", "mid", "bot", "sea"}
+    assert data["neighbours_sharing_a_border"] == [3, 3] and "3 of 3 neighbouring pairs share a border" in report
+    geometry = parse_geometry(data, ("top", "mid", "bot", "sea"))
+    assert geometry is not None
+    xs = [x for poly in geometry.areas[3] for x, _ in poly[0]]
+    assert min(xs) >= 1.2 - 1e-6  # the sea is water only
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
+    from judge.maps.board import base_layer
+
+    variant = load_variant(name)
+    base = base_layer(variant)
+    layout, geo = base.layout, variant.geo
+
+    def near(point: tuple[int, int], prov: int) -> bool:  # within 2 pixels (a border line, rounding)
+        x, y = point
+        return any(base.image.getpixel((x + dx, y + dy)) == base.slot0 + prov for dx in range(-2, 3)
+                   for dy in range(-2, 3))
+
+    for prov in geo.provinces:
+        if prov.centre:
+            assert near(layout.centre_marker(prov.id), prov.id), prov.abbr
+        if prov.terrain.name != "SEA":
+            assert near(layout.location_point(prov.id), prov.id), prov.abbr
+
+
+def test_builds_and_removals_on_the_board(classic: Variant) -> None:
+    winter = {"phase": "W1901A", "units": {"France": ["A bur"], "Germany": ["A mun", "A ber", "F kie", "A hol"]},
+              "supply_centers": {"France": ["par", "bre", "mar"], "Germany": ["mun", "kie"]}}
+    before = position_from_json(classic, winter)
+    turn, results = _played(classic, winter, {"France": ["build A par", "build F bre"],
+                                              "Germany": ["A hol disband", "A ber disband"]})
+    assert {r["outcome"] for r in results} <= {"succeeds", "disbanded"}
+    drawing = draw_map(classic, before, results, after=turn.position)
+    image, layout, geo = _open(drawing.png()), drawing.layout, classic.geo
+    france = power_colours(classic)["France"]
+    x, y = layout.location_point(geo.loc("par"))
+    assert image.getpixel((x, y)) == france  # the new army ...
+    assert any(image.getpixel((x + 12 + dx, y - 12 + dy)) == france for dx in (-1, 0, 1) for dy in (-1, 0, 1))  # + its plus
+    hx, hy = layout.location_point(geo.loc("hol"))
+    assert image.getpixel((hx, hy)) != power_colours(classic)["Germany"]  # removed: an x where it stood

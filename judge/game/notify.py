@@ -64,14 +64,17 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
     return rows
 
 
-def map_picture(game: Game, pos: Position, lines: list[dict[str, Any]], language: str) -> bytes | None:
-    """The PNG of the board before the phase with its orders drawn, or None when the variant cannot be drawn."""
+def map_picture(game: Game, pos: Position, lines: list[dict[str, Any]], language: str,
+                after: Position | None = None) -> bytes | None:
+    """The PNG of the phase's orders drawn on the board (after the phase when ``after`` is given, as the results
+    mail shows it), or None when the variant cannot be drawn."""
     try:
         from judge.maps import render_map
     except ImportError:  # pragma: no cover - only while the map module is absent
         return None
     try:
-        return render_map(game.variant, pos, lines, title=f"{game.name} - {pos.phase.long_name}", language=language)
+        return render_map(game.variant, pos, lines, title=f"{game.name} - {pos.phase.long_name}", language=language,
+                          after=after)
     except ValueError:
         return None
 
@@ -91,7 +94,7 @@ def results(db: Database, game: Game, seats: list[Player], before: Position, tur
     for to in _everyone(game, seats):
         language = user_settings(db, to)["language"]
         if language not in pictures:
-            pictures[language] = map_picture(game, before, lines, language)
+            pictures[language] = map_picture(game, before, lines, language, after)
         send(db, to, "results", now, game=game, image=pictures[language], has_map=pictures[language] is not None,
              **context)
 

@@ -1,22 +1,28 @@
 """The map picture of a position: provinces, centres, units and the orders of a phase, drawn as a PNG with Pillow.
 
-The picture is a drawing of the map's graph, not a painted map: every province is a disc at its place on the globe
-(``at = [latitude, longitude]`` in the variant file), its neighbours are joined by faint lines (brown where armies
-go, blue where fleets go), supply centres carry a marker in the owner's colour, and units stand on the discs (a
-fleet on a split coast stands at that coast's point). The orders of a played phase are drawn over it as arrows.
+A variant with *board geometry* (``variants/KEY.geo.json``, made by ``python -m judge.maps.tessellate``) is drawn as
+a board: every province an area, land provinces tinted by the power that holds them, seas blue, land that is no
+province grey, supply centres marked in their owner's colour, units as army and fleet symbols, the orders of a phase
+as arrows, labels in the shipped DejaVu font, as a palette PNG (about 50-70 KB). A variant without it is drawn as a
+diagram of its graph: a disc per province at its place on the globe (``at = [latitude, longitude]``), neighbours
+joined by lines.
 
 ``render_map`` returns the PNG bytes, the same bytes for the same input. ``draw_map`` returns the picture with what a
-caller (or a test) may want to know about it. Modules: ``style`` (sizes, colours, words), ``fonts``, ``layout``
-(projection and labels), ``orders`` (reading stored orders), ``draw``. Nothing here reads files, the clock or the
-network.
+caller (or a test) may want to know about it. Modules: ``style`` (sizes, colours, words), ``fonts``, ``geometry``
+(reading the board geometry), ``layout`` (projection and labels), ``orders`` (reading stored orders), ``board`` (the
+board's kept base layer and palette drawing), ``draw``; ``tessellate`` is the tool that makes the geometry (never
+imported by the judge). Nothing here touches the clock, the network or the database; it reads the shipped font and
+geometry files only.
 """
 
+from judge.maps.board import has_board, held_by, tint
 from judge.maps.draw import LegendEntry, MapDrawing, draw_map, power_colours, render_map
 from judge.maps.fonts import can_draw, drawable, legend_words
+from judge.maps.geometry import BoardGeometry, board_geometry, parse_geometry
 from judge.maps.layout import MapLayout, map_layout
 from judge.maps.orders import DrawnOrder, read_order
 from judge.maps.style import CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError
 
-__all__ = ["CONVOY_INK", "DISLODGED_LINE", "DrawnOrder", "LegendEntry", "MapDrawing", "MapError", "MapLayout",
-           "NEUTRAL", "can_draw", "draw_map", "drawable", "legend_words", "map_layout", "power_colours",
-           "read_order", "render_map"]
+__all__ = ["BoardGeometry", "CONVOY_INK", "DISLODGED_LINE", "DrawnOrder", "LegendEntry", "MapDrawing", "MapError",
+           "MapLayout", "NEUTRAL", "board_geometry", "can_draw", "draw_map", "drawable", "has_board", "held_by",
+           "legend_words", "map_layout", "parse_geometry", "power_colours", "read_order", "render_map", "tint"]

@@ -1,9 +1,11 @@
-"""Pillow's bundled font, and what it can draw (letters it lacks are spelled out)."""
+"""The font the pictures are drawn with (DejaVu Sans Condensed Bold, shipped in ``fontdata/`` with its licence),
+and what it can draw (letters a font lacks are spelled out)."""
 
 from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from PIL import ImageFont
@@ -12,10 +14,17 @@ from judge.maps.style import LEGEND_SIZE, SCALE, WORDS, _SPELLED
 
 # --- fonts ---------------------------------------------------------------------------------------------------------
 
+FONT_FILE = Path(__file__).resolve().parent / "fontdata" / "DejaVuSansCondensed-Bold.ttf"
+
+
 @lru_cache(maxsize=None)
 def _font(size: int) -> Any:
-    """Pillow's own font (no font files needed); a fixed bitmap font when Pillow has no FreeType."""
-    return ImageFont.load_default(size=size)
+    """The shipped DejaVu font at ``size`` pixels; Pillow's own font when the file or FreeType is missing (a fixed
+    bitmap font when Pillow has no FreeType)."""
+    try:
+        return ImageFont.truetype(str(FONT_FILE), size)
+    except (OSError, ImportError):
+        return ImageFont.load_default(size=size)
 
 
 def _drawing_font(size: int) -> tuple[Any, int]:
@@ -51,6 +60,7 @@ def can_draw(text: str, size: int = LEGEND_SIZE) -> bool:
     return True
 
 
+@lru_cache(maxsize=4096)
 def drawable(text: str, size: int) -> str:
     """``text`` as the default font can draw it: umlauts spelled out, accents dropped, anything else as "?"."""
     out = []
@@ -68,7 +78,7 @@ def drawable(text: str, size: int) -> str:
 
 def legend_words(language: str) -> dict[str, str]:
     """The legend's words in ``language`` ("en", "de", "ru"); English for other languages, and for a language whose
-    letters the default font cannot draw even when spelled out (Russian with Pillow's bundled font)."""
+    letters the font cannot draw even when spelled out (only when the shipped font is missing)."""
     words = WORDS.get(language, WORDS["en"])
     spelled = {key: drawable(text, LEGEND_SIZE) for key, text in words.items()}
     if any("?" in text and "?" not in words[key] for key, text in spelled.items()):

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
+from PIL import Image, ImageDraw
+
 from judge.rules.geography import Geography
 from judge.rules.variant import Variant
-from judge.maps.style import (ARMY, CENTRE, CENTRE_AT, COAST_LABEL_SIZE, DISC, DISLODGED_AT, LABEL_SIZE, MARGIN, MAX_MAP_HEIGHT, MapError,
+from judge.maps.style import (ARMY, BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE, CENTRE, CENTRE_AT, COAST_LABEL_SIZE, DISC, DISLODGED_AT, LABEL_SIZE, MARGIN, MAX_MAP_HEIGHT, MapError,
     Point, SCALE, WIDTH)
 from judge.maps.fonts import _drawing_font
+from judge.maps.geometry import BoardGeometry
 
 # --- where things go -----------------------------------------------------------------------------------------------
 
@@ -33,6 +37,9 @@ class MapLayout:
     px_per_lat: float
     points: tuple[tuple[int, int], ...]  # location id -> pixel
     labels: tuple[tuple[int, int], ...]  # location id -> top left of its label
+    top_y: float = MARGIN  # the pixel row of top_lat
+    label_texts: tuple[str, ...] = ()  # location id -> its label as drawn (the abbreviation when empty)
+    centres: tuple[tuple[int, int], ...] = ()  # province id -> its centre marker (a board's: inside the province)
 
     @property
     def world_width(self) -> float:
@@ -41,7 +48,14 @@ class MapLayout:
 
     def project(self, lat: float, lon: float) -> tuple[float, float]:
         return (self.left_x + ((lon - self.left_lon) % 360.0) * self.px_per_lon,
-                MARGIN + (self.top_lat - lat) * self.px_per_lat)
+                self.top_y + (self.top_lat - lat) * self.px_per_lat)
+
+    def project_unwrapped(self, lon: float, lat: float) -> tuple[float, float]:
+        """The pixel of a point of a board's geometry, (lon, lat) with lon unwrapped from the left edge."""
+        return (self.left_x + (lon - self.left_lon) * self.px_per_lon, self.top_y + (self.top_lat - lat) * self.px_per_lat)
+
+    def label_text(self, loc: int, name: str) -> str:
+        return self.label_texts[loc] if self.label_texts else name
 
     def location_point(self, loc: int) -> tuple[int, int]:
         """The pixel where a unit at this location (province or coast id) is drawn."""
@@ -49,6 +63,8 @@ class MapLayout:
 
     def centre_marker(self, province: int) -> tuple[int, int]:
         """The middle pixel of a supply centre's marker (filled in the owner's colour)."""
+        if self.centres:
+            return self.centres[province]
         x, y = self.points[province]
         return (x + CENTRE_AT[0], y + CENTRE_AT[1])
 
@@ -66,14 +82,7 @@ def map_layout(variant: Variant) -> MapLayout:
         raise MapError(f"cannot draw a map of {variant.name}: its variant file gives no coordinates (at = [lat, lon]) "
                        f"for {shown}")
     places = _geo_points(geo)
-    lats = [lat for lat, _ in places]
-    lons = sorted({lon % 360.0 for _, lon in places})
-    gaps = [((lons[(i + 1) % len(lons)] - lons[i]) % 360.0 or 360.0, i) for i in range(len(lons))]
-    widest, at = max(gaps, key=lambda g: (g[0], -g[1]))
-    left = lons[(at + 1) % len(lons)]
-    left = left - 360.0 if left > 180.0 else left
-    span = max(360.0 - widest, 1.0)
-    top, bottom = max(lats), min(lats)
+    left, span, top, bottom = span_of(places)
     squeeze = max(math.cos(math.radians((top + bottom) / 2)), 0.1)
     per_lat = (WIDTH - 2 * MARGIN) / (span * squeeze)
     if (top - bottom) * per_lat > MAX_MAP_HEIGHT - 2 * MARGIN:
@@ -85,6 +94,18 @@ def map_layout(variant: Variant) -> MapLayout:
     points = tuple((round(x), round(y)) for x, y in (partial.project(lat, lon) for lat, lon in places))
     with_points = MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, points, ())
     return MapLayout(WIDTH, height, left_x, left, top, per_lon, per_lat, points, _place_labels(geo, with_points))
+
+
+def span_of(places: list[Point]) -> tuple[float, float, float, float]:
+    """(left longitude, span of longitude, top latitude, bottom latitude) of (lat, lon) places: the left edge is at
+    the widest gap of longitude between them, so that a map round the world has its seam in an empty ocean."""
+    lats = [lat for lat, _ in places]
+    lons = sorted({lon % 360.0 for _, lon in places})
+    gaps = [((lons[(i + 1) % len(lons)] - lons[i]) % 360.0 or 360.0, i) for i in range(len(lons))]
+    widest, at = max(gaps, key=lambda g: (g[0], -g[1]))
+    left = lons[(at + 1) % len(lons)]
+    left = left - 360.0 if left > 180.0 else left
+    return left, max(360.0 - widest, 1.0), max(lats), min(lats)
 
 
 def _geo_points(geo: Geography) -> list[Point]:
@@ -120,12 +141,15 @@ def _text_size(text: str, size: int) -> tuple[float, float]:
     return ((right - left) * enlarge / SCALE, (bottom - top) * enlarge / SCALE)
 
 
-def _place_labels(geo: Geography, layout: MapLayout) -> tuple[tuple[int, int], ...]:
-    """Put each label beside its disc where it covers the fewest other discs, markers and labels."""
+def _place_labels(geo: Geography, layout: MapLayout, label_size: int = LABEL_SIZE,
+                  coast_size: int = COAST_LABEL_SIZE, disc: float = DISC,
+                  inside: Callable[[int, float, float], bool] | None = None) -> tuple[tuple[int, int], ...]:
+    """Put each label beside its disc where it covers the fewest other discs, markers and labels (and, on a board,
+    inside its own province: ``inside(province, x, y)``)."""
     taken: list[Box] = []
     for prov in geo.provinces:
         x, y = layout.points[prov.id]
-        taken.append((x - DISC, y - DISC, x + DISC, y + DISC))
+        taken.append((x - disc, y - disc, x + disc, y + disc))
         if prov.centre:
             cx, cy = layout.centre_marker(prov.id)
             taken.append((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE))
@@ -135,10 +159,10 @@ def _place_labels(geo: Geography, layout: MapLayout) -> tuple[tuple[int, int], .
     labels: list[tuple[int, int]] = []
     for loc, name in enumerate(geo.loc_names):
         province = loc < len(geo.provinces)
-        text = name if province else name.partition("/")[2]
-        w, h = _text_size(text, LABEL_SIZE if province else COAST_LABEL_SIZE)
+        text = layout.label_text(loc, name if province else name.partition("/")[2])
+        w, h = _text_size(text, label_size if province else coast_size)
         x, y = layout.points[loc]
-        r = DISC + 1 if province else ARMY + 1
+        r = disc + 1 if province else ARMY + 1
         candidates = [(x - w / 2, y - r - h - 2), (x - w / 2, y + r + 2), (x + r + 2, y - h / 2),
                       (x - r - 2 - w, y - h / 2), (x + r - 2, y - r - h), (x - r + 2 - w, y - r - h),
                       (x + r - 2, y + r), (x - r + 2 - w, y + r)]
@@ -152,7 +176,10 @@ def _place_labels(geo: Geography, layout: MapLayout) -> tuple[tuple[int, int], .
             box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
             edge = max(0.0, 4 - box[0]) + max(0.0, box[2] - (layout.width - 4)) + max(0.0, 4 - box[1]) \
                 + max(0.0, box[3] - (layout.height - 4))
-            return sum(_overlap(box, t) for t in near) + 50 * edge
+            away = 0.0
+            if inside is not None and province and not inside(loc, c[0] + w / 2, c[1] + h / 2):
+                away = 120.0 + (0.0 if inside(loc, c[0] + w / 2, c[1]) or inside(loc, c[0] + w / 2, c[1] + h) else 60)
+            return sum(_overlap(box, t) for t in near) + 50 * edge + away
 
         costs = [cost(c) for c in candidates]
         best = min(range(len(candidates)), key=lambda i: (costs[i] > 0.5, costs[i], i))
@@ -160,5 +187,59 @@ def _place_labels(geo: Geography, layout: MapLayout) -> tuple[tuple[int, int], .
         labels.append((round(bx), round(by)))
         taken.append((bx, by, bx + w, by + h))
     return tuple(labels)
+
+
+
+
+def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
+    """The layout of a board drawn with areas: the geometry's frame fills the picture's width; units stand at the
+    geometry's unit points (a coast's fleet at the coast's point); labels are upper-case abbreviations."""
+    geo = variant.geo
+    lon0, lat0, lon1, lat1 = geometry.frame
+    squeeze = max(math.cos(math.radians((lat0 + lat1) / 2)), 0.1)
+    per_lon = geometry.width / (lon1 - lon0)
+    per_lat = per_lon / squeeze
+    height = round((lat1 - lat0) * per_lat)
+    partial = MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, (), (), 0.0)
+    places = _geo_points(geo)
+    points: list[tuple[int, int]] = []
+    for loc, (lat, lon) in enumerate(places):
+        if loc < len(geo.provinces):
+            lat, lon = geometry.units[loc]
+        x, y = partial.project(lat, lon)
+        points.append((round(x), round(y)))
+    texts = tuple(name.upper() if loc < len(geo.provinces) else name.partition("/")[2]
+                  for loc, name in enumerate(geo.loc_names))
+    owner = Image.new("L", (geometry.width, height), 0)  # province id + 1 of every pixel: what lies where
+    draw = ImageDraw.Draw(owner)
+    for prov in geo.provinces:
+        for outer, *holes in geometry.areas[prov.id]:
+            draw.polygon([partial.project_unwrapped(x, y) for x, y in outer], fill=prov.id + 1)
+            for hole in holes:
+                draw.polygon([partial.project_unwrapped(x, y) for x, y in hole], fill=0)
+    pixels = owner.load()
+
+    def inside(prov: int, x: float, y: float) -> bool:
+        px, py = int(x), int(y)
+        return 0 <= px < geometry.width and 0 <= py < height and pixels[px, py] == prov + 1
+
+    centres = []
+    for prov in geo.provinces:  # the marker inside its province: the usual place when it fits, else the nearest
+        x, y = points[prov.id]
+        spots = [(x + dx, y + dy) for dx, dy in _MARKER_SPOTS]
+        fits = [s for s in spots if all(inside(prov.id, s[0] + ex, s[1] + ey) for ex, ey in _MARKER_EDGE)]
+        fits = fits or [s for s in spots if inside(prov.id, *s)]  # a thin province: the marker's middle inside
+        centres.append(tuple(round(v) for v in (fits or [(x, y)])[0]))
+    with_points = MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts,
+                            tuple(centres))  # type: ignore[arg-type]
+    labels = _place_labels(geo, with_points, BOARD_LABEL_SIZE, BOARD_COAST_LABEL_SIZE, ARMY + 1, inside)
+    return MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), labels, 0.0, texts,
+                     tuple(centres))  # type: ignore[arg-type]
+
+
+_MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0)] + [
+    (round(r * math.cos(a * math.pi / 8)), round(r * math.sin(a * math.pi / 8)))
+    for r in (11, 20, 26, 32) for a in range(16)]  # the usual places first, then rings further out
+_MARKER_EDGE = [(0, 0), (-6, 0), (6, 0), (0, -6), (0, 6)]
 
 

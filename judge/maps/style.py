@@ -27,6 +27,20 @@ TITLE_SIZE = 18
 LEGEND_ROW = 22
 LEGEND_COLUMNS = 4  # of powers, left of the line styles
 
+# The board (provinces drawn as areas, judge.maps.board): its width comes with the geometry (800 for classic).
+BOARD_LABEL_SIZE = 12  # upper-case abbreviations: capitals 9 px high
+BOARD_COAST_LABEL_SIZE = 10
+BOARD_LEGEND_SIZE = 12
+BOARD_TITLE_SIZE = 15
+BOARD_LEGEND_ROW = 21
+SEA_AREA: RGB = (176, 207, 232)
+SEA_BORDER: RGB = (120, 160, 200)
+LAND_AREA: RGB = (238, 232, 214)  # a land province nobody holds
+LAND_BORDER: RGB = (96, 84, 70)
+OFF_BOARD: RGB = (196, 194, 186)  # land that is no province
+SEA_LABEL: RGB = (28, 62, 110)
+TINT = 0.45  # a held province is the power's colour at this strength over white
+
 BACKGROUND: RGB = (246, 243, 236)
 SEA_FILL, SEA_LINE = (203, 225, 243), (140, 180, 214)
 LAND_FILL, LAND_LINE = (237, 224, 194), (184, 160, 118)

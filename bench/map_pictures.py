@@ -1,0 +1,101 @@
+"""Time and size of the map pictures: how long one picture takes to draw and encode, and how many bytes it is.
+
+    python3 bench/map_pictures.py [--rounds 200]
+
+For each variant with board geometry (classic, coldwar) two pictures are measured: the starting position (what
+`judge map --variant` draws and the start mail could carry) and a results picture (the board after a played Spring
+movement phase with every order of it drawn, as a results mail carries it). The first call, which draws the
+variant's kept base layer (areas, borders, labels), is timed on its own; then ``rounds`` pictures are drawn and
+encoded (``render_map``: drawing + PNG), each timed with ``time.perf_counter`` (wall) and ``time.process_time``
+(CPU: what the picture costs even while other processes share the cores), alternating languages (en, de, ru)
+and titles so that nothing but the base layer and the font's glyphs is reused. The report gives the median and
+90th percentile per picture in milliseconds, the bytes of each picture, and the whole wave: how long 1,000 games'
+results pictures take (one per game and language in use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import sys
+import time
+from typing import Any
+
+from judge.catalog import load_variant
+from judge.maps import render_map
+from judge.maps.board import _BASES
+from judge.position_json import position_from_json
+from judge.rules.orders import order_text
+from judge.rules.turn import parse_submissions, play
+
+OPENINGS = {
+    "classic": ({"England": ["F lon", "F edi", "A lvp"], "France": ["A par", "A mar", "F bre"],
+                 "Germany": ["A mun", "A ber", "F kie"], "Italy": ["A ven", "A rom", "F nap"],
+                 "Austria": ["A vie", "A bud", "F tri"], "Russia": ["A mos", "A war", "F sev", "F stp/sc"],
+                 "Turkey": ["A con", "A smy", "F ank"]},
+                {"England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
+                 "France": ["A par - bur", "A mar S A par - bur", "F bre - mao"],
+                 "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
+                 "Italy": ["A ven - tyr", "A rom - ven", "F nap - ion"],
+                 "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
+                 "Russia": ["A mos - ukr", "A war - gal", "F sev - bla", "F stp/sc - bot"],
+                 "Turkey": ["A con - bul", "A smy - con", "F ank - bla"]}),
+}
+
+
+def _played(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+    if variant.key in OPENINGS:
+        units, orders = OPENINGS[variant.key]
+        before = position_from_json(variant, {"phase": f"S{variant.start_year}M", "units": units})
+    else:  # every unit of the start moves to its first neighbour (or holds)
+        before = position_from_json(variant, {})
+        orders = {}
+        for unit in before.units.values():
+            dest = variant.geo.destinations(unit.kind, unit.loc)
+            text = f"{unit.kind.value} {variant.geo.loc_names[unit.loc]}"
+            orders.setdefault(unit.power, []).append(f"{text} - {variant.geo.loc_names[dest[0]]}" if dest
+                                                      else f"{text} H")
+    turn = play(variant, before, parse_submissions(variant, before.phase.step, orders))
+    results = [{"power": r.power, "order": order_text(variant.geo, r.order, before.units) if r.order else None,
+                "outcome": r.outcome.value} for r in turn.results]
+    return before, turn.position, results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=200)
+    args = parser.parse_args()
+    print(f"# {time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, {platform.machine()}, "
+          f"Pillow {__import__('PIL').__version__}")
+    print("| variant | picture | base layer (once) ms | median ms | p90 ms | median CPU ms | bytes (en / de / ru) |")
+    print("|---|---|---|---|---|---|---|")
+    for name in ("classic", "coldwar"):
+        variant = load_variant(name)
+        before, after, results = _played(variant)
+        start = position_from_json(variant, {})
+        _BASES.clear()
+        t0 = time.perf_counter()
+        render_map(variant, start)
+        base_ms = (time.perf_counter() - t0) * 1000
+        cases = {"start": lambda lang, i: render_map(variant, start, title=f"{name} start {i}", language=lang),
+                 "results": lambda lang, i: render_map(variant, before, results, after=after, language=lang,
+                                                       title=f"game{i} — {before.phase.long_name}")}
+        for label, draw in cases.items():
+            times, cpu, sizes = [], [], {}
+            for i in range(args.rounds):
+                lang = ("en", "de", "ru")[i % 3]
+                t, c = time.perf_counter(), time.process_time()
+                png = draw(lang, i)
+                times.append((time.perf_counter() - t) * 1000)
+                cpu.append((time.process_time() - c) * 1000)
+                sizes.setdefault(lang, len(png))
+            times.sort()
+            p90 = times[int(len(times) * 0.9)]
+            print(f"| {name} | {label} | {base_ms:.0f} | {statistics.median(times):.1f} | {p90:.1f} | "
+                  f"{statistics.median(cpu):.1f} | {' / '.join(str(sizes[k]) for k in ('en', 'de', 'ru'))} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

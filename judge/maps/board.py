@@ -1,0 +1,260 @@
+"""Drawing the board: provinces as areas tinted by who holds them, units, orders, labels and the legend, as a
+palette image that makes a small PNG, fast enough for every results mail of a deadline wave.
+
+The picture is an image of palette indices from the start. What does not change from phase to phase is drawn once
+per variant and width and kept (``_base``): the areas (each land province filled with its own *slot* index), the
+off-board land, the borders and the labels. A picture then maps the slots to the colours of the powers that hold the
+provinces (one table lookup over the image), draws the centres, units and orders over it, pastes the labels and
+adds the legend. Text is drawn with the shipped DejaVu font; its anti-aliased edges become a few shades between
+the text's colour and the white halo behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from PIL import Image, ImageDraw, ImageFont
+
+from judge.rules.board import Position
+from judge.rules.geography import Terrain
+from judge.rules.variant import Variant
+from judge.maps.fonts import _font, drawable
+from judge.maps.geometry import BoardGeometry, board_geometry
+from judge.maps.layout import Box, MapLayout, board_layout
+from judge.maps.style import (BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE, BOARD_LEGEND_ROW, LABEL_INK, LAND_AREA,
+    LAND_BORDER, NEUTRAL, OFF_BOARD, OUTLINE, Point, RGB, SEA_AREA, SEA_BORDER, SEA_LABEL, TINT)
+
+WHITE: RGB = (255, 255, 255)
+SHADES = 4  # shades of anti-aliased text between its colour and the white behind it
+
+
+class _Palette:
+    """Palette indices handed out colour by colour, in the order first asked for (the same drawing, the same
+    palette). ``limit`` is the first index kept for the province slots."""
+
+    def __init__(self, colours: Sequence[RGB] = (), limit: int = 256) -> None:
+        self.colours: list[RGB] = list(colours)
+        self.index: dict[RGB, int] = {c: i for i, c in enumerate(self.colours)}
+        self.limit = limit
+
+    def __call__(self, colour: RGB) -> int:
+        found = self.index.get(colour)
+        if found is None:
+            if len(self.colours) >= self.limit:
+                return self.index[min(self.index, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, colour)))]
+            found = self.index[colour] = len(self.colours)
+            self.colours.append(colour)
+        return found
+
+    def copy(self) -> _Palette:
+        return _Palette(self.colours, self.limit)
+
+    def flat(self) -> list[int]:
+        return [v for c in self.colours for v in c]
+
+
+@lru_cache(maxsize=4096)
+def _mix(colour: RGB, behind: RGB, share: float) -> RGB:
+    return tuple(round(c * share + b * (1 - share)) for c, b in zip(colour, behind))  # type: ignore[return-value]
+
+
+def tint(colour: RGB) -> RGB:
+    """The colour of a province held by the power of ``colour``."""
+    return _mix(colour, WHITE, TINT)
+
+
+@lru_cache(maxsize=2048)
+def _glyphs(text: str, size: int, halo: bool) -> tuple[Image.Image, Image.Image, tuple[int, int]]:
+    """``text`` drawn white on black at ``size`` (its coverage), the mask of what it covers (with a halo round it
+    when ``halo``), and the offset of the top left of the letters in those images."""
+    font = _font(size)
+    enlarge = 1
+    if not isinstance(font, ImageFont.FreeTypeFont):  # a bitmap font (no FreeType): one size only, enlarged
+        enlarge = max(1, round(size / 11))
+    pad = 2 if halo else 0
+    left, top, right, bottom = font.getbbox(text)
+    w, h = max(1, right - left + 2 * pad), max(1, bottom - top + 2 * pad)
+    cover = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(cover).text((pad - left, pad - top), text, font=font, fill=255)
+    if halo:
+        ring = Image.new("L", (w, h), 0)
+        ImageDraw.Draw(ring).text((pad - left, pad - top), text, font=font, fill=255, stroke_width=pad,
+                                  stroke_fill=255)
+        mask = ring.point(lambda v: 255 if v >= 60 else 0)
+    else:
+        mask = cover.point(lambda v: 255 if v > 0 else 0)
+    if enlarge != 1:
+        cover = cover.resize((w * enlarge, h * enlarge), Image.Resampling.NEAREST)
+        mask = mask.resize((w * enlarge, h * enlarge), Image.Resampling.NEAREST)
+    return cover, mask, (pad, pad)
+
+
+@lru_cache(maxsize=512)
+def _solid(text: str, size: int) -> Image.Image:
+    """The pixels of ``text`` drawn without shades."""
+    return _glyphs(text, size, False)[0].point(lambda v: 255 if v >= 110 else 0)
+
+
+class BoardCanvas:
+    """Drawing on an image of palette indices ("L"), colours given as RGB; the same methods as the diagram's canvas
+    (coordinates in picture pixels)."""
+
+    def __init__(self, image: Image.Image, palette: _Palette) -> None:
+        self.image = image
+        self.palette = palette
+        self.draw = ImageDraw.Draw(image)
+
+    def line(self, points: Sequence[Point], fill: RGB, width: float) -> None:
+        self.draw.line([(x, y) for x, y in points], fill=self.palette(fill), width=max(1, round(width)),
+                       joint="curve")
+
+    def circle(self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None,
+               width: float = 1.0) -> None:
+        x, y = centre
+        self.draw.ellipse((x - radius, y - radius, x + radius, y + radius),
+                          fill=None if fill is None else self.palette(fill),
+                          outline=None if outline is None else self.palette(outline), width=max(1, round(width)))
+
+    def polygon(self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None,
+                width: float = 1.0) -> None:
+        self.draw.polygon([(x, y) for x, y in points], fill=None if fill is None else self.palette(fill),
+                          outline=None if outline is None else self.palette(outline), width=max(1, round(width)))
+
+    def rectangle(self, box: Box, fill: RGB | None, outline: RGB | None = None, width: float = 1.0) -> None:
+        self.draw.rectangle(box, fill=None if fill is None else self.palette(fill),
+                            outline=None if outline is None else self.palette(outline), width=max(1, round(width)))
+
+    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None, on: RGB | None = WHITE
+             ) -> None:
+        """``text`` with its top left at ``at``: on a halo of ``halo``, else anti-aliased against ``on`` (the
+        colour behind it), else in plain pixels."""
+        shown = drawable(text, size)
+        if not shown.strip():
+            return
+        cover, mask, (px, py) = _glyphs(shown, size, halo is not None)
+        behind = halo if halo is not None else on
+        if behind is None:
+            self.image.paste(self.palette(fill), (round(at[0]) - px, round(at[1]) - py), _solid(shown, size))
+            return
+        shades = tuple(self.palette(_mix(fill, behind, k / SHADES)) for k in range(SHADES + 1))
+        self.image.paste(_shaded(shown, size, halo is not None, shades), (round(at[0]) - px, round(at[1]) - py),
+                         mask)
+
+
+@lru_cache(maxsize=2048)
+def _shaded(text: str, size: int, halo: bool, shades: tuple[int, ...]) -> Image.Image:
+    """The pixels of ``text`` as palette indices of its shades (coverage 0..255 to ``shades``)."""
+    return _glyphs(text, size, halo)[0].point([shades[min(SHADES, (v * SHADES + 127) // 255)] for v in range(256)])
+
+
+@dataclass(frozen=True)
+class _Base:
+    image: Image.Image  # the map (fixed colours and province slots) and the legend's white place below it
+    labels: Image.Image  # the labels' pixels ...
+    label_mask: Image.Image  # ... and where they are
+    palette: _Palette
+    slot0: int  # land province p is filled with index slot0 + p
+    layout: MapLayout
+
+
+def has_board(variant: Variant) -> bool:
+    return board_geometry(variant) is not None
+
+
+def base_layer(variant: Variant) -> _Base:
+    """The parts of the picture that stay the same from phase to phase, drawn once per variant (kept)."""
+    geometry = board_geometry(variant)
+    if geometry is None:
+        raise ValueError(f"variant {variant.key} has no board geometry")
+    key = (variant.key, tuple(p.abbr for p in variant.geo.provinces), id(geometry))  # a variant reloaded from
+    found = _BASES.get(key)  # its file finds its base again
+    if found is None:
+        if len(_BASES) >= 16:
+            _BASES.pop(next(iter(_BASES)))
+        found = _BASES[key] = _base(variant, geometry)
+    return found
+
+
+_BASES: dict[tuple[str, tuple[str, ...], int], _Base] = {}
+
+
+def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
+    geo = variant.geo
+    layout = board_layout(variant, geometry)
+    slot0 = 256 - len(geo.provinces)
+    palette = _Palette(limit=slot0)
+    for colour in (WHITE, SEA_AREA, SEA_BORDER, LAND_AREA, LAND_BORDER, OFF_BOARD, OUTLINE, NEUTRAL):
+        palette(colour)
+    sea = palette(SEA_AREA)
+    image = Image.new("L", (layout.width, layout.height + board_legend_height(variant)), palette(WHITE))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, layout.width, layout.height - 1), fill=sea)  # the legend's place below stays white
+
+    def rings(area: Iterable[tuple[tuple[tuple[float, float], ...], ...]]) -> list[list[list[Point]]]:
+        return [[[layout.project_unwrapped(x, y) for x, y in ring] for ring in poly] for poly in area]
+
+    def fill(polys: list[list[list[Point]]], index: int) -> None:
+        for outer, *holes in polys:
+            draw.polygon(outer, fill=index)
+            for hole in holes:
+                draw.polygon(hole, fill=sea)
+
+    def outline(polys: list[list[list[Point]]], colour: RGB) -> None:
+        for poly in polys:
+            for ring in poly:
+                draw.line(ring + ring[:1], fill=palette(colour), width=1)
+
+    projected = [rings(area) for area in geometry.areas]
+    off = rings(geometry.off_board)
+    fill(off, palette(OFF_BOARD))
+    for prov in geo.provinces:
+        if prov.terrain is not Terrain.SEA:
+            fill(projected[prov.id], slot0 + prov.id)
+    for prov in geo.provinces:
+        if prov.terrain is Terrain.SEA:
+            outline(projected[prov.id], SEA_BORDER)
+    outline(off, LAND_BORDER)
+    for prov in geo.provinces:
+        if prov.terrain is not Terrain.SEA:
+            outline(projected[prov.id], LAND_BORDER)
+
+    labels = Image.new("L", image.size, 0)
+    mask = Image.new("L", image.size, 0)
+    canvas = BoardCanvas(labels, palette)
+    for loc, name in enumerate(geo.loc_names):
+        province = loc < len(geo.provinces)
+        is_sea = province and geo.provinces[loc].terrain is Terrain.SEA
+        text = layout.label_text(loc, name)
+        size = BOARD_LABEL_SIZE if province else BOARD_COAST_LABEL_SIZE
+        x, y = layout.labels[loc]
+        cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
+        canvas.text((x, y), text, size, SEA_LABEL if is_sea or not province else LABEL_INK, WHITE)
+        mask.paste(255, (x - px, y - py), halo)
+    return _Base(image, labels, mask, palette, slot0, layout)
+
+
+def held_by(variant: Variant, position: Position) -> dict[int, str]:
+    """Who holds each land province: a supply centre's owner; for any other land province, the power whose unit
+    stands there."""
+    out: dict[int, str] = {}
+    for prov in variant.geo.provinces:
+        if prov.terrain is Terrain.SEA:
+            continue
+        if prov.centre:
+            owner = position.owners.get(prov.id)
+        else:
+            unit = position.units.get(prov.id)
+            owner = unit.power if unit is not None else None
+        if owner is not None:
+            out[prov.id] = owner
+    return out
+
+
+def board_legend_height(variant: Variant) -> int:
+    return 36 + max(4, _powers_per_column(variant)) * BOARD_LEGEND_ROW + 10
+
+
+def _powers_per_column(variant: Variant) -> int:
+    return max(4, -(-(len(variant.powers) + 1) // 2))

@@ -1,0 +1,70 @@
+"""A variant's board geometry: the area of every province, read from the sidecar file ``variants/KEY.geo.json``.
+
+The file is data the project owns, written by ``python -m judge.maps.tessellate`` (see there for how the areas are
+made). The judge only reads it: a variant without the file, or with a file that does not fit its provinces, is drawn
+as a diagram instead (``None`` here). Coordinates are (longitude, latitude) in degrees, longitudes unwrapped from
+the frame's left edge (they may exceed 180 on a map round the world).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from judge.rules.variant import Variant
+
+Ring = tuple[tuple[float, float], ...]
+Area = tuple[tuple[Ring, ...], ...]  # polygons, each its outer ring then its holes
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    frame: tuple[float, float, float, float]  # lon0, lat0, lon1, lat1 of the picture
+    width: int  # the picture's width in pixels
+    areas: tuple[Area, ...]  # province id -> its area
+    units: tuple[tuple[float, float], ...]  # province id -> (lat, lon) where its units stand
+    off_board: Area  # land that belongs to no province
+
+
+def geometry_file(key: str) -> Path:
+    from judge.resources import data_dir
+
+    return data_dir("variants") / f"{key}.geo.json"
+
+
+def board_geometry(variant: Variant) -> BoardGeometry | None:
+    """The variant's board geometry, or None when it has none that fits its provinces."""
+    return _load(variant.key, tuple(p.abbr for p in variant.geo.provinces))
+
+
+@lru_cache(maxsize=32)
+def _load(key: str, abbrs: tuple[str, ...]) -> BoardGeometry | None:
+    try:
+        data = json.loads(geometry_file(key).read_text(encoding="utf-8"))
+        return parse_geometry(data, abbrs)
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def parse_geometry(data: dict, abbrs: tuple[str, ...]) -> BoardGeometry | None:
+    """The geometry in ``data`` (a geometry file's content) for provinces ``abbrs``; None when it lacks one of them."""
+    provinces = data["provinces"]
+    if set(provinces) != set(abbrs):
+        return None
+    lon0, lat0, lon1, lat1 = (float(v) for v in data["frame"])
+    if not (lon1 > lon0 and lat1 > lat0):
+        return None
+    areas = tuple(_area(provinces[a]["area"]) for a in abbrs)
+    if any(not area for area in areas):
+        return None
+    units = tuple((float(provinces[a]["unit"][0]), float(provinces[a]["unit"][1])) for a in abbrs)
+    width = int(data.get("width", 800))
+    return BoardGeometry((lon0, lat0, lon1, lat1), max(200, min(width, 4000)), areas, units,
+                         _area(data.get("off_board", [])))
+
+
+def _area(polygons: list) -> Area:
+    return tuple(tuple(tuple((float(x), float(y)) for x, y in ring) for ring in poly if len(ring) >= 3)
+                 for poly in polygons if poly and len(poly[0]) >= 3)

@@ -1,0 +1,320 @@
+"""Make a variant's board geometry: the area of every province, from its coordinates, its adjacency and coastlines.
+
+    python -m judge.maps.tessellate VARIANT COASTLINES.json [--width 800] [-o variants/VARIANT.geo.json]
+
+A tool of the project, run by whoever adds or changes a variant's map; the judge itself never runs it (it only reads
+the file this writes, see ``judge.maps.geometry``). It needs shapely (``pip install '.[mapgen]'``).
+
+How the areas are made, in a plane where a degree of longitude is shortened by the cosine of the map's middle
+latitude (so that distances look as on the picture):
+
+1. The coastlines (land polygons, minus the large lakes) are simplified once, so that every province derived from
+   them shares the very same shore line with its neighbours. Land is cut to the picture's frame; water is the
+   frame minus land.
+2. Every province gets *seeds*: its own point (``at``, moved onto land or water when it lies on the wrong side of
+   the coast) and points on the way to each neighbour the game gives it, up to just short of the middle. Seeds on
+   the wrong side of the coast are dropped (a coast province reaches towards its seas only as far as its shore).
+3. Land provinces share out the land, sea provinces the water: in each connected piece of land (or water), the
+   Voronoi cells of the seeds on that piece, joined per province. Because neighbours' seeds meet half way, provinces
+   the game makes neighbours tend to share a border, and provinces it does not tend to be kept apart.
+4. A land province reaches no further than ``reach`` from its seeds; land nobody reaches stays off the board
+   (drawn as impassable land). A small island with no seed joins the province it lies closest to, when that is very
+   close (Sicily to Naples, Zealand to Denmark); other islands without seeds stay off the board.
+
+The file written holds, per province, its area as polygons in (longitude, latitude) — longitudes unwrapped from the
+frame's left edge, so that a map round the world has one seam — and the point where its units stand, plus the
+off-board land and the frame. It reports how many of the game's neighbouring pairs share a border on the picture.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from judge.rules.geography import Geography, Terrain
+
+SIMPLIFY = 0.03  # degrees (scaled plane) of coastline simplification
+MIN_LAKE = 0.5  # lakes smaller than this (square degrees) are left as land
+SEED_STEPS = (0.1, 0.2, 0.3, 0.38, 0.45)  # seeds on the way to each neighbour, as fractions of the way
+ISLAND_JOIN = 0.45  # a seedless island this close to a province joins it ...
+ISLAND_SHARE = 2.0  # ... when it is smaller than this share of the province's area
+SHARED = 0.15  # a border at least this long (scaled degrees) counts as shared
+ROUND = 3  # decimals kept in the file
+ROUNDS = 3  # rounds of reaching towards a neighbour not yet touching
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m judge.maps.tessellate",
+                                     description="Write a variant's board geometry (province areas) from its "
+                                                 "coordinates, adjacency and a coastline file.")
+    parser.add_argument("variant", help="a variant name (classic) or a variant TOML file")
+    parser.add_argument("coastlines", help="coastline JSON ({'layers': {'land': [...], 'lakes': [...]}})")
+    parser.add_argument("-o", "--output", default=None, help="where to write (default: next to the variant's TOML)")
+    parser.add_argument("--width", type=int, default=800, help="the picture's width in pixels (default: 800)")
+    parser.add_argument("--reach", type=float, default=None,
+                        help="how far (scaled degrees) a land province reaches from its seeds (default: from the map)")
+    args = parser.parse_args(argv)
+    from judge.catalog import load_variant, load_variant_file
+    from judge.resources import data_dir
+
+    given = Path(args.variant)
+    if given.suffix == ".toml" and given.is_file():
+        variant, folder = load_variant_file(given), given.parent
+    else:
+        variant, folder = load_variant(args.variant), data_dir("variants")
+    if any(p.at is None for p in variant.geo.provinces):
+        raise SystemExit(f"{variant.key}: every province needs its coordinates (at = [lat, lon]) first")
+    coast = json.loads(Path(args.coastlines).read_text(encoding="utf-8"))
+    data, report = tessellate(variant.key, variant.geo, coast, reach=args.reach)
+    data["width"] = args.width
+    target = Path(args.output) if args.output else folder / f"{variant.key}.geo.json"
+    target.write_text(json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {target} ({target.stat().st_size} bytes)")
+    print(report)
+    return 0
+
+
+def frame_of(geo: Geography) -> tuple[float, float, float, float]:
+    """The picture's frame (lon0, lat0, lon1, lat1) round the provinces' points, lon0 at the widest gap of
+    longitude (a world map has its seam in the ocean); lon1 may exceed 180."""
+    from judge.maps.layout import span_of
+
+    places = [p.at for p in geo.provinces if p.at is not None]
+    left, span, top, bottom = span_of(places)
+    squeeze = max(math.cos(math.radians((top + bottom) / 2)), 0.1)
+    pad = 0.04 * max(span * squeeze, top - bottom)
+    return (round(left - pad / squeeze, 2), round(max(bottom - pad, -89.0), 2), round(left + span + pad / squeeze, 2),
+            round(min(top + pad, 89.0), 2))
+
+
+def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float | None = None
+               ) -> tuple[dict[str, Any], str]:
+    """The geometry file's content, and a report of how well it fits the game's adjacency."""
+    import shapely
+    import shapely.prepared
+    from shapely.geometry import MultiPoint, Point, Polygon, box
+    from shapely.ops import nearest_points, unary_union
+
+    lon0, lat0, lon1, lat1 = frame_of(geo)
+    squeeze = max(math.cos(math.radians((lat0 + lat1) / 2)), 0.1)
+
+    def plane(lon: float, lat: float) -> tuple[float, float]:
+        return ((lon - lon0) * squeeze, lat)
+
+    def unwrap(lon: float) -> float:
+        return lon0 + (lon - lon0) % 360.0
+
+    frame = box(0.0, lat0, (lon1 - lon0) * squeeze, lat1)
+
+    def polygons(layer: Iterable[list[list[list[float]]]]) -> list[Any]:
+        out = []
+        for rings in layer:
+            for shift in (-360.0, 0.0, 360.0):  # a polygon across the seam is cut and comes back on the other side
+                poly = Polygon([plane(x + shift, y) for x, y in rings[0]],
+                               [[plane(x + shift, y) for x, y in r] for r in rings[1:]])
+                if not poly.is_valid:
+                    poly = poly.buffer(0)
+                if poly.intersects(frame):
+                    out.append(poly.intersection(frame))
+        return out
+
+    land = unary_union(polygons(coast["layers"]["land"]))
+    lakes = [p for p in polygons(coast["layers"].get("lakes", [])) if p.area >= MIN_LAKE]
+    if lakes:
+        land = land.difference(unary_union(lakes))
+    land = land.simplify(SIMPLIFY).buffer(0).intersection(frame)
+    water = frame.difference(land)
+
+    def parts(geom: Any) -> list[Any]:
+        return [g for g in getattr(geom, "geoms", [geom]) if g.area > 0 and g.geom_type == "Polygon"]
+
+    land_parts, water_parts = parts(land), parts(water)
+    sea = [p.terrain is Terrain.SEA for p in geo.provinces]
+
+    def at(prov: int) -> tuple[float, float]:
+        lat, lon = geo.provinces[prov].at  # type: ignore[misc]
+        return plane(unwrap(lon), lat)
+
+    medium = {True: water, False: land}
+    anchors: dict[int, tuple[float, float]] = {}
+    for p in geo.provinces:  # a point on the wrong side of the coast is moved onto its own side
+        pt = Point(at(p.id))
+        own = medium[sea[p.id]]
+        if not own.contains(pt):
+            near = nearest_points(own, pt)[0]
+            dx, dy = near.x - pt.x, near.y - pt.y
+            d = math.hypot(dx, dy) or 1.0
+            inside = Point(near.x + dx / d * 0.15, near.y + dy / d * 0.15)
+            if own.contains(inside):
+                pt = inside
+            else:  # a thin or small piece: a point well inside the nearest piece
+                pt = min(parts(own), key=lambda g: g.distance(pt)).point_on_surface()
+        anchors[p.id] = (pt.x, pt.y)
+
+    neighbours: set[tuple[int, int]] = set()
+    for a in range(len(geo.provinces)):
+        for b in geo.army_adj[a]:
+            neighbours.add((min(a, b), max(a, b)))
+    for loc, targets in enumerate(geo.fleet_reach):
+        for b in targets:
+            a = geo.loc_province[loc]
+            if a != b:
+                neighbours.add((min(a, b), max(a, b)))
+
+    world = 360.0 * squeeze  # a map round the world: the short way may cross the seam
+    width = (lon1 - lon0) * squeeze
+    prepared_medium = {k: shapely.prepared.prep(v) for k, v in medium.items()}
+
+    def way(src: tuple[float, float], dst: tuple[float, float]) -> tuple[float, float]:
+        dx = dst[0] - src[0]
+        if abs(dx) > world / 2:
+            dx -= math.copysign(world, dx)
+        return dx, dst[1] - src[1]
+
+    def on_frame(q: tuple[float, float]) -> tuple[float, float] | None:
+        x = q[0]
+        if x < 0 and x + world <= width:
+            x += world
+        elif x > width and x - world >= 0:
+            x -= world
+        return (x, q[1]) if 0 <= x <= width else None
+
+    def sow(seeds: dict[tuple[float, float], int], prov: int, start: tuple[float, float],
+            towards: tuple[float, float], steps: Iterable[float]) -> None:
+        """Seeds of ``prov`` on the way from ``start`` towards ``towards``, while on the province's side of the coast."""
+        dx, dy = way(start, towards)
+        for t in steps:
+            q = on_frame((start[0] + dx * t, start[1] + dy * t))
+            if q is None or not prepared_medium[sea[prov]].contains(Point(q)):
+                break  # the way has left the province's side of the coast (or the picture): no further
+            seeds.setdefault(_rounded(q), prov)
+
+    seeds: dict[tuple[float, float], int] = {}
+    for p in geo.provinces:
+        seeds.setdefault(_rounded(anchors[p.id]), p.id)
+    for a, b in sorted(neighbours):
+        sow(seeds, a, anchors[a], anchors[b], SEED_STEPS)
+        sow(seeds, b, anchors[b], anchors[a], SEED_STEPS)
+
+    if reach is None:
+        gaps = sorted(math.hypot(*way(anchors[a], anchors[b])) for a, b in neighbours)
+        reach = gaps[len(gaps) // 2] * 1.1
+
+    def share(areas: dict[int, Any], a: int, b: int) -> bool:
+        """Whether a and b share a border of at least SHARED (across the seam too)."""
+        from shapely.affinity import translate
+
+        other = areas[b].buffer(0.02)
+        for shift in (0.0, world, -world):
+            near = translate(other, shift) if shift else other
+            if areas[a].boundary.intersection(near).length >= SHARED:
+                return True
+        return False
+
+    def cut(seeds: dict[tuple[float, float], int]) -> dict[int, Any]:
+        cells: dict[int, list[Any]] = {p.id: [] for p in geo.provinces}
+        for is_sea, pieces in ((False, land_parts), (True, water_parts)):
+            mine = [(q, prov) for q, prov in seeds.items() if sea[prov] == is_sea]
+            for piece in pieces:
+                prepared = shapely.prepared.prep(piece)
+                inside = [(q, prov) for q, prov in mine if prepared.contains(Point(q))]
+                if not inside:
+                    continue
+                if len(inside) == 1:
+                    cells[inside[0][1]].append(piece)
+                    continue
+                voronoi = shapely.voronoi_polygons(MultiPoint([q for q, _ in inside]), extend_to=frame,
+                                                   ordered=True)
+                for (q, prov), cell in zip(inside, voronoi.geoms):
+                    part = cell.intersection(piece)
+                    if not part.is_empty:
+                        cells[prov].append(part)
+        areas = {}
+        for prov, found in cells.items():
+            if found:  # a land province reaches no further than ``reach`` from its seeds (cut once: no slivers)
+                area = unary_union(found)
+                if not sea[prov]:
+                    area = area.intersection(unary_union([Point(q).buffer(reach, 24) for q, owner in seeds.items()
+                                                          if owner == prov]))
+                areas[prov] = area.buffer(0)
+        return areas
+
+    areas = cut(seeds)
+    for _ in range(ROUNDS):  # neighbours kept apart by a third province: each reaches towards the other
+        apart = [(a, b) for a, b in sorted(neighbours) if a in areas and b in areas and not share(areas, a, b)]
+        if not apart:
+            break
+        for a, b in apart:
+            pa, pb = nearest_points(areas[a], areas[b])
+            middle = ((pa.x + pb.x) / 2, (pa.y + pb.y) / 2)
+            sow(seeds, a, (pa.x, pa.y), middle, (0.35, 0.7, 1.05))
+            sow(seeds, b, (pb.x, pb.y), middle, (0.35, 0.7, 1.05))
+        areas = cut(seeds)
+    missing = [geo.provinces[p].abbr for p in range(len(geo.provinces)) if p not in areas]
+    if missing:
+        raise SystemExit(f"no area for {', '.join(missing)}: check their coordinates against the coastlines")
+
+    covered = unary_union([areas[p] for p in areas if not sea[p]])
+    off_board = []
+    for piece in parts(land.difference(covered.buffer(1e-6))):
+        if piece.area < 1e-4:
+            continue
+        near = [(piece.distance(areas[p]), p) for p in areas if not sea[p]]
+        d, prov = min(near)
+        touches_seed = any(piece.contains(Point(q)) for q, owner in seeds.items() if not sea[owner])
+        if not touches_seed and d <= ISLAND_JOIN and piece.area <= ISLAND_SHARE * areas[prov].area \
+                and _is_island(piece, land_parts):
+            areas[prov] = unary_union([areas[prov], piece])
+        else:
+            off_board.append(piece)
+
+    def ring(coords: Iterable[tuple[float, float]]) -> list[list[float]]:
+        return [[round(lon0 + x / squeeze, ROUND), round(y, ROUND)] for x, y in coords]
+
+    def multipolygon(geom: Any) -> list[list[list[list[float]]]]:
+        return [[ring(poly.exterior.coords), *(ring(r.coords) for r in poly.interiors)]
+                for poly in parts(geom)]
+
+    provinces: dict[str, Any] = {}
+    for p in geo.provinces:
+        area = areas[p.id]
+        stand = Point(anchors[p.id])
+        if not area.contains(stand):
+            stand = area.point_on_surface()
+        provinces[p.abbr] = {"area": multipolygon(area),
+                             "unit": [round(stand.y, 2), round(lon0 + stand.x / squeeze, 2)]}
+    shared, apart = 0, []
+    for a, b in sorted(neighbours):
+        if share(areas, a, b):
+            shared += 1
+        else:
+            apart.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
+    data = {
+        "about": "Province areas of this variant for drawing its board, made by judge.maps.tessellate from the "
+                 "provinces' coordinates and adjacency, clipped to coastlines: "
+                 + str(coast.get("source", "public-domain coastlines")),
+        "variant": key, "frame": [lon0, lat0, lon1, lat1], "provinces": provinces,
+        "off_board": multipolygon(unary_union(off_board)) if off_board else [],
+        "neighbours_sharing_a_border": [shared, len(neighbours)],
+    }
+    report = (f"{key}: {len(provinces)} province areas; {shared} of {len(neighbours)} neighbouring pairs share a "
+              f"border" + (f"; not touching on the picture: {', '.join(apart)}" if apart else ""))
+    return data, report
+
+
+def _rounded(q: tuple[float, float]) -> tuple[float, float]:
+    return (round(q[0], 4), round(q[1], 4))
+
+
+def _is_island(piece: Any, land_parts: list[Any]) -> bool:
+    """Whether ``piece`` is a whole piece of land (not a far corner of a continent)."""
+    return any(abs(piece.area - part.area) < 1e-3 and piece.intersects(part) for part in land_parts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
