@@ -104,7 +104,8 @@ def test_every_problem_is_reported_at_once() -> None:
     assert len(err.value.problems) == 5
 
 
-@pytest.mark.parametrize("solo,year,expect", [(18, 1901, 18), ("2/3", 1901, 23), ("1/2", 1901, 17)])
+@pytest.mark.parametrize("solo,year,expect", [(18, 1901, 18), ("2/3", 1901, 23), ("1/2", 1901, 18),
+                                               ("half", 1901, 18)])
 def test_solo_as_count_or_fraction(solo, year, expect) -> None:
     data = _classic_data()
     data["victory"] = {"solo": solo}
@@ -114,7 +115,7 @@ def test_solo_as_count_or_fraction(solo, year, expect) -> None:
 def test_victory_table_last_year_and_tie_break() -> None:
     data = _classic_data()
     data["victory"] = {"solo": 18, "by_year": {"1905": 16}, "last_year": 1910,
-                       "tie_break": ["Turkey", "Austria"]}
+                       "tie_break": ["Turkey", "Austria"], "tie_others": "play-on"}
     v = variant_from_data(data, "x").victory
     assert v.threshold(34, 1904) == 18 and v.threshold(34, 1906) == 16
     assert v.winner({"France": 16, "Italy": 5}, 34, 1906) == "France"
