@@ -93,8 +93,7 @@ def _fail(message: str, status: int, exc: BaseException | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     common = config_options()
-    parser = Parser(prog="judge", description="An email judge for Diplomacy.", parents=[common])
-    parser.set_defaults(config=None, db=None)
+    parser = Parser(prog="judge", description="An email judge for Diplomacy.", parents=[config_options(None)])
     parser.add_argument("--version", action="version", version=f"judge {__version__}")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
 
@@ -192,7 +191,10 @@ def _variant_check(args: argparse.Namespace) -> int:
             print(f"judge: {path}: {exc.strerror}", file=sys.stderr)
             status = EXIT_PROBLEMS
         except VariantError as exc:
-            print(str(exc), file=sys.stderr)
+            # the report on standard output, one problem a line; the one-line verdict on standard error
+            print(f"{path}:\n" + "\n".join(f"  - {p}" for p in exc.problems))
+            count = len(exc.problems)
+            print(f"judge: {path}: {count} problem{'s' if count != 1 else ''}, listed above", file=sys.stderr)
             status = EXIT_PROBLEMS
         else:
             print(f"{path}: ok ({variant.name}: {len(variant.geo.provinces)} provinces, {len(variant.centres)} "

@@ -33,12 +33,13 @@ class Parser(argparse.ArgumentParser):
         raise CliError(f"{self.prog}: {message} (see: {self.prog} --help)", EXIT_USAGE)
 
 
-def config_options() -> argparse.ArgumentParser:
-    """``--config`` and ``--db``, accepted before or after the command name."""
+def config_options(default: Any = argparse.SUPPRESS) -> argparse.ArgumentParser:
+    """``--config`` and ``--db``, accepted before or after the command name (after it, they leave what was given
+    before it alone)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", default=argparse.SUPPRESS, metavar="FILE",
+    common.add_argument("--config", default=default, metavar="FILE",
                         help=f"the configuration (default: the first of {searched()})")
-    common.add_argument("--db", default=argparse.SUPPRESS, metavar="FILE",
+    common.add_argument("--db", default=default, metavar="FILE",
                         help=f"the SQLite file (default: ${DB_ENV}, else the configuration's [judge] db)")
     return common
 

@@ -131,5 +131,5 @@ def test_cli_variant_check_prints_problems(tmp_path: Path, capsys) -> None:
     text = (data_dir("variants") / "classic.toml").read_text().replace('alb = ["gre"', 'alb = ["zzz", "gre"', 1)
     bad.write_text(text)
     assert main(["variant", "check", str(bad)]) == 1
-    assert "zzz" in capsys.readouterr().err
+    assert "zzz" in capsys.readouterr().out
     assert main(["variant", "check", str(data_dir("variants") / "classic.toml")]) == 0
