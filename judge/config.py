@@ -44,16 +44,18 @@ def _spec(help: str, *, low: int | None = None, high: int | None = None, choices
 
 
 def _host(value: str) -> str | None:
-    ok = re.fullmatch(r"[A-Za-z0-9.\-:\[\]_]+", value)
+    ok = not value or re.fullmatch(r"[A-Za-z0-9.\-:\[\]_]+", value)
     return None if ok else "a host name or address"
 
 
 def _address(value: str) -> str | None:
-    ok = re.fullmatch(r"[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+|[^@\s<>\"]+@localhost", value)
+    ok = not value or re.fullmatch(r"[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+|[^@\s<>\"]+@localhost", value)
     return None if ok else "the judge's mail address, e.g. judge@example.org"
 
 
 def _zone(value: str) -> str | None:
+    if not value.strip():
+        return "an IANA time zone such as Europe/Berlin or UTC"
     try:
         ZoneInfo(value)
     except (ZoneInfoNotFoundError, ValueError):
@@ -276,7 +278,7 @@ def _check_value(kind: Any, meta: Mapping[str, Any], value: Any) -> str | None:
         return "a string in quotes"
     if meta["choices"] and value not in meta["choices"]:
         return "one of " + ", ".join(meta["choices"])
-    if meta["check"] and value:
+    if meta["check"]:
         return meta["check"](value)
     return None
 
