@@ -49,6 +49,8 @@ def _run(argv: list[str] | None) -> int:
         return int(exc.code or 0)
     if not getattr(args, "func", None):
         raise CliError("judge: choose a command (see: judge --help)", EXIT_USAGE)
+    if args.command == "demo":
+        _need_demo_extra()
     try:
         if args.command not in NO_CONFIG:
             cfg = settings(args)
@@ -61,6 +63,15 @@ def _run(argv: list[str] | None) -> int:
         raise CliError(" ".join(str(exc).split()), EXIT_PROBLEMS) from None
     except GameError as exc:
         raise CliError(f"judge: {exc}", EXIT_PROBLEMS) from None
+
+
+def _need_demo_extra() -> None:
+    import importlib.util
+
+    missing = [m for m in ("pymap", "aiosmtpd") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise CliError(f"judge demo needs {' and '.join(missing)}, which come with the demo extra: "
+                       f"pip install 'diplomacy-judge[demo]' (or '.[demo]' in a checkout)", EXIT_PROBLEMS)
 
 
 def _describe(exc: BaseException) -> str:
