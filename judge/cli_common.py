@@ -51,7 +51,7 @@ def settings(args: argparse.Namespace) -> Config | None:
         cfg = None
         if path is not None:
             try:
-                cfg = load_config(path)
+                cfg = load_config(path, secrets=False)  # only `judge serve` and `check-config` log in
             except ConfigError as exc:
                 raise CliError(str(exc), EXIT_USAGE) from None
         args._config = cfg

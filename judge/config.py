@@ -114,7 +114,7 @@ class Config:
     db: str = field(default="judge.db", metadata=_spec(
         "the SQLite file with every game (relative: to this file's folder)"))
     timezone: str = field(default="UTC", metadata=_spec(
-        "the host's zone: logs, and `judge game extend --to` deadlines", check=_zone))
+        "the host's zone: `judge game extend --to` times without an offset", check=_zone))
     imap: ImapConfig | None = field(default=None, metadata=_spec("", internal=True))
     smtp: SmtpConfig | None = field(default=None, metadata=_spec("", internal=True))
     max_replies_per_hour: int = field(default=30, metadata=_spec("answers to one address per hour, against mail "
@@ -168,7 +168,9 @@ def searched() -> str:
 
 # --- loading -------------------------------------------------------------------------------------------------------
 
-def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
+def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets: bool = True) -> Config:
+    """Read and validate ``path``. Without ``secrets`` (commands that never log in, such as `judge game`), the
+    passwords are neither read nor required, so the game master needs no access to them."""
     env = os.environ if environ is None else environ
     try:
         text = path.read_text(encoding="utf-8")
@@ -186,10 +188,11 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return config_from_data(data, env, str(path))
+    return config_from_data(data, env, str(path), secrets=secrets)
 
 
-def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "") -> Config:
+def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "", *,
+                     secrets: bool = True) -> Config:
     """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``."""
     problems: list[str] = []
     for name in data:
@@ -207,7 +210,7 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
         raw = data.get(name)
         if isinstance(raw, dict):
             values = _section(name, cls, raw, problems)
-            if name in SECRETS:
+            if name in SECRETS and secrets:
                 values["password"] = _password(name, raw, values, env, base, problems)
             sections[name] = values
     judge = sections.get("judge", {})
@@ -222,7 +225,7 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
             problems.append(f"[{name}] host: required: the {name.upper()} server's name")
         if name == "imap" and not values.get("username"):
             problems.append("[imap] username: required: the mailbox's login")
-        if (name == "imap" or values.get("username")) and not values.get("password"):
+        if secrets and (name == "imap" or values.get("username")) and not values.get("password"):
             problems.append(f"[{name}] password: empty; give password_file, the systemd credential "
                             f"{SECRETS[name][1]}, ${SECRETS[name][0]} or password")
         if name == "smtp" and values.get("password") and not values.get("username"):

@@ -257,3 +257,14 @@ def test_any_file_gives_a_config_or_a_config_error(data: dict) -> None:
         assert "\n" not in str(exc)
     else:
         assert cfg.address and cfg.imap is not None and cfg.smtp is not None
+
+
+def test_game_commands_need_no_secrets(nowhere: Path, capsys) -> None:
+    """The game master runs `judge game …` as the judge's user, who cannot read the root-only password file."""
+    cfg = _write(nowhere / "judge.toml")
+    cfg.write_text(cfg.read_text().replace('password = "imap-secret"', 'password_file = "/root-only/imap-password"'))
+    assert main(["--config", str(cfg), "game", "create", "g"]) == 0
+    assert main(["--config", str(cfg), "game", "list"]) == 0
+    capsys.readouterr()
+    assert main(["check-config", "--config", str(cfg)]) == 2  # the daemon's view: the password cannot be read
+    assert "imap-password" in capsys.readouterr().err
