@@ -268,3 +268,15 @@ def test_game_commands_need_no_secrets(nowhere: Path, capsys) -> None:
     capsys.readouterr()
     assert main(["check-config", "--config", str(cfg)]) == 2  # the daemon's view: the password cannot be read
     assert "imap-password" in capsys.readouterr().err
+
+
+def test_every_setting_is_documented() -> None:
+    from dataclasses import fields
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "deploy.md").read_text()
+    for section, cls in config.SECTIONS.items():
+        rows = [line.split("|")[1] for line in docs.splitlines() if line.startswith(f"| `[{section}] ")]
+        named = {word.strip("` ,") for row in rows for word in row.replace(f"[{section}]", "").split(",")}
+        for f in fields(cls):
+            if not f.metadata.get("internal"):
+                assert f.name in named, f"[{section}] {f.name} is missing from the table in docs/deploy.md"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judge import config, resources
 from judge.cli import main
@@ -153,3 +155,32 @@ def test_check_shows_every_victory_setting(tmp_path: Path, capsys) -> None:
     assert "solo at 23 (2/3 of 34 centres, rounded up)" in out
     assert "from 1905: 16, 1910: 14" in out and "last year 1912" in out
     assert "Turkey > Austria > England" in out and "others" not in out
+
+
+_values = st.one_of(st.none(), st.booleans(), st.integers(-3000, 3000), st.text(max_size=8),
+                    st.lists(st.text(max_size=5), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(),
+                                                                                 max_size=2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "start", "victory", "provinces.bel", "provinces.par", "army", "units"]),
+                          st.sampled_from(["name", "kind", "centre", "home", "coasts", "aliases", "at", "year",
+                                           "season", "solo", "by_year", "last_year", "tie_break", "tie_others",
+                                           "powers", "bel", "France", "centr", "zzz"]),
+                          _values.filter(lambda v: v is not None)), max_size=4))
+def test_any_change_to_a_variant_loads_or_says_why(changes: list) -> None:
+    import tomllib
+
+    from judge.rules.variant import VariantError, variant_from_data
+
+    data = tomllib.loads(CLASSIC)
+    for where, key, value in changes:
+        table = data
+        for part in [p for p in where.split(".") if p]:
+            table = table[part] if isinstance(table.get(part), dict) else table.setdefault(part, {})
+        if isinstance(table, dict):
+            table[key] = value
+    try:
+        variant_from_data(data, "x")
+    except VariantError as exc:
+        assert exc.problems and all(isinstance(p, str) and p for p in exc.problems)
