@@ -7,12 +7,12 @@ keeps by its absolute path.
 
 from __future__ import annotations
 
-
+import tomllib
 from functools import lru_cache
 from pathlib import Path
 
 from judge.resources import search_dirs
-from judge.rules.variant import Variant, VariantError, variant_from_toml
+from judge.rules.variant import Variant, VariantError, key_lines, locate, variant_from_data
 
 
 def variant_files() -> dict[str, Path]:
@@ -39,6 +39,21 @@ def load_variant_file(path: Path, key: str | None = None) -> Variant:
     except UnicodeDecodeError:
         raise VariantError(["not UTF-8 text"], str(path)) from None
     return variant_from_toml(text, key or path.stem, str(path))
+
+
+def variant_from_toml(text: str, key: str, source: str = "variant") -> Variant:
+    """Parse and validate a variant file's text; each problem names its line where it has one."""
+    where, twice = key_lines(text)
+    if twice:
+        raise VariantError(twice, source)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise VariantError([f"not valid TOML: {exc}"], source) from None
+    try:
+        return variant_from_data(data, key)
+    except VariantError as exc:
+        raise VariantError(locate(exc.problems, where), source) from None
 
 
 def load_variant(name: str) -> Variant:

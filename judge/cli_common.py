@@ -38,7 +38,8 @@ def config_options(default: Any = argparse.SUPPRESS) -> argparse.ArgumentParser:
     before it alone)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", default=default, metavar="FILE",
-                        help=f"the configuration (default: the first of {searched()})")
+                        help="the configuration (default: $JUDGE_CONFIG, else ./judge.toml, else "
+                             "/etc/judge/judge.toml)")
     common.add_argument("--db", default=default, metavar="FILE",
                         help=f"the SQLite file (default: ${DB_ENV}, else the configuration's [judge] db)")
     return common

@@ -186,6 +186,14 @@ def test_missing_two_deadlines_in_a_row_is_told_to_the_master_once(t: Table) -> 
     t.later(hours=49)
     t.cli("game", "tick")
     assert len(gm_notes()) == 1
+    t.cli("game", "replace", "g", "--power", "Turkey", "--email", "t2@p.test", "--password", "pw-t2")
+    for _ in range(2):  # the new player starts with a clean slate: told again only after two misses of their own
+        assert len([m for m in gm_notes() if "Turkey" in m["subject"]]) == 1
+        orders_from_all_but("Turkey")
+        t.later(hours=49)
+        t.cli("game", "tick")
+    turkey = [m for m in gm_notes() if "Turkey" in m["subject"]]
+    assert len(turkey) == 2 and "t2@p.test" in turkey[1]["body"]
 
 
 def test_show_has_orders_in_ready_and_every_setting(t: Table, capsys) -> None:

@@ -182,7 +182,8 @@ def change_deadline(db: Database, name: str, now: datetime, *, by: timedelta | N
         if to == game.deadline:
             raise GameError(f"the deadline is already {iso_utc(to)}")
         change = DeadlineChange.EXTENDED if to > game.deadline else DeadlineChange.SHORTENED
-        game.deadline, game.reminded = to, game.reminded and change is DeadlineChange.EXTENDED
+        # a later deadline earns a fresh reminder before it; an earlier one keeps a reminder already sent
+        game.deadline, game.reminded = to, game.reminded and change is DeadlineChange.SHORTENED
         detail = {"deadline": iso_utc(to)}
     save_game(db, game, now)
     log_event(db, game.id, now, sender, change.value, detail)
@@ -353,8 +354,14 @@ def after_adjudication(db: Database, game: Game, before: Any, submitted: dict[st
 def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
     """Deadlines in a row, up to the last adjudicated phase, at which ``power`` owed orders and gave none."""
     missed = 0
-    for row in db.query("select board_before, orders from phases where game_id = ? order by rowid desc",
-                        [game.id]):
+    taken_over = ""  # a new player starts with a clean slate
+    for event in db.query("select at, detail from events where game_id = ? and kind = 'replace'", [game.id]):
+        if json.loads(event["detail"] or "{}").get("power") == power:
+            taken_over = max(taken_over, event["at"])
+    for row in db.query("select board_before, orders, adjudicated_at from phases where game_id = ? "
+                        "order by rowid desc", [game.id]):
+        if taken_over and row["adjudicated_at"] <= taken_over:
+            break
         pos = position_from_json(game.variant, json.loads(row["board_before"]))
         if power not in owing_powers(dataclasses.replace(game, position=pos)):
             continue

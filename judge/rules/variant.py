@@ -1,8 +1,8 @@
 """A variant as data: built from the parsed TOML of ``variants/NAME.toml`` and validated as a whole.
 
 ``variant_from_data`` takes the already-parsed mapping (reading the file is the caller's business) and either returns
-a ``Variant`` or raises one ``VariantError`` listing every problem found. ``variant_from_toml`` takes the file's text
-and adds the line of each problem (and finds keys given twice, which TOML itself reports without naming them).
+a ``Variant`` or raises one ``VariantError`` listing every problem found. ``key_lines`` and ``locate`` give each
+problem the line of the file's text it is about (and find keys given twice, which TOML reports without naming them).
 
 The schema is strict: unknown keys and wrong types are errors (with the nearest known key), so a misspelling can never
 silently change the game.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -428,19 +427,9 @@ _PROBLEM_KEY = re.compile(r"^(?:province (\S+?):|\[(army|fleet|units|start|victo
                           r"\[victory\.by_year\] (\S+?)[:\s=])")
 
 
-def variant_from_toml(text: str, key: str, source: str = "variant") -> Variant:
-    """Parse and validate a variant file's text; each problem names its line where it has one."""
-    where, twice = key_lines(text)
-    if twice:
-        raise VariantError(twice, source)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise VariantError([f"not valid TOML: {exc}"], source) from None
-    try:
-        return variant_from_data(data, key)
-    except VariantError as exc:
-        raise VariantError([_with_line(p, where) for p in exc.problems], source) from None
+def locate(problems: list[str], where: dict[tuple[str, str], int]) -> list[str]:
+    """The problems, each with the line of the file it is about where that can be told (``key_lines``)."""
+    return [_with_line(p, where) for p in problems]
 
 
 _UNKNOWN = re.compile(r"^(?:\[(\w+)\] )?unknown key '([^']+)'")
