@@ -7,8 +7,8 @@ A language without a translation of a template falls back to English.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
