@@ -384,7 +384,8 @@ def _show(args: argparse.Namespace) -> int:
               f"deadline {shown['deadline'] or '-'}")
         print(f"  {'power':<10} {'player':<30} {'orders':<8} {'ready':<6} status")
         for p in shown["players"]:
-            orders = (f"{p['order_lines']} lines" if p["order_lines"] else "MISSING") if p["owes_orders"] else "-"
+            lines = p["order_lines"]
+            orders = (f"{lines} line{'s' if lines != 1 else ''}" if lines else "MISSING") if p["owes_orders"] else "-"
             flags = [f for f in ("resigned", "eliminated") if p[f]]
             print(f"  {p['power'] or '?':<10} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
                   f"{' '.join(flags) or 'playing'}")

@@ -203,7 +203,7 @@ def test_show_has_orders_in_ready_and_every_setting(t: Table, capsys) -> None:
     out = capsys.readouterr().out
     france = next(line for line in out.splitlines() if line.strip().startswith("France"))
     england = next(line for line in out.splitlines() if line.strip().startswith("England"))
-    assert "1 lines" in france and "yes" in france
+    assert "1 line " in france and "yes" in france
     assert "MISSING" in england and " no " in england
     assert "settings:" in out and "press white" in out and "movement_deadline 2d" in out
     shown = t.show("g", capsys)
