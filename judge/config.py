@@ -112,7 +112,8 @@ class Config:
     address: str = field(default="", metadata=_spec("players write here; every mail the judge sends comes from here",
                                                     check=_address))
     db: str = field(default="judge.db", metadata=_spec(
-        "the SQLite file with every game (relative: to this file's folder)"))
+        "the SQLite file with every game (relative: to this file's folder)",
+        check=lambda v: None if v.strip() else "a file name"))
     timezone: str = field(default="UTC", metadata=_spec(
         "the host's zone: `judge game extend --to` times without an offset", check=_zone))
     imap: ImapConfig | None = field(default=None, metadata=_spec("", internal=True))
