@@ -22,7 +22,7 @@ import re
 import stat
 import tomllib
 import typing
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -377,7 +377,3 @@ def example_toml(values: Mapping[str, Mapping[str, Any]] = EXAMPLE_VALUES) -> st
     tomllib.loads(text)  # what we write must read back
     return text
 
-
-def defaults(cls: type) -> dict[str, Any]:
-    """Every documented setting of ``cls`` and its default (for docs and `judge check-config --show`)."""
-    return {f.name: f.default for f in fields(cls) if not f.metadata.get("internal") and f.default is not MISSING}
