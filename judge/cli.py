@@ -4,30 +4,112 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from typing import Any
+
 from judge import __version__
+from judge.cli_common import CliError, Parser, config_options, settings
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+NO_CONFIG = ("init", "demo")  # commands that run without reading the configuration
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; every problem is one line on stderr and exit status 1 (runtime) or 2 (usage, config)."""
+    try:
+        return _run(argv)
+    except CliError as exc:
+        return _fail(str(exc), exc.status)
+    except BrokenPipeError:
+        # the reader went away (`judge game list | head`): stop quietly, and keep Python from complaining at exit
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        return _fail("interrupted", 130)
+    except Exception as exc:  # the last line of defence: never a traceback at a user
+        return _fail(_describe(exc), EXIT_PROBLEMS, exc)
+
+
+def _run(argv: list[str] | None) -> int:
+    from judge.config import ConfigError
+    from judge.game.service import GameError
+    from judge.rules.variant import VariantError
+
     parser = _parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version
+        return int(exc.code or 0)
     if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_USAGE
-    return int(args.func(args))
+        raise CliError("judge: choose a command (see: judge --help)", EXIT_USAGE)
+    if args.command == "demo":
+        _need_demo_extra()
+    try:
+        if args.command not in NO_CONFIG:
+            cfg = settings(args)
+            if args.command == "map" and not args.db and not os.environ.get("JUDGE_DB") and cfg is not None:
+                args.db = cfg.db  # `judge map` reads --db itself; give it the configured database
+        return int(args.func(args))
+    except ConfigError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    except VariantError as exc:
+        raise CliError(" ".join(str(exc).split()), EXIT_PROBLEMS) from None
+    except GameError as exc:
+        raise CliError(f"judge: {exc}", EXIT_PROBLEMS) from None
+
+
+def _need_demo_extra() -> None:
+    import importlib.util
+
+    missing = [m for m in ("pymap", "aiosmtpd") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise CliError(f"judge demo needs {' and '.join(missing)}, which come with the demo extra: "
+                       f"pip install 'diplomacy-judge[demo]' (or '.[demo]' in a checkout)", EXIT_PROBLEMS)
+
+
+def _describe(exc: BaseException) -> str:
+    import sqlite3
+
+    if isinstance(exc, OSError):
+        name = exc.filename if exc.filename is not None else ""
+        return f"judge: {name}{': ' if name else ''}{exc.strerror or exc}"
+    if isinstance(exc, sqlite3.Error):
+        return f"judge: the database: {exc}"
+    if isinstance(exc, UnicodeError):
+        return "judge: the input is not UTF-8 text"
+    if isinstance(exc, (ValueError, KeyError, LookupError)):
+        return f"judge: {exc.args[0] if exc.args else exc}"
+    return f"judge: internal error ({type(exc).__name__}: {exc}); JUDGE_DEBUG=1 shows where"
+
+
+def _fail(message: str, status: int, exc: BaseException | None = None) -> int:
+    if exc is not None and os.environ.get("JUDGE_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc)
+    line = " ".join(message.split())
+    try:
+        print(line if line.startswith("judge") else f"judge: {line}", file=sys.stderr)
+    except (BrokenPipeError, OSError):
+        pass
+    return status
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="judge", description="An email judge for Diplomacy.")
+    common = config_options()
+    parser = Parser(prog="judge", description="An email judge for Diplomacy.", parents=[config_options(None)])
     parser.add_argument("--version", action="version", version=f"judge {__version__}")
-    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
 
     sandbox = sub.add_parser(
-        "sandbox", help="adjudicate a position given as JSON (a 'what if' tool)",
+        "sandbox", parents=[common], help="adjudicate a position given as JSON (a 'what if' tool)",
         description="Read one JSON position with orders and print the adjudicated result as JSON. "
                     "With --batch, read JSON Lines and print one result line per input line. "
                     "The format is described in docs/sandbox.md.")
@@ -37,19 +119,21 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.set_defaults(func=_sandbox)
 
     variant = sub.add_parser("variant", help="list and check variant files")
-    vsub = variant.add_subparsers(title="variant commands", metavar="ACTION")
-    check = vsub.add_parser("check", help="validate variant TOML files and print every problem",
-                            description="Validate variant files. Exit status 0 when all are valid, 1 otherwise.")
+    vsub = variant.add_subparsers(title="variant commands", metavar="ACTION", required=True)
+    check = vsub.add_parser("check", parents=[common], help="validate variant TOML files and print every problem",
+                            description="Validate variant files and show every victory setting. Exit status 0 "
+                                        "when all are valid, 1 otherwise.")
     check.add_argument("files", nargs="+", type=Path, help="variant TOML files")
     check.set_defaults(func=_variant_check)
-    lst = vsub.add_parser("list", help="list the installed variants")
+    lst = vsub.add_parser("list", parents=[common], help="list the variants: the host's (variants_dir) and the "
+                                                         "shipped ones, with every victory setting")
     lst.set_defaults(func=_variant_list)
 
     from judge.cli_game import add_game_commands
     from judge.cli_map import add_map_command
     from judge.cli_serve import add_serve_commands
 
-    add_game_commands(sub)
+    add_game_commands(sub, common)
     add_serve_commands(sub)
     add_map_command(sub)
     return parser
@@ -79,6 +163,33 @@ def _sandbox(args: argparse.Namespace) -> int:
     return EXIT_OK if result["error"] is None else EXIT_PROBLEMS
 
 
+def victory_text(variant: Any) -> str:
+    """Every victory setting of a variant, in words: the solo (and how it was reached), the threshold table, the last
+    year and its tie-break."""
+    from fractions import Fraction
+
+    rule, total = variant.victory, len(variant.centres)
+    solo = rule.solo
+    if isinstance(solo, Fraction):
+        words = f"solo at {variant.solo_threshold(variant.start_year)} ({solo} of {total} centres, rounded up)"
+    elif solo == total // 2 + 1:
+        words = f"solo at {solo} (more than half of {total} centres)"
+    else:
+        words = f"solo at {solo} of {total} centres"
+    parts = [words]
+    if rule.by_year:
+        parts.append("from " + ", ".join(f"{year}: {count}" for year, count in sorted(rule.by_year)))
+    if rule.last_year is not None:
+        ties = (f"ties broken in the order {' > '.join(rule.tie_break)}" if rule.tie_break
+                else "a tie plays on")
+        if rule.tie_break and len(rule.tie_break) < len(variant.powers):
+            ties += ", a tie among the others plays on"
+        parts.append(f"last year {rule.last_year}: the most centres wins, {ties}")
+    else:
+        parts.append("no last year")
+    return "; ".join(parts)
+
+
 def _variant_check(args: argparse.Namespace) -> int:
     from judge.catalog import load_variant_file
     from judge.rules.variant import VariantError
@@ -87,25 +198,35 @@ def _variant_check(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             variant = load_variant_file(path)
-        except FileNotFoundError:
-            print(f"{path}: no such file", file=sys.stderr)
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            print(f"judge: {path}: {exc.strerror}", file=sys.stderr)
             status = EXIT_PROBLEMS
         except VariantError as exc:
-            print(str(exc), file=sys.stderr)
+            # the report on standard output, one problem a line; the one-line verdict on standard error
+            print(f"{path}:\n" + "\n".join(f"  - {p}" for p in exc.problems))
+            count = len(exc.problems)
+            print(f"judge: {path}: {count} problem{'s' if count != 1 else ''}, listed above", file=sys.stderr)
             status = EXIT_PROBLEMS
         else:
             print(f"{path}: ok ({variant.name}: {len(variant.geo.provinces)} provinces, {len(variant.centres)} "
-                  f"centres, {len(variant.powers)} powers, solo at {variant.solo_threshold(variant.start_year)})")
+                  f"centres, {len(variant.powers)} powers, start {variant.start_year}; {victory_text(variant)})")
     return status
 
 
 def _variant_list(args: argparse.Namespace) -> int:
-    from judge.catalog import load_variant, variant_names
+    from judge.catalog import load_variant, variant_files
+    from judge.resources import data_dir
+    from judge.rules.variant import VariantError
 
-    for name in variant_names():
-        v = load_variant(name)
-        print(f"{name}\t{v.name}: {len(v.powers)} powers, {len(v.centres)} centres, solo at "
-              f"{v.solo_threshold(v.start_year)}")
+    shipped = data_dir("variants").resolve()
+    for name, path in variant_files().items():
+        where = "shipped" if path.resolve().parent == shipped else f"host: {path}"
+        try:
+            v = load_variant(name)
+        except (VariantError, KeyError) as exc:
+            print(f"{name}\t({where}) BROKEN: {' '.join(str(exc).split())}")
+            continue
+        print(f"{name}\t{v.name} ({where}): {len(v.powers)} powers, {len(v.centres)} centres; {victory_text(v)}")
     return EXIT_OK
 
 

@@ -4,28 +4,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from judge.timeutil import parse_duration, parse_iso_utc
+from judge.cli_common import EXIT_USAGE, CliError, add_password_options, open_store, read_password, settings
+from judge.timeutil import format_duration, parse_duration, parse_iso_utc
 
 EXIT_OK, EXIT_PROBLEMS = 0, 1
 
 
-def add_game_commands(sub: Any) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--db", default=None, help="the SQLite file (default: $JUDGE_DB, else ./judge.db)")
-    common.add_argument("--now", default=None, help=argparse.SUPPRESS)  # a fixed clock, for tests and replays
+def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    clock = argparse.ArgumentParser(add_help=False, parents=[common])
+    clock.add_argument("--now", default=None, help=argparse.SUPPRESS)  # a fixed clock, for tests and replays
 
     game = sub.add_parser("game", help="create and run games (the game master's controls)")
-    gsub = game.add_subparsers(title="game commands", metavar="ACTION")
+    gsub = game.add_subparsers(title="game commands", metavar="ACTION", required=True)
 
-    p = gsub.add_parser("create", parents=[common], help="create a game that players can join")
+    p = gsub.add_parser("create", parents=[clock], help="create a game that players can join")
     p.add_argument("name")
-    p.add_argument("--variant", default="classic")
+    p.add_argument("--variant", default="classic",
+                   help="a variant name (the host's variants_dir, then the shipped ones) or a path to a .toml file")
     p.add_argument("--deadline", default="48h", help="time for movement phases (48h, 2d, 90m)")
     p.add_argument("--retreat-deadline", default="24h")
     p.add_argument("--adjust-deadline", default="24h")
@@ -36,75 +36,125 @@ def add_game_commands(sub: Any) -> None:
     p.add_argument("--master", default=None, help="the game master's address")
     p.add_argument("--assign", default="preference", choices=["master", "preference", "random"],
                    help="how powers are given out at the start")
+    p.add_argument("--anonymous", action="store_true", help="players are not told each other's addresses")
+    p.add_argument("--shared-addresses", action="store_true", help="one address may play two powers")
     p.set_defaults(func=_create)
 
-    p = gsub.add_parser("join", parents=[common], help="seat a player")
+    p = gsub.add_parser("join", parents=[clock], help="seat a player")
     p.add_argument("name")
     p.add_argument("--power", default=None)
     p.add_argument("--email", required=True)
-    p.add_argument("--password", required=True)
+    add_password_options(p)
     p.set_defaults(func=_join)
 
     for action, helptext in (("start", "start a forming game"), ("process", "adjudicate now, as at the deadline"),
                              ("pause", "stop the clock"), ("resume", "restart the clock")):
-        p = gsub.add_parser(action, parents=[common], help=helptext)
+        p = gsub.add_parser(action, parents=[clock], help=helptext)
         p.add_argument("name")
         if action == "start":
             p.add_argument("--seed", type=int, default=None, help="seed for random power assignment")
         p.set_defaults(func=_simple, action=action)
 
-    p = gsub.add_parser("extend", parents=[common], help="extend the current deadline")
+    p = gsub.add_parser("extend", parents=[clock], help="move the current deadline later (or, with --to, anywhere)",
+                        description="Extend the current deadline by a duration, or set it with --to (in the host's "
+                                    "time zone, [judge] timezone, unless the time carries its own offset). A paused "
+                                    "game's time left grows instead. Each player who still owes orders is told.")
     p.add_argument("name")
-    p.add_argument("by", help="e.g. 24h")
-    p.set_defaults(func=_extend)
+    p.add_argument("by", nargs="?", default=None, help="e.g. 24h")
+    p.add_argument("--to", default=None, metavar="WHEN", help="e.g. 2026-12-05T18:00 (earlier shortens)")
+    p.set_defaults(func=_deadline, shorten=False)
 
-    p = gsub.add_parser("replace", parents=[common], help="give a power to another player")
+    p = gsub.add_parser("shorten", parents=[clock], help="bring the current deadline forward",
+                        description="Bring the current deadline forward by a duration (a paused game's time left "
+                                    "shrinks instead). Every player who owes orders is told.")
+    p.add_argument("name")
+    p.add_argument("by", help="e.g. 12h")
+    p.set_defaults(func=_deadline, shorten=True, to=None)
+
+    p = gsub.add_parser("replace", parents=[clock], help="give a power to another player (both are told)")
     p.add_argument("name")
     p.add_argument("--power", required=True)
     p.add_argument("--email", required=True)
-    p.add_argument("--password", required=True)
+    add_password_options(p)
     p.set_defaults(func=_replace)
 
-    p = gsub.add_parser("rollback", parents=[common], help="return to the start of an earlier phase")
+    p = gsub.add_parser("eject", parents=[clock], help="take a power from its player (civil disorder until replaced)")
+    p.add_argument("name")
+    p.add_argument("power")
+    p.set_defaults(func=_eject)
+
+    p = gsub.add_parser("end", parents=[clock], help="end a running game: a draw among named powers, or abandoned")
+    p.add_argument("name")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--draw", nargs="+", metavar="POWER", help="the powers that share the draw")
+    how.add_argument("--abandoned", action="store_true", help="no result")
+    p.set_defaults(func=_end)
+
+    p = gsub.add_parser("delete", parents=[clock], help="delete a game that never started (its players are told)")
+    p.add_argument("name")
+    p.set_defaults(func=_delete)
+
+    p = gsub.add_parser("settings", parents=[clock], help="show a game's settings, or change one",
+                        description="Without KEY VALUE: show every setting. Keys: press (white|grey|none), deadline, "
+                                    "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
+                                    "default), last_year (a year or none), anonymous, shared_addresses (true|false), "
+                                    "master (an address or none), assignment (before the start).")
+    p.add_argument("name")
+    p.add_argument("key", nargs="?", default=None)
+    p.add_argument("value", nargs="?", default=None)
+    p.set_defaults(func=_settings)
+
+    p = gsub.add_parser("rollback", parents=[clock], help="return to the start of an earlier phase")
     p.add_argument("name")
     p.add_argument("phase")
     p.set_defaults(func=_rollback)
 
-    p = gsub.add_parser("list", parents=[common], help="list the games")
+    p = gsub.add_parser("list", parents=[clock], help="list the games")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_list)
 
-    p = gsub.add_parser("show", parents=[common], help="show a game")
+    p = gsub.add_parser("show", parents=[clock], help="show a game: players, orders in, ready, settings")
     p.add_argument("name")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_show)
 
-    p = gsub.add_parser("tick", parents=[common], help="adjudicate every game whose deadline has passed")
+    p = gsub.add_parser("tick", parents=[clock], help="adjudicate every game whose deadline has passed")
     p.set_defaults(func=_tick)
 
     mail = sub.add_parser("mail", help="handle mail by hand")
-    msub = mail.add_subparsers(title="mail commands", metavar="ACTION")
-    p = msub.add_parser("handle", parents=[common],
+    msub = mail.add_subparsers(title="mail commands", metavar="ACTION", required=True)
+    p = msub.add_parser("handle", parents=[clock],
                         help="handle one raw RFC 5322 message exactly as the daemon does and print the replies")
     p.add_argument("file", help="the message file, or - for standard input")
     p.set_defaults(func=_mail_handle)
 
     outbox = sub.add_parser("outbox", help="mail waiting to be sent, and sent")
-    osub = outbox.add_subparsers(title="outbox commands", metavar="ACTION")
-    p = osub.add_parser("list", parents=[common], help="list queued and sent mail")
+    osub = outbox.add_subparsers(title="outbox commands", metavar="ACTION", required=True)
+    p = osub.add_parser("list", parents=[clock], help="list queued and sent mail, with attempts and the last error")
     p.add_argument("--json", action="store_true")
     p.add_argument("--status", default=None, choices=["queued", "sent", "failed"])
     p.set_defaults(func=_outbox_list)
 
 
-def _db(args: argparse.Namespace) -> Any:
-    from judge.store import open_db
-
-    return open_db(args.db or os.environ.get("JUDGE_DB") or "judge.db")
+def _db(args: argparse.Namespace, *, create: bool = False) -> Any:
+    """The configured database; only ``game create`` and ``mail handle`` may start a new file."""
+    return open_store(args, create=create)
 
 
 def _now(args: argparse.Namespace) -> datetime:
-    return parse_iso_utc(args.now) if args.now else datetime.now(timezone.utc).replace(microsecond=0)
+    if args.now:
+        try:
+            return parse_iso_utc(args.now)
+        except ValueError as exc:
+            raise CliError(f"--now: {exc}", EXIT_USAGE) from None
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def _duration(text: str, option: str) -> timedelta:
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise CliError(f"{option}: {exc}", EXIT_USAGE) from None
 
 
 def _guarded(body: Callable[[], int]) -> int:
@@ -112,7 +162,7 @@ def _guarded(body: Callable[[], int]) -> int:
 
     try:
         return body()
-    except (GameError, ValueError) as exc:
+    except GameError as exc:
         print(f"judge: {exc}", file=sys.stderr)
         return EXIT_PROBLEMS
 
@@ -121,19 +171,21 @@ def _create(args: argparse.Namespace) -> int:
     from judge.game.service import create_game
     from judge.game.settings import GameSettings
 
+    settings = GameSettings(
+        movement_deadline=int(_duration(args.deadline, "--deadline").total_seconds()),
+        retreat_deadline=int(_duration(args.retreat_deadline, "--retreat-deadline").total_seconds()),
+        adjustment_deadline=int(_duration(args.adjust_deadline, "--adjust-deadline").total_seconds()),
+        press=args.press, solo=args.solo, last_year=args.last_year,
+        grace=int(_duration(args.grace, "--grace").total_seconds()) if args.grace else 0,
+        master=args.master.strip().lower() if args.master else None, assignment=args.assign,
+        anonymous=args.anonymous, shared_addresses=args.shared_addresses)
+
     def body() -> int:
-        settings = GameSettings(
-            movement_deadline=int(parse_duration(args.deadline).total_seconds()),
-            retreat_deadline=int(parse_duration(args.retreat_deadline).total_seconds()),
-            adjustment_deadline=int(parse_duration(args.adjust_deadline).total_seconds()),
-            press=args.press, solo=args.solo, last_year=args.last_year,
-            grace=int(parse_duration(args.grace).total_seconds()) if args.grace else 0,
-            master=args.master, assignment=args.assign)
-        db = _db(args)
+        db = _db(args, create=True)
         with db.atomic():
             game = create_game(db, args.name, args.variant, settings, _now(args))
         print(f"created {game.name} ({game.variant.name}); players join with: judge game join {game.name} "
-              f"--email ADDR --password PW [--power P], or by mail: JOIN {game.name} <password>")
+              f"--email ADDR [--power P] (the password is asked for), or by mail: JOIN {game.name} <password>")
         return EXIT_OK
 
     return _guarded(body)
@@ -144,8 +196,9 @@ def _join(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
+        password = read_password(args)
         with db.atomic():
-            player = join_game(db, args.name, args.email, args.password, _now(args), power=args.power,
+            player = join_game(db, args.name, args.email, password, _now(args), power=args.power,
                                sender="master")
         print(f"{player.email} joined {args.name}" + (f" as {player.power}" if player.power else ""))
         return EXIT_OK
@@ -179,27 +232,116 @@ def _simple(args: argparse.Namespace) -> int:
     return _guarded(body)
 
 
-def _extend(args: argparse.Namespace) -> int:
-    from judge.game.service import extend_deadline
+def _host_time(args: argparse.Namespace, text: str) -> datetime:
+    """``--to``: an ISO 8601 time; without an offset it is read in the host's zone ([judge] timezone, else UTC)."""
+    from zoneinfo import ZoneInfo
+
+    cfg = settings(args)
+    zone = ZoneInfo(cfg.timezone if cfg else "UTC")
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00").replace(" ", "T", 1))
+    except ValueError:
+        raise CliError(f"--to: cannot read {text!r} as a time; write e.g. 2026-12-05T18:00", EXIT_USAGE) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=zone)
+    return when.astimezone(timezone.utc)
+
+
+def _deadline(args: argparse.Namespace) -> int:
+    from judge.game import master
+
+    if (args.by is None) == (args.to is None):
+        raise CliError("judge game extend: give a duration (24h) or --to WHEN, not both", EXIT_USAGE)
+    by = _duration(args.by, "duration") if args.by is not None else None
+    to = _host_time(args, args.to) if args.to is not None else None
 
     def body() -> int:
         db = _db(args)
         with db.atomic():
-            game = extend_deadline(db, args.name, parse_duration(args.by), _now(args))
-        print(f"{game.name}: deadline {game.deadline.isoformat() if game.deadline else '-'}")
+            game = master.change_deadline(db, args.name, _now(args), by=by, to=to, shorten=args.shorten)
+        if game.status == "paused":
+            print(f"{game.name}: paused, {format_duration(timedelta(seconds=game.paused_remaining or 0))} left")
+        else:
+            print(f"{game.name}: deadline {game.deadline.isoformat() if game.deadline else '-'}")
         return EXIT_OK
 
     return _guarded(body)
 
 
 def _replace(args: argparse.Namespace) -> int:
-    from judge.game.service import replace_player
+    from judge.game import master
+
+    def body() -> int:
+        db = _db(args)
+        password = read_password(args, "the new player's password")
+        with db.atomic():
+            seat = master.replace(db, args.name, args.power, args.email, password, _now(args))
+        print(f"{seat.power} in {args.name} is now played by {seat.email}; both players have been mailed")
+        return EXIT_OK
+
+    return _guarded(body)
+
+
+def _eject(args: argparse.Namespace) -> int:
+    from judge.game import master
 
     def body() -> int:
         db = _db(args)
         with db.atomic():
-            seat = replace_player(db, args.name, args.power, args.email, args.password, _now(args))
-        print(f"{seat.power} in {args.name} is now played by {seat.email}")
+            seat = master.eject(db, args.name, args.power, _now(args))
+        print(f"{seat.email} no longer plays {seat.power} in {args.name}; replace with: judge game replace "
+              f"{args.name} --power {seat.power} --email ADDR")
+        return EXIT_OK
+
+    return _guarded(body)
+
+
+def _end(args: argparse.Namespace) -> int:
+    from judge.game import master
+
+    def body() -> int:
+        db = _db(args)
+        how = master.Ending.ABANDONED if args.abandoned else master.Ending.DRAW
+        with db.atomic():
+            game = master.end(db, args.name, how, _now(args), draw=tuple(args.draw or ()))
+        result = game.result or {}
+        print(f"{game.name} is over: " + (f"a draw among {', '.join(result['powers'])}" if how is master.Ending.DRAW
+                                         else "abandoned"))
+        return EXIT_OK
+
+    return _guarded(body)
+
+
+def _delete(args: argparse.Namespace) -> int:
+    from judge.game import master
+
+    def body() -> int:
+        db = _db(args)
+        with db.atomic():
+            told = master.delete(db, args.name, _now(args))
+        print(f"deleted {args.name}" + (f"; told {', '.join(told)}" if told else ""))
+        return EXIT_OK
+
+    return _guarded(body)
+
+
+def _settings(args: argparse.Namespace) -> int:
+    from judge.game import master
+    from judge.game.service import get_game
+
+    def body() -> int:
+        db = _db(args)
+        if args.key is None:
+            shown = master.settings_view(get_game(db, args.name).settings)
+            for key, value in shown.items():
+                print(f"{key:<20} {'-' if value is None else value}")
+            return EXIT_OK
+        if args.value is None:
+            raise CliError(f"judge game settings: {args.key} needs a value (see: judge game settings --help)",
+                           EXIT_USAGE)
+        with db.atomic():
+            game = master.change_setting(db, args.name, args.key, args.value, _now(args))
+        print(f"{game.name}: {args.key} = {args.value}")
         return EXIT_OK
 
     return _guarded(body)
@@ -231,20 +373,25 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from judge.game.service import show_game
+    from judge.game import master
 
     def body() -> int:
-        shown = show_game(_db(args), args.name)
+        shown = master.show(_db(args), args.name)
         if args.json:
             print(json.dumps(shown, indent=2, ensure_ascii=False))
-        else:
-            print(f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
-                  f"deadline {shown['deadline'] or '-'}")
-            for p in shown["players"]:
-                flags = [f for f in ("ready", "resigned", "eliminated", "orders_submitted") if p[f]]
-                print(f"  {p['power'] or '?':<10} {p['email']:<30} {' '.join(flags)}")
-            for power, units in shown["units"].items():
-                print(f"  {power:<10} {', '.join(units)}")
+            return EXIT_OK
+        print(f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
+              f"deadline {shown['deadline'] or '-'}")
+        print(f"  {'power':<10} {'player':<30} {'orders':<8} {'ready':<6} status")
+        for p in shown["players"]:
+            lines = p["order_lines"]
+            orders = (f"{lines} line{'s' if lines != 1 else ''}" if lines else "MISSING") if p["owes_orders"] else "-"
+            flags = [f for f in ("resigned", "eliminated") if p[f]]
+            print(f"  {p['power'] or '?':<10} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
+                  f"{' '.join(flags) or 'playing'}")
+        for power, units in shown["units"].items():
+            print(f"  {power:<10} {', '.join(units)}")
+        print("  settings: " + ", ".join(f"{k} {'-' if v is None else v}" for k, v in shown["settings"].items()))
         return EXIT_OK
 
     return _guarded(body)
@@ -261,8 +408,12 @@ def _tick(args: argparse.Namespace) -> int:
 def _mail_handle(args: argparse.Namespace) -> int:
     from judge.mail.handler import handle_raw
 
-    raw = sys.stdin.buffer.read() if args.file == "-" else open(args.file, "rb").read()
-    db = _db(args)
+    if args.file == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        with open(args.file, "rb") as f:
+            raw = f.read()
+    db = _db(args, create=True)
     replies = handle_raw(db, raw, _now(args))
     for reply in replies:
         print(f"To: {reply['to_addr']}\nSubject: {reply['subject']}\n\n{reply['body']}\n" + "-" * 72)
@@ -273,11 +424,13 @@ def _outbox_list(args: argparse.Namespace) -> int:
     db = _db(args)
     where, params = ("where status = ?", [args.status]) if args.status else ("", [])
     rows = [{"id": r["id"], "to": r["to_addr"], "subject": r["subject"], "body": r["body"], "status": r["status"],
-             "created_at": r["created_at"], "sent_at": r["sent_at"]}
+             "created_at": r["created_at"], "sent_at": r["sent_at"], "attempts": r.get("attempts") or 0,
+             "next_attempt": r.get("next_attempt"), "last_error": r.get("last_error")}
             for r in db.query(f"select * from outbox {where} order by id", params)]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         for r in rows:
-            print(f"{r['id']:>5} {r['status']:<7} {r['to']:<30} {r['subject']}")
+            error = f"  last error: {r['last_error']}" if r["last_error"] else ""
+            print(f"{r['id']:>5} {r['status']:<7} {r['attempts']:>2} tries {r['to']:<30} {r['subject']}{error}")
     return EXIT_OK

@@ -16,19 +16,29 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_CONFIG = 0, 1, 2
 def add_serve_commands(sub: Any) -> None:
     p = sub.add_parser("serve", help="run the mail daemon: read orders by IMAP, adjudicate, send results by SMTP",
                        description="Run the judge. Config errors exit with status 2 (systemd does not restart then).")
-    p.add_argument("--config", default=None, help="the TOML config (default: $JUDGE_CONFIG, else ./judge.toml)")
+    p.add_argument("--config", default=argparse.SUPPRESS,
+                   help="the TOML config (default: $JUDGE_CONFIG, else ./judge.toml, else /etc/judge/judge.toml)")
     p.add_argument("--once", action="store_true",
                    help="handle waiting mail, adjudicate due deadlines, drain the outbox, then exit (for cron)")
     p.add_argument("--verbose", action="store_true", help="log every step")
     p.set_defaults(func=_serve)
 
-    p = sub.add_parser("init", help="write a commented example config")
+    p = sub.add_parser("init", help="write a commented example config (mode 0600)")
     p.add_argument("path", nargs="?", default="judge.toml")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.add_argument("--address", default=None, help="the judge's mail address (default: judge@example.org)")
+    p.add_argument("--db", dest="init_db", default=None, metavar="FILE",
+                   help="the database file (default: /var/lib/judge/judge.db)")
     p.set_defaults(func=_init)
 
-    p = sub.add_parser("check-config", help="validate the config and try the IMAP and SMTP servers")
-    p.add_argument("--config", default=None)
+    p = sub.add_parser("check-config", help="validate the config and the database folder; --connect logs in to "
+                                            "the IMAP and SMTP servers",
+                       description="Validate the configuration exactly as `judge serve` does (the same function), "
+                                   "and check that the database folder exists and is writable. With --connect, "
+                                   "also log in to the IMAP and SMTP servers. Exit status 2: the configuration "
+                                   "(or its database folder) is wrong; 1: a server refused.")
+    p.add_argument("--config", default=argparse.SUPPRESS)
+    p.add_argument("--connect", action="store_true", help="log in to the IMAP and SMTP servers")
     p.set_defaults(func=_check)
 
     p = sub.add_parser("demo", help="play a demo game by mail on an embedded mail server (no account needed)",
@@ -49,13 +59,22 @@ def _logging(verbose: bool) -> None:
 
 
 def _load(path: str | None) -> Any:
-    from judge.config import ConfigError, config_path, load_config
+    """The configuration as `judge serve` needs it; `judge check-config` uses this same function."""
+    from judge.config import ConfigError, config_path, database_problem, load_config
 
     try:
-        return load_config(config_path(path))
+        cfg = load_config(config_path(path))
     except ConfigError as exc:
         print(f"judge: {exc}", file=sys.stderr)
         return None
+    problem = database_problem(cfg.db, create=True)
+    if problem:
+        print(f"judge: {cfg.source}: [judge] db: {problem}", file=sys.stderr)
+        return None
+    from judge.cli_common import use_host_dirs
+
+    use_host_dirs(cfg)
+    return cfg
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -79,14 +98,31 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from judge.config import EXAMPLE
+    import os
+
+    from judge.config import EXAMPLE_VALUES, example_toml
 
     path = Path(args.path)
     if path.exists() and not args.force:
         print(f"judge: {path} exists; use --force to overwrite it", file=sys.stderr)
         return EXIT_PROBLEMS
-    path.write_text(EXAMPLE, encoding="utf-8")
-    print(f"wrote {path}; edit it, then: judge check-config --config {path}")
+    if not path.parent.is_dir():
+        print(f"judge: {path.parent} is not a folder; create it first (sudo mkdir -p {path.parent})", file=sys.stderr)
+        return EXIT_PROBLEMS
+    values = {name: dict(section) for name, section in EXAMPLE_VALUES.items()}
+    if args.address:
+        values["judge"]["address"] = args.address
+    if args.init_db:
+        values["judge"]["db"] = args.init_db
+    text = example_toml(values)
+    # the file may hold a password: readable by its owner only, from the first byte on
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+    print(f"wrote {path} (mode 0600); edit it, then: judge check-config --config {path}")
     return EXIT_OK
 
 
@@ -98,7 +134,10 @@ def _check(args: argparse.Namespace) -> int:
     if cfg is None:
         return EXIT_CONFIG
     status = EXIT_OK
-    print(f"config {cfg.source}: ok (address {cfg.address}, database {cfg.db})")
+    print(f"config {cfg.source}: ok (address {cfg.address}, database {cfg.db}, time zone {cfg.timezone})")
+    if not args.connect:
+        print("servers not tried; add --connect to log in to IMAP and SMTP")
+        return status
     if cfg.imap is not None:
         inbox = Inbox(cfg.imap)
         try:

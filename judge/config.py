@@ -1,146 +1,379 @@
-"""The daemon's configuration: one TOML file read into frozen dataclasses; secrets may come from the environment.
+"""The judge's configuration: one TOML file, one strict schema, found the same way by every command.
 
-Path: ``--config``, else ``$JUDGE_CONFIG``, else ``./judge.toml``. ``JUDGE_IMAP_PASSWORD`` and ``JUDGE_SMTP_PASSWORD``
-override the passwords in the file. A bad file raises ``ConfigError`` listing every problem (the daemon exits 2).
+Where: ``--config``, else ``$JUDGE_CONFIG``, else ``./judge.toml``, else ``/etc/judge/judge.toml`` (``find_config``).
+
+The schema is the dataclasses below: every field's type, default, range or choices and help text. It is checked by
+hand-written code (``config_from_data``) rather than a validation library: the file is small, the messages must speak
+the host's language ("[imap] poll_seconds: a whole number from 1 to 3600, not 'soon'") and name the nearest known key
+for a misspelling, and the judge then needs no further dependency. Booleans are never numbers, numbers are never
+strings, and unknown sections or keys are errors.
+
+Secrets: each server's password comes from, in this order, ``$JUDGE_IMAP_PASSWORD``/``$JUDGE_SMTP_PASSWORD``, the
+file named by ``password_file``, the systemd credential ``imap-password``/``smtp-password`` (``LoadCredential=``,
+found in ``$CREDENTIALS_DIRECTORY``), or ``password`` in the file itself. A bad file raises ``ConfigError`` listing
+every problem (the daemon exits 2).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
+import stat
 import tomllib
-from dataclasses import dataclass, field
+import typing
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 SECURITY = ("ssl", "starttls", "none")
+LANGUAGES = ("en", "ru", "de")
+SYSTEM_CONFIG = Path("/etc/judge/judge.toml")
+CONFIG_ENV = "JUDGE_CONFIG"
+DB_ENV = "JUDGE_DB"
 
 
 class ConfigError(Exception):
     """The configuration cannot be used; the message lists every problem."""
 
 
+def _spec(help: str, *, low: int | None = None, high: int | None = None, choices: tuple[str, ...] = (),
+          check: Callable[[Any], str | None] | None = None, internal: bool = False) -> dict[str, Any]:
+    return {"help": help, "low": low, "high": high, "choices": choices, "check": check, "internal": internal}
+
+
+def _host(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"[A-Za-z0-9.\-:\[\]_]+", value)
+    return None if ok else "a host name or address"
+
+
+def _address(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+|[^@\s<>\"]+@localhost", value)
+    return None if ok else "the judge's mail address, e.g. judge@example.org"
+
+
+def _zone(value: str) -> str | None:
+    if not value.strip():
+        return "an IANA time zone such as Europe/Berlin or UTC"
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        return "an IANA time zone such as Europe/Berlin or UTC"
+    return None
+
+
+def _folder(value: str) -> str | None:
+    return None if value.strip() else "a mailbox folder name"
+
+
 @dataclass(frozen=True)
 class ImapConfig:
-    host: str
-    port: int = 993
-    security: str = "ssl"
-    username: str = ""
-    password: str = field(default="", repr=False)
-    folder: str = "INBOX"
-    processed_folder: str = "Processed"
-    rejected_folder: str = "Rejected"
-    idle: bool = True
-    poll_seconds: int = 60
-    timeout: int = 60
+    host: str = field(default="", metadata=_spec("the IMAP server", check=_host))
+    port: int = field(default=993, metadata=_spec("993 for ssl, 143 for starttls", low=1, high=65535))
+    security: str = field(default="ssl", metadata=_spec('"ssl" (port 993), "starttls" (143) or "none" (loopback '
+                                                        'only)', choices=SECURITY))
+    username: str = field(default="", metadata=_spec("the mailbox's login"))
+    password: str = field(default="", repr=False, metadata=_spec(
+        "better: password_file, a systemd credential or $JUDGE_IMAP_PASSWORD"))
+    folder: str = field(default="INBOX", metadata=_spec("where orders arrive", check=_folder))
+    processed_folder: str = field(default="Processed", metadata=_spec("handled mail is moved here, never deleted",
+                                                                      check=_folder))
+    rejected_folder: str = field(default="Rejected", metadata=_spec(
+        "mail that could not be read (too large, not text) goes here", check=_folder))
+    idle: bool = field(default=True, metadata=_spec("wake at once with IMAP IDLE where the server has it"))
+    poll_seconds: int = field(default=60, metadata=_spec("look for new mail at least this often", low=1, high=3600))
+    timeout: int = field(default=60, metadata=_spec("seconds before a silent server counts as down", low=1,
+                                                    high=600))
+    quarantine_folder: str = field(default="Quarantine", metadata=_spec(
+        "mail that cannot be handled is moved here with a reason", check=_folder))
+    password_file: str = field(default="", metadata=_spec("a file holding only the password (mode 0600 or 0400)"))
 
 
 @dataclass(frozen=True)
 class SmtpConfig:
-    host: str
-    port: int = 587
-    security: str = "starttls"
-    username: str = ""
-    password: str = field(default="", repr=False)
-    timeout: int = 60
+    host: str = field(default="", metadata=_spec("the SMTP server the judge sends through", check=_host))
+    port: int = field(default=587, metadata=_spec("587 for starttls, 465 for ssl, 25 for a local MTA", low=1,
+                                                  high=65535))
+    security: str = field(default="starttls", metadata=_spec('"starttls" (587), "ssl" (465) or "none" (loopback '
+                                                             'only)', choices=SECURITY))
+    username: str = field(default="", metadata=_spec("the login; empty: send without logging in (a local MTA)"))
+    password: str = field(default="", repr=False, metadata=_spec(
+        "better: password_file, a systemd credential or $JUDGE_SMTP_PASSWORD"))
+    timeout: int = field(default=60, metadata=_spec("seconds before a silent server counts as down", low=1,
+                                                    high=600))
+    max_delivery_days: int = field(default=5, metadata=_spec("give up on a message the server keeps refusing",
+                                                             low=1, high=60))
+    password_file: str = field(default="", metadata=_spec("a file holding only the password (mode 0600 or 0400)"))
 
 
 @dataclass(frozen=True)
 class Config:
-    address: str  # the judge's own address: From of every mail it sends, and where players write
-    db: str = "judge.db"
-    timezone: str = "UTC"
-    imap: ImapConfig | None = None
-    smtp: SmtpConfig | None = None
-    max_replies_per_hour: int = 30  # per recipient, for mail that answers a message
-    source: str = ""  # the file it came from
-    language: str = "en"  # the language of players who have not chosen one (SET LANGUAGE)
+    address: str = field(default="", metadata=_spec("players write here; every mail the judge sends comes from here",
+                                                    check=_address))
+    db: str = field(default="judge.db", metadata=_spec(
+        "the SQLite file with every game (relative: to this file's folder)",
+        check=lambda v: None if v.strip() else "a file name"))
+    timezone: str = field(default="UTC", metadata=_spec(
+        "the host's zone: `judge game extend --to` times without an offset", check=_zone))
+    imap: ImapConfig | None = field(default=None, metadata=_spec("", internal=True))
+    smtp: SmtpConfig | None = field(default=None, metadata=_spec("", internal=True))
+    max_replies_per_hour: int = field(default=30, metadata=_spec("answers to one address per hour, against mail "
+                                                                 "loops", low=1, high=10000))
+    source: str = field(default="", metadata=_spec("", internal=True))  # the file it came from
+    language: str = field(default="en", metadata=_spec("for players who have not chosen (SET LANGUAGE)",
+                                                       choices=LANGUAGES))
+    mail_retention_days: int = field(default=30, metadata=_spec("keep sent mail this long", low=1, high=3650))
+    handled_retention_days: int = field(default=90, metadata=_spec("remember handled messages this long", low=1,
+                                                                   high=3650))
+    max_mail_age_days: int = field(default=7, metadata=_spec("older mail is not acted on", low=1, high=365))
+    variants_dir: str = field(default="", metadata=_spec(
+        "the host's own variant files, beside the shipped ones (the host's win on a name clash)"))
+    templates_dir: str = field(default="", metadata=_spec(
+        "the host's own mail templates (templates_dir/<language>/<name>.txt.j2), winning on a name clash"))
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+SECTIONS: dict[str, type] = {"judge": Config, "imap": ImapConfig, "smtp": SmtpConfig}
+SECRETS = {"imap": ("JUDGE_IMAP_PASSWORD", "imap-password"), "smtp": ("JUDGE_SMTP_PASSWORD", "smtp-password")}
+
+
+# --- finding the file --------------------------------------------------------------------------------------------
+
+def find_config(explicit: str | None, environ: Mapping[str, str] | None = None) -> Path | None:
+    """The configuration file every command uses, or None when there is none anywhere.
+
+    An explicit ``--config`` or ``$JUDGE_CONFIG`` is returned even when missing (loading it then says so)."""
+    env = os.environ if environ is None else environ
+    if explicit:
+        return Path(explicit)
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV])
+    for candidate in (Path("judge.toml"), SYSTEM_CONFIG):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def config_path(explicit: str | None) -> Path:
-    return Path(explicit or os.environ.get("JUDGE_CONFIG") or "judge.toml")
+    """The file to use; ``./judge.toml`` when none is found (so the error names where to write one)."""
+    return find_config(explicit) or Path("judge.toml")
 
 
-def load_config(path: Path, environ: dict[str, str] | None = None) -> Config:
+def searched() -> str:
+    return f"--config, ${CONFIG_ENV}, ./judge.toml, {SYSTEM_CONFIG}"
+
+
+# --- loading -------------------------------------------------------------------------------------------------------
+
+def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets: bool = True) -> Config:
+    """Read and validate ``path``. Without ``secrets`` (commands that never log in, such as `judge game`), the
+    passwords are neither read nor required, so the game master needs no access to them."""
     env = os.environ if environ is None else environ
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file; write one with: judge init {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: not readable by this user (run as the judge's user, or check its mode)") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return config_from_data(data, env, str(path))
+    return config_from_data(data, env, str(path), secrets=secrets)
 
 
-def config_from_data(data: dict[str, Any], env: dict[str, str] | os._Environ[str], source: str = "") -> Config:
+def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "", *,
+                     secrets: bool = True) -> Config:
+    """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``."""
     problems: list[str] = []
-    judge = data.get("judge", {})
-    address = str(judge.get("address", "")).strip()
-    if "@" not in address:
-        problems.append("[judge] address: the judge's mail address, e.g. judge@example.org")
-    imap = _section(data, "imap", ImapConfig, env.get("JUDGE_IMAP_PASSWORD"), problems)
-    smtp = _section(data, "smtp", SmtpConfig, env.get("JUDGE_SMTP_PASSWORD"), problems)
-    db_path = str(judge.get("db", "judge.db"))
-    language = str(judge.get("language", "en"))
-    if language not in ("en", "ru", "de"):
-        problems.append("[judge] language: en, ru or de")
+    for name in data:
+        if name not in SECTIONS:
+            problems.append(f"[{name}]: unknown section{_nearest(name, SECTIONS)}")
+    for name in SECTIONS:
+        if name not in data:
+            problems.append(f"[{name}]: missing section" + (" (the judge's address)" if name == "judge" else
+                                                            f" (the {name.upper()} server)"))
+        elif not isinstance(data[name], dict):
+            problems.append(f"{name}: must be a [{name}] section, not a value")
+    base = Path(source).resolve().parent if source else Path.cwd()
+    sections: dict[str, Any] = {}
+    for name, cls in SECTIONS.items():
+        raw = data.get(name)
+        if isinstance(raw, dict):
+            values = _section(name, cls, raw, problems)
+            if name in SECRETS and secrets:
+                values["password"] = _password(name, raw, values, env, base, problems)
+            sections[name] = values
+    judge = sections.get("judge", {})
+    for required in ("address",):
+        if "judge" in sections and not judge.get(required):
+            problems.append(f"[judge] {required}: required: the judge's mail address, e.g. judge@example.org")
+    for name in ("imap", "smtp"):
+        values = sections.get(name)
+        if values is None:
+            continue
+        if not values.get("host"):
+            problems.append(f"[{name}] host: required: the {name.upper()} server's name")
+        if name == "imap" and not values.get("username"):
+            problems.append("[imap] username: required: the mailbox's login")
+        if secrets and (name == "imap" or values.get("username")) and not values.get("password"):
+            problems.append(f"[{name}] password: empty; give password_file, the systemd credential "
+                            f"{SECRETS[name][1]}, ${SECRETS[name][0]} or password")
+        if name == "smtp" and values.get("password") and not values.get("username"):
+            problems.append("[smtp] username: required when a password is given")
+    judge.setdefault("db", "judge.db")
+    for key in ("db", "variants_dir", "templates_dir"):
+        if judge.get(key) and judge[key] != ":memory:":
+            judge[key] = str(base / Path(judge[key]).expanduser())
+    for key in ("variants_dir", "templates_dir"):
+        if judge.get(key) and not Path(judge[key]).is_dir():
+            problems.append(f"[judge] {key}: {judge[key]} is not a folder")
     if problems:
-        raise ConfigError(f"{source or 'config'}: {len(problems)} problem(s):\n" +
-                          "\n".join(f"  - {p}" for p in problems))
-    return Config(address.lower(), db_path, str(judge.get("timezone", "UTC")), imap, smtp,  # type: ignore[arg-type]
-                  int(judge.get("max_replies_per_hour", 30)), source, language)
+        count = "" if len(problems) == 1 else f"{len(problems)} problems: "
+        raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
+    judge["address"] = judge["address"].lower()
+    return Config(**judge, imap=ImapConfig(**sections["imap"]), smtp=SmtpConfig(**sections["smtp"]), source=source)
 
 
-def _section(data: dict[str, Any], name: str, cls: Any, secret: str | None, problems: list[str]) -> Any:
-    raw = data.get(name)
-    if raw is None:
+def _nearest(key: str, known: Any) -> str:
+    close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(sorted(known))})"
+
+
+def _section(name: str, cls: type, raw: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    schema = {f.name: f for f in fields(cls) if not f.metadata.get("internal")}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        spec = schema.get(key)
+        if spec is None:
+            problems.append(f"[{name}] {key}: unknown setting{_nearest(key, schema)}")
+            continue
+        problem = _check_value(hints[key], spec.metadata, value)
+        if problem:
+            problems.append(f"[{name}] {key}: {problem}, not {value!r}")
+        else:
+            values[key] = value
+    return values
+
+
+def _check_value(kind: Any, meta: Mapping[str, Any], value: Any) -> str | None:
+    if kind is bool:
+        return None if isinstance(value, bool) else "true or false"
+    if kind is int:
+        low, high = meta["low"], meta["high"]
+        span = f" from {low} to {high}" if low is not None and high is not None else ""
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"a whole number{span}"
+        if (low is not None and value < low) or (high is not None and value > high):
+            return f"a whole number{span}"
         return None
-    known = set(cls.__dataclass_fields__)
-    for key in raw:
-        if key not in known:
-            problems.append(f"[{name}] {key}: unknown setting (known: {', '.join(sorted(known))})")
-    values = {k: v for k, v in raw.items() if k in known}
-    if secret:
-        values["password"] = secret
-    if not values.get("host"):
-        problems.append(f"[{name}] host: the server's name")
-    if values.get("security", cls.__dataclass_fields__["security"].default) not in SECURITY:
-        problems.append(f"[{name}] security: one of {', '.join(SECURITY)}")
-    port = values.get("port", cls.__dataclass_fields__["port"].default)
-    if not isinstance(port, int) or not 0 < port < 65536:
-        problems.append(f"[{name}] port: a number from 1 to 65535")
+    if not isinstance(value, str):
+        return "a string in quotes"
+    if meta["choices"] and value not in meta["choices"]:
+        return "one of " + ", ".join(meta["choices"])
+    if meta["check"]:
+        return meta["check"](value)
+    return None
+
+
+def _password(name: str, raw: dict[str, Any], values: dict[str, Any], env: Mapping[str, str], base: Path,
+              problems: list[str]) -> str:
+    variable, credential = SECRETS[name]
+    if values.get("password") and values.get("password_file"):
+        problems.append(f"[{name}] password_file: give either password or password_file, not both")
+    if env.get(variable):
+        return env[variable]
+    if values.get("password_file"):
+        return _read_secret(Path(base / values["password_file"]), f"[{name}] password_file", problems)
+    creds = env.get("CREDENTIALS_DIRECTORY")
+    if creds and (Path(creds) / credential).is_file():
+        return _read_secret(Path(creds) / credential, f"systemd credential {credential}", problems)
+    return str(values.get("password", ""))
+
+
+def _read_secret(path: Path, what: str, problems: list[str]) -> str:
     try:
-        return cls(**values)
-    except TypeError as exc:
-        problems.append(f"[{name}]: {exc}")
+        mode = path.stat().st_mode
+        secret = path.read_text(encoding="utf-8").strip("\r\n")
+    except OSError as exc:
+        problems.append(f"{what}: cannot read {path}: {exc.strerror or exc}")
+        return ""
+    except UnicodeDecodeError:
+        problems.append(f"{what}: {path} is not UTF-8 text")
+        return ""
+    if mode & stat.S_IROTH:
+        problems.append(f"{what}: {path} is readable by every user; chmod 0600 it")
+    if not secret:
+        problems.append(f"{what}: {path} is empty")
+    return secret
+
+
+# --- the database --------------------------------------------------------------------------------------------------
+
+def database_problem(path: str | Path, *, create: bool) -> str | None:
+    """Why the database at ``path`` cannot be used (None when it can): its folder must exist and be writable; without
+    ``create`` the file itself must already exist."""
+    if str(path) == ":memory:":
         return None
+    db = Path(path)
+    folder = db.parent if str(db.parent) else Path(".")
+    if db.is_dir():
+        return f"the database {db} is a folder; set [judge] db to a file in it"
+    if not db.exists():
+        if not create:
+            return (f"there is no database at {db}: no game was ever created there; create one with "
+                    f"`judge game create NAME` (check --config/--db if it should exist)")
+        if not folder.is_dir():
+            return (f"the database folder {folder} does not exist; create it (sudo install -d -o judge -m 0750 "
+                    f"{folder}) or set [judge] db")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"the database folder {folder} is not writable by this user (run as the judge's user)"
+        return None
+    if not os.access(db, os.R_OK | os.W_OK) or not os.access(folder, os.W_OK | os.X_OK):
+        return f"the database {db} (or its folder) is not writable by this user (run as the judge's user)"
+    return None
 
 
-EXAMPLE = '''# judge.toml - the configuration of `judge serve` (see docs/deploy.md)
-# Secrets may stay out of this file: JUDGE_IMAP_PASSWORD and JUDGE_SMTP_PASSWORD override the passwords below.
+# --- writing an example --------------------------------------------------------------------------------------------
 
-[judge]
-address = "judge@example.org"       # players write here; every mail the judge sends comes from here
-db = "/var/lib/judge/judge.db"      # the SQLite file with every game
-timezone = "Europe/Berlin"          # the host's zone for logs; players choose their own with SET TIMEZONE
-language = "en"                     # en, ru or de: for players who have not chosen (SET LANGUAGE)
-max_replies_per_hour = 30           # answers to one address per hour, against mail loops
+EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
+    "judge": {"address": "judge@example.org", "db": "/var/lib/judge/judge.db", "timezone": "UTC", "language": "en",
+              "max_replies_per_hour": 30},
+    "imap": {"host": "imap.example.org", "port": 993, "security": "ssl", "username": "judge@example.org",
+             "folder": "INBOX", "processed_folder": "Processed", "rejected_folder": "Rejected", "idle": True,
+             "poll_seconds": 60},
+    "smtp": {"host": "smtp.example.org", "port": 587, "security": "starttls", "username": "judge@example.org"},
+}
 
-[imap]                              # the mailbox the judge reads orders from
-host = "imap.example.org"
-port = 993
-security = "ssl"                    # "ssl" (port 993), "starttls" (143) or "none" (loopback only)
-username = "judge@example.org"
-password = ""                       # better: JUDGE_IMAP_PASSWORD in the environment
-folder = "INBOX"
-processed_folder = "Processed"      # handled mail is moved here, never deleted
-rejected_folder = "Rejected"        # mail that could not be read (too large, not text) goes here
-idle = true                         # wake at once with IMAP IDLE where the server has it
-poll_seconds = 60                   # and look for new mail at least this often in any case
 
-[smtp]                              # the server the judge sends through
-host = "smtp.example.org"
-port = 587
-security = "starttls"               # "starttls" (587), "ssl" (465) or "none" (loopback only)
-username = "judge@example.org"
-password = ""                       # better: JUDGE_SMTP_PASSWORD in the environment
-'''
+def example_toml(values: Mapping[str, Mapping[str, Any]] = EXAMPLE_VALUES) -> str:
+    """A commented configuration: every value written by tomli-w, every comment from the schema's help text."""
+    import tomli_w
+
+    out = ["# judge.toml - the judge's configuration (docs/deploy.md). Check it with: judge check-config",
+           "# Passwords: best kept out of this file - a systemd credential (imap-password, smtp-password), a",
+           "# password_file (mode 0600), or $JUDGE_IMAP_PASSWORD / $JUDGE_SMTP_PASSWORD.", ""]
+    for name, cls in SECTIONS.items():
+        out.append(f"[{name}]")
+        helps = {f.name: f.metadata.get("help", "") for f in fields(cls)}
+        for key, value in values.get(name, {}).items():
+            out.append(f"# {helps[key]}")
+            out.append(tomli_w.dumps({key: value}).rstrip("\n"))
+        if name in SECRETS:
+            out.append(f"# password_file = \"/etc/judge/{SECRETS[name][1]}\"   # {helps['password_file']}")
+        out.append("")
+    text = "\n".join(out)
+    tomllib.loads(text)  # what we write must read back
+    return text
+

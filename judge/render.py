@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
 
-from judge.resources import data_dir
+from judge.resources import search_dirs
 
 DEFAULT_LANGUAGE = "en"
 LANGUAGES = ("en", "ru", "de")
@@ -25,9 +26,14 @@ class Mail:
     html: str | None
 
 
-@lru_cache(maxsize=1)
 def _env() -> Environment:
-    env = Environment(loader=FileSystemLoader(str(data_dir("templates"))), undefined=StrictUndefined,
+    return _env_for(search_dirs("templates"))
+
+
+@lru_cache(maxsize=4)
+def _env_for(folders: tuple[Path, ...]) -> Environment:
+    """Templates from the host's ``templates_dir`` first (its files win on a name clash), then the shipped ones."""
+    env = Environment(loader=FileSystemLoader([str(f) for f in folders]), undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                       autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False))
     env.filters["signed"] = lambda n: f"+{n}" if n > 0 else str(n)
@@ -59,5 +65,5 @@ def render_mail(name: str, language: str, **context: Any) -> Mail:
 
 
 def template_names(language: str = DEFAULT_LANGUAGE) -> list[str]:
-    folder = data_dir("templates") / language
-    return sorted(p.name[: -len(".txt.j2")] for p in folder.glob("*.txt.j2"))
+    return sorted({p.name[: -len(".txt.j2")] for folder in search_dirs("templates")
+                   for p in (folder / language).glob("*.txt.j2")})

@@ -290,8 +290,10 @@ def test_draw_proposal_lapses_at_adjudication(t: Table) -> None:
 def test_show_json_shape_and_outbox_list(t: Table, capsys) -> None:
     shown = t.show("g", capsys)
     assert set(shown) == {"name", "variant", "status", "phase", "deadline", "units", "supply_centers", "players",
-                          "result", "phases"}
-    assert set(shown["players"][0]) == {"power", "email", "ready", "resigned", "eliminated", "orders_submitted"}
+                          "result", "phases", "settings", "victory", "paused_remaining"}
+    assert set(shown["players"][0]) == {"power", "email", "ready", "resigned", "eliminated", "orders_submitted",
+                                        "owes_orders", "order_lines"}
+    assert shown["settings"]["movement_deadline"] == "2d" and shown["settings"]["press"] == "white"
     capsys.readouterr()
     assert t.cli("outbox", "list", "--json") == 0
     rows = json.loads(capsys.readouterr().out)

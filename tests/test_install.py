@@ -25,6 +25,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pip = env_dir / "bin" / "pip"
     done = subprocess.run([str(pip), "install", "--quiet", str(src)], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
+    done = subprocess.run([str(pip), "install", "--quiet", "hatchling"], capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    done = subprocess.run([str(env_dir / "bin" / "python"), "-m", "hatchling", "build", "-t", "sdist", "-d",
+                           str(base / "dist")], capture_output=True, text=True, timeout=900, cwd=src)
+    assert done.returncode == 0, done.stderr[-3000:]
     shutil.rmtree(src)
     return env_dir / "bin" / "judge"
 
@@ -60,3 +65,29 @@ def test_installed_package_carries_its_data(installed: Path) -> None:
     assert where.returncode == 0, where.stderr
     assert all("site-packages" in line for line in where.stdout.splitlines()), where.stdout
     assert str(ROOT) not in where.stdout
+
+
+def test_the_demo_extra_is_optional(installed: Path) -> None:
+    """A plain install has no pymap or aiosmtpd; `judge demo` says in one line how to get them."""
+    out = _run(installed, "demo", "--years", "1")
+    assert out.returncode == 1
+    assert out.stderr.count("\n") == 1 and "[demo]" in out.stderr and "Traceback" not in out.stderr
+    assert _run(installed, "--version").stdout.strip() == f"judge {_version()}"  # one source of the version
+
+
+def _version() -> str:
+    text = (ROOT / "judge" / "__init__.py").read_text()
+    return text.split('__version__ = "')[1].split('"')[0]
+
+
+def test_the_sdist_carries_what_the_docs_tell_a_host_to_copy(installed: Path) -> None:
+    import re
+    import tarfile
+
+    sdist = next((installed.parent.parent.parent / "dist").glob("diplomacy_judge-*.tar.gz"))
+    with tarfile.open(sdist) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    told = set(re.findall(r"/opt/judge/([\w./-]+\.\w+)", (ROOT / "docs" / "deploy.md").read_text()))
+    assert told, "deploy.md names the files a host copies"
+    for path in told | {"systemd/judge.service", "LICENSE", "README.md", "docs/deploy.md"}:
+        assert path in names, f"{path} is not in the sdist"

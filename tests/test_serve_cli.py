@@ -18,8 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_init_writes_a_valid_example(tmp_path: Path) -> None:
     path = tmp_path / "judge.toml"
     assert main(["init", str(path)]) == 0
-    cfg = load_config(path, environ={"JUDGE_IMAP_PASSWORD": "from-env"})
+    assert path.stat().st_mode & 0o777 == 0o600  # it may come to hold a password
+    cfg = load_config(path, environ={"JUDGE_IMAP_PASSWORD": "from-env", "JUDGE_SMTP_PASSWORD": "smtp-env"})
     assert cfg.address == "judge@example.org" and cfg.imap is not None and cfg.imap.password == "from-env"
+    assert cfg.smtp is not None and cfg.smtp.password == "smtp-env"
     assert "from-env" not in repr(cfg)  # secrets stay out of logs and tracebacks
     assert main(["init", str(path)]) == 1  # never overwrites without --force
 
@@ -41,12 +43,12 @@ def test_check_config_tries_both_servers(tmp_path: Path, capsys) -> None:
     smtp = SmtpSink().start()
     try:
         path = write_config(tmp_path / "judge.toml", imap, smtp, tmp_path / "judge.db", password="wrong")
-        assert main(["check-config", "--config", str(path)]) == 1
+        assert main(["check-config", "--config", str(path), "--connect"]) == 1
         out = capsys.readouterr().out
         assert "imap 127.0.0.1" in out and "FAILED" in out and f"smtp 127.0.0.1:{smtp.port}: ok" in out
         assert "wrong" not in out
         path.write_text(path.read_text().replace('"wrong"', f'"{PASSWORD}"'))
-        assert main(["check-config", "--config", str(path)]) == 0
+        assert main(["check-config", "--config", str(path), "--connect"]) == 0
     finally:
         smtp.stop()
         imap.stop()

@@ -104,7 +104,8 @@ def test_every_problem_is_reported_at_once() -> None:
     assert len(err.value.problems) == 5
 
 
-@pytest.mark.parametrize("solo,year,expect", [(18, 1901, 18), ("2/3", 1901, 23), ("1/2", 1901, 17)])
+@pytest.mark.parametrize("solo,year,expect", [(18, 1901, 18), ("2/3", 1901, 23), ("1/2", 1901, 18),
+                                               ("half", 1901, 18)])
 def test_solo_as_count_or_fraction(solo, year, expect) -> None:
     data = _classic_data()
     data["victory"] = {"solo": solo}
@@ -114,7 +115,7 @@ def test_solo_as_count_or_fraction(solo, year, expect) -> None:
 def test_victory_table_last_year_and_tie_break() -> None:
     data = _classic_data()
     data["victory"] = {"solo": 18, "by_year": {"1905": 16}, "last_year": 1910,
-                       "tie_break": ["Turkey", "Austria"]}
+                       "tie_break": ["Turkey", "Austria"], "tie_others": "play-on"}
     v = variant_from_data(data, "x").victory
     assert v.threshold(34, 1904) == 18 and v.threshold(34, 1906) == 16
     assert v.winner({"France": 16, "Italy": 5}, 34, 1906) == "France"
@@ -130,5 +131,5 @@ def test_cli_variant_check_prints_problems(tmp_path: Path, capsys) -> None:
     text = (data_dir("variants") / "classic.toml").read_text().replace('alb = ["gre"', 'alb = ["zzz", "gre"', 1)
     bad.write_text(text)
     assert main(["variant", "check", str(bad)]) == 1
-    assert "zzz" in capsys.readouterr().err
+    assert "zzz" in capsys.readouterr().out
     assert main(["variant", "check", str(data_dir("variants") / "classic.toml")]) == 0

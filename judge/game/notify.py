@@ -33,7 +33,7 @@ def send(db: Database, to: str, template: str, now: datetime, *, game: Game | No
 
 
 def _everyone(game: Game, seats: list[Player]) -> list[str]:
-    to = [p.email for p in seats]
+    to = list(dict.fromkeys(p.email for p in seats))  # one mail per address, even for two powers
     if game.settings.master and game.settings.master.lower() not in to:
         to.append(game.settings.master.lower())
     return to
@@ -42,7 +42,7 @@ def _everyone(game: Game, seats: list[Player]) -> list[str]:
 def game_started(db: Database, game: Game, seats: list[Player], now: datetime) -> None:
     for p in seats:
         send(db, p.email, "game_started", now, game=game, player=p,
-              powers={s.power: s.email for s in seats if s.power})
+              powers={s.power: "" if game.settings.anonymous else s.email for s in seats if s.power})
 
 
 def announce(db: Database, game: Game, seats: list[Player], now: datetime, what: str) -> None:

@@ -71,7 +71,7 @@ def join_game(db: Database, name: str, email: str, password: str, now: datetime,
     if not password or len(password) < 4:
         raise GameError("choose a password of at least 4 characters")
     seated = [p for p in players(db, game.id) if p.role == "player"]
-    if any(p.email == email.lower() for p in seated):
+    if any(p.email == email.lower() for p in seated) and not game.settings.shared_addresses:
         raise GameError(f"{email} has already joined {game.name}")
     if len(seated) >= len(game.variant.powers):
         raise GameError(f"{game.name} is full ({len(game.variant.powers)} players)")
@@ -86,7 +86,11 @@ def join_game(db: Database, name: str, email: str, password: str, now: datetime,
     player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
     insert_player(db, player, now)
     log_event(db, game.id, now, sender or email, "join", {"email": email.lower(), "power": power})
-    return next(p for p in players(db, game.id) if p.email == email.lower() and p.role == "player")
+    if len(seated) + 1 == len(game.variant.powers):
+        from judge.game.master import game_filled
+
+        game_filled(db, game, now)
+    return [p for p in players(db, game.id) if p.email == email.lower() and p.role == "player"][-1]
 
 
 def observe_game(db: Database, name: str, email: str, now: datetime) -> None:
@@ -286,6 +290,9 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     notify.results(db, game, seats, before, turn, results, now)
     for p in newly_out:
         notify.eliminated(db, game, p, now)
+    from judge.game.master import after_adjudication
+
+    after_adjudication(db, game, before, submitted, now)
     if game.status == "finished":
         notify.game_over(db, game, seats, now)
     return turn

@@ -25,6 +25,8 @@ class GameSettings:
     grace: int = 0  # seconds of grace after a deadline for late players, 0 = none
     master: str | None = None  # the game master's address, told of problems and copied on results
     assignment: str = "preference"  # how powers are given out at the start: master | preference | random
+    anonymous: bool = False  # players are not told each other's addresses
+    shared_addresses: bool = False  # one address may play two powers (the game master allows it)
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {Step.MOVEMENT: self.movement_deadline, Step.RETREAT: self.retreat_deadline,

@@ -1,11 +1,17 @@
 """A variant as data: built from the parsed TOML of ``variants/NAME.toml`` and validated as a whole.
 
 ``variant_from_data`` takes the already-parsed mapping (reading the file is the caller's business) and either returns
-a ``Variant`` or raises one ``VariantError`` listing every problem found.
+a ``Variant`` or raises one ``VariantError`` listing every problem found. ``key_lines`` and ``locate`` give each
+problem the line of the file's text it is about (and find keys given twice, which TOML reports without naming them).
+
+The schema is strict: unknown keys and wrong types are errors (with the nearest known key), so a misspelling can never
+silently change the game.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -15,6 +21,11 @@ from judge.rules.victory import Victory, parse_solo
 
 SEASONS = ("spring", "fall")
 COASTS = ("nc", "sc", "ec", "wc")
+TOP_KEYS = ("name", "description", "powers", "start", "victory", "provinces", "army", "fleet", "units")
+START_KEYS = ("year", "season")
+VICTORY_KEYS = ("solo", "by_year", "last_year", "tie_break", "tie_others")
+PROVINCE_KEYS = ("name", "kind", "centre", "home", "coasts", "aliases", "at", "coast_at")
+TIE_OTHERS = ("play-on",)  # a tie among powers the tie_break does not list: the game goes on, a year at a time
 
 
 class VariantError(ValueError):
@@ -81,6 +92,18 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
                 else f"missing key {required!r}")
     if problems:
         raise VariantError(problems, key)
+    unknown = [f"unknown key {k!r}{_nearest(k, TOP_KEYS)}" for k in data if k not in TOP_KEYS]
+    for k in ("name", "description"):
+        if k in data and not isinstance(data[k], str):
+            bad(f"{k} must be a string in quotes, not {data[k]!r}")
+    for table in ("start", "victory", "provinces", "army", "fleet", "units"):
+        if not isinstance(data[table], dict):
+            bad(f"[{table}] must be a table, not {data[table]!r}")
+    if not _strings(data["powers"]):
+        bad(f"powers must be a list of names in quotes, not {data['powers']!r}")
+    if problems:
+        raise VariantError(unknown + problems, key)
+    problems.extend(unknown)
 
     powers = tuple(data["powers"])
     if len(powers) < 2:
@@ -99,12 +122,16 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
 
     units = _start_units(data["units"], powers, geo, bad)
     start = data["start"]
+    for k in start:
+        if k not in START_KEYS:
+            bad(f"[start] unknown key {k!r}{_nearest(k, START_KEYS)}")
     year = start.get("year")
-    if not isinstance(year, int):
-        bad("[start] year must be an integer")
+    if not isinstance(year, int) or isinstance(year, bool):
+        bad(f"[start] year must be a whole number, not {year!r}")
+        year = None
     if str(start.get("season", "spring")).lower() not in SEASONS:
         bad(f"[start] season must be one of {', '.join(SEASONS)}")
-    victory = _victory(data["victory"], powers, len([p for p in provinces if p.centre]), bad)
+    victory = _victory(data["victory"], powers, len([p for p in provinces if p.centre]), year, bad)
 
     if problems:
         raise VariantError(problems, key)
@@ -117,12 +144,17 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
     seen_alias: dict[str, str] = {}
     for i, (abbr, spec) in enumerate(table.items()):
         where = f"province {abbr}"
+        if not isinstance(spec, dict):
+            bad(f"{where}: must be a table like {{ name = \"...\", kind = \"land\" }}, not {spec!r}")
+            spec = {"name": abbr, "kind": "land"}
+        spec = _checked_province(spec, where, bad)
         if abbr != abbr.lower() or not abbr.isalnum():
             bad(f"{where}: abbreviation must be lower-case letters/digits")
         try:
             terrain = Terrain(spec.get("kind"))
         except ValueError:
-            bad(f"{where}: kind must be land, sea or coast, not {spec.get('kind')!r}")
+            if "kind" in spec:
+                bad(f"{where}: kind must be land, sea or coast, not {spec.get('kind')!r}")
             terrain = Terrain.LAND
         home = spec.get("home")
         centre = bool(spec.get("centre", False))
@@ -148,6 +180,8 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
             seen_alias[a] = abbr
         if not spec.get("name"):
             bad(f"{where}: missing name")
+        if "kind" not in spec:
+            bad(f"{where}: missing kind (land, sea or coast)")
         at = _point(spec["at"], f"{where}: at", bad) if "at" in spec else None
         coast_at = _coast_points(spec.get("coast_at", {}), coasts, where, bad)
         if coast_at and "at" not in spec:
@@ -194,6 +228,9 @@ def _adjacency(table: dict[str, Any], kind: str, by_name: dict[str, int], provin
                loc_province: list[int], bad: Any) -> dict[int, set[int]]:
     adj: dict[int, set[int]] = {}
     for src_name, dsts in table.items():
+        if not _strings(dsts):
+            bad(f"[{kind}] {src_name}: must be a list of provinces in quotes, not {dsts!r}")
+            continue
         src = by_name.get(src_name)
         if src is None:
             bad(f"[{kind}] {src_name}: unknown province or coast")
@@ -232,7 +269,10 @@ def _start_units(table: dict[str, Any], powers: tuple[str, ...], geo: Geography,
     taken: dict[int, str] = {}
     for power, specs in table.items():
         if power not in powers:
-            bad(f"[units] {power}: not one of the powers")
+            bad(f"[units] {power}: not one of the powers{_nearest(power, powers)}")
+            continue
+        if not _strings(specs):
+            bad(f"[units] {power}: must be a list like [\"A par\", \"F bre\"], not {specs!r}")
             continue
         for spec in specs:
             parts = str(spec).split()
@@ -257,26 +297,158 @@ def _start_units(table: dict[str, Any], powers: tuple[str, ...], geo: Geography,
     return tuple(units)
 
 
-def _victory(table: dict[str, Any], powers: tuple[str, ...], centre_count: int, bad: Any) -> Victory:
-    try:
-        solo = parse_solo(table.get("solo"))
-    except ValueError as exc:
-        bad(f"[victory] {exc}")
-        solo = centre_count // 2 + 1
+def _victory(table: dict[str, Any], powers: tuple[str, ...], centre_count: int, start_year: int | None,
+             bad: Any) -> Victory:
+    for k in table:
+        if k not in VICTORY_KEYS:
+            bad(f"[victory] unknown key {k!r}{_nearest(k, VICTORY_KEYS)}")
+    solo: int | Any
+    raw = table.get("solo")
+    if isinstance(raw, str) and raw.strip().lower() in ("half", "1/2"):
+        solo = centre_count // 2 + 1  # more than half (seed rule: centres / 2 + 1, 18 of 34)
+    else:
+        try:
+            solo = parse_solo(raw)
+        except ValueError as exc:
+            bad(f"[victory] {exc}")
+            solo = centre_count // 2 + 1
     by_year = table.get("by_year", {})
     pairs: list[tuple[int, int]] = []
-    for year, count in by_year.items():
-        if not str(year).isdigit() or not isinstance(count, int) or count < 1:
-            bad(f"[victory.by_year] {year} = {count!r}: need year = centres")
-        else:
-            pairs.append((int(year), count))
     last_year = table.get("last_year")
-    if last_year is not None and not isinstance(last_year, int):
-        bad("[victory] last_year must be a year")
-    tie_break = tuple(table.get("tie_break", ()))
+    if last_year is not None and (not isinstance(last_year, int) or isinstance(last_year, bool)):
+        bad(f"[victory] last_year must be a year (a whole number), not {last_year!r}")
+        last_year = None
+    if last_year is not None and start_year is not None and last_year <= start_year:
+        bad(f"[victory] last_year {last_year} must be after the start year {start_year}")
+    if not isinstance(by_year, dict):
+        bad(f"[victory] by_year must be a table like {{ 1905 = 16 }}, not {by_year!r}")
+        by_year = {}
+    for year, count in by_year.items():
+        if not str(year).isdigit() or not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            bad(f"[victory.by_year] {year} = {count!r}: need year = centres")
+            continue
+        if start_year is not None and int(year) < start_year:
+            bad(f"[victory.by_year] {year}: before the start year {start_year}")
+        elif last_year is not None and int(year) > last_year:
+            bad(f"[victory.by_year] {year}: after the last year {last_year}")
+        if count > centre_count:
+            bad(f"[victory.by_year] {year} = {count}: more than the {centre_count} centres")
+        pairs.append((int(year), count))
+    raw_tie = table.get("tie_break", [])
+    if not _strings(raw_tie):
+        bad(f"[victory] tie_break must be a list of powers, not {raw_tie!r}")
+        raw_tie = []
+    tie_break = tuple(raw_tie)
     for p in tie_break:
         if p not in powers:
-            bad(f"[victory] tie_break: {p!r} is not one of the powers")
+            bad(f"[victory] tie_break: {p!r} is not one of the powers{_nearest(p, powers)}")
+    if len(set(tie_break)) != len(tie_break):
+        bad("[victory] tie_break lists a power twice")
+    others = table.get("tie_others")
+    if others is not None and others not in TIE_OTHERS:
+        bad(f"[victory] tie_others must be one of {', '.join(TIE_OTHERS)}, not {others!r}")
+    missing = [p for p in powers if p not in tie_break]
+    if tie_break and missing and others is None:
+        bad(f"[victory] tie_break does not name {', '.join(missing)}: name every power, or say what a tie among "
+            f"the others means with tie_others = \"play-on\"")
+    if tie_break and last_year is None:
+        bad("[victory] tie_break without last_year: ties are only broken at the last year")
     if isinstance(solo, int) and solo > centre_count:
         bad(f"[victory] solo {solo} is more than the {centre_count} centres")
     return Victory(solo, tuple(pairs), last_year, tie_break)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _nearest(key: str, known: Any) -> str:
+    close = difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+_PROVINCE_TYPES: dict[str, tuple[Any, str, Any]] = {
+    "name": (str, "a string in quotes", ""),
+    "kind": (str, "land, sea or coast", "land"),
+    "centre": (bool, "true or false", False),
+    "home": (str, "a power in quotes", None),
+    "coasts": (list, "a list like [\"nc\", \"sc\"]", ()),
+    "aliases": (list, "a list of names in quotes", ()),
+}
+
+
+def _checked_province(spec: dict[str, Any], where: str, bad: Any) -> dict[str, Any]:
+    """The province's table with unknown keys and wrong types reported (and left out)."""
+    out: dict[str, Any] = {}
+    for k, v in spec.items():
+        if k not in PROVINCE_KEYS:
+            bad(f"{where}: unknown key {k!r}{_nearest(k, PROVINCE_KEYS)}")
+            continue
+        kind = _PROVINCE_TYPES.get(k)
+        if kind is not None:
+            typ, words, _ = kind
+            ok = isinstance(v, typ) and not (typ is not bool and isinstance(v, bool))
+            if typ is list:
+                ok = _strings(v)
+            if not ok:
+                bad(f"{where}: {k} must be {words}, not {v!r}")
+                continue
+        out[k] = v
+    return out
+
+
+_KEY_LINE = re.compile(r'^\s*("[^"]*"|[A-Za-z0-9_\-/]+)\s*=')
+_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]\s*(#.*)?$")
+
+
+def key_lines(text: str) -> tuple[dict[tuple[str, str], int], list[str]]:
+    """Where each ``key =`` line of each table is ((table, key) -> line, from 1), and keys given twice in a table."""
+    where: dict[tuple[str, str], int] = {}
+    twice: list[str] = []
+    table = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(line)
+        if header:
+            table = header.group(1)
+            continue
+        found = _KEY_LINE.match(line)
+        if not found:
+            continue
+        key = found.group(1).strip('"')
+        if (table, key) in where:
+            what = f"province {key!r}" if table == "provinces" else f"[{table}] {key!r}" if table else repr(key)
+            twice.append(f"line {number}: {what} is given twice (first at line {where[(table, key)]})")
+        else:
+            where[(table, key)] = number
+    return where, twice
+
+
+_PROBLEM_KEY = re.compile(r"^(?:province (\S+?):|\[(army|fleet|units|start|victory)\] (\S+?)[:\s]|"
+                          r"\[victory\.by_year\] (\S+?)[:\s=])")
+
+
+def locate(problems: list[str], where: dict[tuple[str, str], int]) -> list[str]:
+    """The problems, each with the line of the file it is about where that can be told (``key_lines``)."""
+    return [_with_line(p, where) for p in problems]
+
+
+_UNKNOWN = re.compile(r"^(?:\[(\w+)\] )?unknown key '([^']+)'")
+
+
+def _with_line(problem: str, where: dict[tuple[str, str], int]) -> str:
+    unknown = _UNKNOWN.match(problem)
+    found = _PROBLEM_KEY.match(problem)
+    line = None
+    if unknown:
+        line = where.get((unknown.group(1) or "", unknown.group(2)))
+    elif found:
+        province, table, name, year = found.groups()
+        if province:
+            line = where.get(("provinces", province))
+        elif year:
+            line = where.get(("victory", "by_year")) or where.get(("victory.by_year", year))
+        else:
+            line = where.get((table, name.rstrip(":"))) or where.get((table, name.strip("'\"")))
+            if line is None and table == "victory":
+                line = next((n for (t, k), n in where.items() if t == "victory" and k in problem), None)
+    return f"line {line}: {problem}" if line else problem
