@@ -309,7 +309,7 @@ def test_a_line_ending_in_wrote_without_date_or_address_is_read() -> None:
 # --- limits and garbage ---------------------------------------------------------------------------------------------
 
 def test_too_many_lines_stops_with_one_problem() -> None:
-    body = parse_body("F bre - mao\n" * 450)
+    body = parse_body("F bre - mao\n" * 450, max_lines=400)
     assert len(body.items) == 400 and body.items[-1].line == 400
     assert _reasons(body) == [(401, "the message has more than 400 lines; the judge read the first 400 and none "
                                     "from here on")]
@@ -369,7 +369,7 @@ def test_control_characters_are_a_problem(bad: str) -> None:
 
 def test_tab_and_non_breaking_space_are_whitespace() -> None:
     assert parse_body("SIGNON\tFrance\u00a0mygame  secret").items == (
-        SignOn(1, "SIGNON\tFrance\u00a0mygame  secret", "France", "mygame", "secret", False),)
+        SignOn(1, "SIGNON\tFrance mygame  secret", "France", "mygame", "secret", False),)
 
 
 def _check_invariants(text: str, body: ParsedBody) -> None:
@@ -377,7 +377,8 @@ def _check_invariants(text: str, body: ParsedBody) -> None:
     lines = re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff"))
     for item in body.items:
         assert 1 <= item.line <= len(lines)
-        assert item.text == lines[item.line - 1].strip()
+        # the text is the line stripped, with invisible characters and a list marker or PGP dash-escape removed
+        assert item.text in commands.tidy(lines[item.line - 1]).strip()
     for problem in body.problems:
         assert 1 <= problem.line <= len(lines)
         assert isinstance(problem.reason, str) and problem.reason
@@ -414,7 +415,7 @@ _HUGE: dict[str, Callable[[], str]] = {
 def test_huge_input_is_bounded(name: str) -> None:
     # speed is not asserted here (no timed tests); the limits keep what is read and echoed small
     body = parse_body(_HUGE[name]())
-    assert len(body.items) <= 400 and len(body.problems) <= 402
+    assert len(body.items) <= 1000 and len(body.problems) <= 1002
     assert all(len(p.text) <= 61 for p in body.problems)
 
 
@@ -443,7 +444,7 @@ def test_examples_in_the_docs_read_without_problems() -> None:
 def test_module_is_pure() -> None:
     """Standard library text handling only (and the phase codes of the rules engine): no I/O, clock or printing."""
     path = Path(commands.__file__)
-    allowed = {"__future__", "re", "dataclasses", "typing", "judge.rules.phase"}
+    allowed = {"__future__", "re", "dataclasses", "typing", "itertools", "enum", "judge.rules.phase"}
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

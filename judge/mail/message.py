@@ -104,6 +104,7 @@ class Incoming:
     date: datetime | None = None  # the Date header (UTC), if present and readable
     arrived: datetime | None = None  # when the topmost Received header says our server took the message (UTC)
     attachments: tuple[Attachment, ...] = ()  # attached text files and forwarded messages, in message order
+    references: tuple[str, ...] = ()  # the thread: References (or In-Reply-To) ids without <>, oldest first
 
 
 def parse_incoming(raw: bytes, *, max_size: int = 1_000_000, loop_token: str = "judge") -> Incoming:
@@ -235,6 +236,7 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
         date=_date(_header(msg, "date")),
         arrived=_date(_header(msg, "received").rpartition(";")[2]),
         attachments=tuple(attachments),
+        references=_references(_header(msg, "references") or _header(msg, "in-reply-to")),
     )
 
 
@@ -331,6 +333,15 @@ def _message_id(text: str) -> str:
         return found.group(1)
     words = text.split()
     return words[0].strip("<>") if words else ""
+
+
+_MAX_REFERENCES = 20  # the most recent ids of a thread kept for the reply's References
+
+
+def _references(text: str) -> tuple[str, ...]:
+    """The message ids of a References field, valid ones only, the most recent ``_MAX_REFERENCES``."""
+    ids = [i for i in re.findall(r"<([^<>\s]{1,250})>", text[:32_000]) if not _CONTROL_CHARS.search(i)]
+    return tuple(ids[-_MAX_REFERENCES:])
 
 
 def _is_auto(msg: Message, from_candidates: list[tuple[str, str]], loop_token: str) -> bool:
@@ -515,6 +526,8 @@ class _HtmlText(HTMLParser):
         self.pending = 0
         self.skip = 0
         self.pre = 0
+        self.quote = 0  # depth of <blockquote>: its lines are written with "> " as a plain-text client would
+        self.line_start = True
 
     def _block(self, tag: str) -> None:
         self.pending = max(self.pending, 2 if tag in self.PARAGRAPH else 1)
@@ -532,6 +545,8 @@ class _HtmlText(HTMLParser):
             self._block(tag)
             if tag == "pre":
                 self.pre += 1
+            elif tag == "blockquote":
+                self.quote += 1
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in self.SKIP:  # <script/> opens nothing
@@ -544,6 +559,8 @@ class _HtmlText(HTMLParser):
             self._block(tag)
             if tag == "pre":
                 self.pre = max(0, self.pre - 1)
+            elif tag == "blockquote":
+                self.quote = max(0, self.quote - 1)
 
     def handle_data(self, data: str) -> None:
         if self.skip:
@@ -556,7 +573,14 @@ class _HtmlText(HTMLParser):
                 return
         if self.pending and self.parts:
             self.parts.append("\n" * self.pending)
+            self.line_start = True
         self.pending = 0
+        if self.quote:
+            prefix = "> " * min(self.quote, 20)
+            if self.line_start:
+                data = prefix + data.lstrip(" ")
+            data = data.replace("\n", "\n" + prefix)
+        self.line_start = False
         self.parts.append(data)
 
 

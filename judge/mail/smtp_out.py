@@ -41,6 +41,8 @@ def build_message(row: dict[str, Any], judge_address: str, game_name: str | None
         refs.append(f"<game.{game_name}@{domain}>")  # one thread per game
     if row.get("in_reply_to"):
         msg["In-Reply-To"] = f"<{row['in_reply_to']}>"
+        # the sender's chain, then the message answered (RFC 5322 3.6.4), so the reply stays in its thread
+        refs.extend(f"<{ref}>" for ref in (row.get("thread_refs") or "").split() if ref != row["in_reply_to"])
         refs.append(f"<{row['in_reply_to']}>")
     if refs:
         msg["References"] = " ".join(refs)
