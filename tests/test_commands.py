@@ -33,6 +33,9 @@ def _expected(line: str, want: dict[str, object]) -> object:
     return cls(line=1, text=line.strip(), **values)
 
 
+_SECRET = re.compile(r"\s*(?:SIGNON|JOIN|SET PASSWORD)\s+\S+\s+\S", re.IGNORECASE)
+
+
 def _texts(body: ParsedBody) -> list[tuple[int, str]]:
     return [(item.line, item.text) for item in body.items]
 
@@ -56,8 +59,10 @@ def test_malformed_command_is_a_problem(line: str, words: str) -> None:
     assert body.items == ()
     assert len(body.problems) == 1
     problem = body.problems[0]
-    assert (problem.line, problem.text) == (1, line.strip())
+    assert (problem.line, problem.text) == (1, commands.mask_secrets(line.strip()))
     assert words in problem.reason
+    if _SECRET.match(line):  # the password is never quoted back
+        assert problem.text.endswith("****") and "secret" not in problem.text and "two words" not in problem.text
 
 
 @pytest.mark.parametrize("line", _cases("order"))

@@ -89,3 +89,6 @@ def m003_reports(db: Database) -> None:
 @migrations()
 def m004_reply_references(db: Database) -> None:
     db.table("outbox").add_column("thread_refs", str)  # a reply's References: the sender's chain, space-separated
+    db.table("signon_failures").add_column("game", str)  # failures are counted per game and power, not per address
+    db.table("signon_failures").add_column("power", str)
+    db.table("signon_failures").create_index(["game", "power", "at"])
