@@ -206,6 +206,10 @@ _ATTRIBUTION_VERB = re.compile(
     r"\b(?:wrote|writes|schrieb|a écrit|пишет|написал|написала|написал\(а\)|escribió|ha scritto|scrisse|schreef|"
     r"escreveu|skrev|napisał|napisała)\s*:\Z", re.IGNORECASE)
 _ATTRIBUTION_ADDRESS = re.compile(r"@[^\s<>@]+>\s*:\Z")
+# Some clients put the verb first: "Am 01.12.2026 10:00, schrieb Alice:" (Roundcube), "Le … , Alice a écrit :".
+_ATTRIBUTION_OPENING = re.compile(r"(?:on|am|le|el|il|op|em|den|в|во)\s.*\d.*\b(?:wrote|schrieb|a écrit|escribió|"
+                                  r"ha scritto|schreef|escreveu|skrev|пишет|написал|написала)\b.{0,80}:\Z",
+                                  re.IGNORECASE)
 _DATE_OR_ADDRESS = re.compile(r"[\d@]")
 # An Outlook/Exchange header block of a quoted message: From: …, then Sent:/Date:/To:/Subject: … (en, de, fr, ru,
 # es, it, nl, pt, sv); a label may be bold (*From:*) and Outlook on the web puts the whole block on one line.
@@ -230,6 +234,13 @@ _LIST_FOOTER = re.compile(
     r"(?:you received this message because you are subscribed|to unsubscribe from this group|"
     r"du erhältst diese nachricht, weil du|sie erhalten diese nachricht, weil sie|vous recevez ce message car vous|"
     r"вы получили это сообщение, поскольку)", re.IGNORECASE)
+# A closing line alone ("Cheers,", "Viele Grüße") starts the signature: nothing from it on is read.
+_CLOSING = re.compile(
+    r"(?:cheers|thanks|thank you|many thanks|regards|best regards|kind regards|warm regards|best wishes|best|"
+    r"yours|all the best|viele grüße|beste grüße|liebe grüße|freundliche grüße|mit freundlichen grüßen|grüße|gruß|"
+    r"mfg|lg|vg|danke|cordialement|bien à vous|bien cordialement|bonne journée|merci|amitiés|salutations|"
+    r"saludos|un saludo|atentamente|gracias|saluti|cordiali saluti|grazie|distinti saluti|с уважением|"
+    r"спасибо|всего доброго|всего хорошего|удачи|пока)\s*[,.!]*", re.IGNORECASE)
 _PGP_SIGNED = "-----BEGIN PGP SIGNED MESSAGE-----"
 _PGP_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
 _PGP_SIGNATURE_END = "-----END PGP SIGNATURE-----"
@@ -427,7 +438,7 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _
         return None
     if _FORWARD.fullmatch(line):
         return _End.FORWARD
-    if _LIST_FOOTER.match(line):
+    if _LIST_FOOTER.match(line) or _CLOSING.fullmatch(line):
         return _End.STOP
     if _HEADER_FROM.match(line):
         if _HEADER_INLINE.search(line):
@@ -439,7 +450,7 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _
     if line[-1] != ":":
         return None
     attribution = (_DATE_OR_ADDRESS.search(line) is not None if _ATTRIBUTION_VERB.search(line)
-                   else _ATTRIBUTION_ADDRESS.search(line) is not None)
+                   else _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None)
     if not attribution:
         return None
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
