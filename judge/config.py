@@ -54,6 +54,7 @@ class Config:
     max_replies_per_hour: int = 30  # per recipient, for mail that answers a message
     source: str = ""  # the file it came from
     language: str = "en"  # the language of players who have not chosen one (SET LANGUAGE)
+    max_mail_age_days: float = 7.0  # mail older than this (by Date or arrival) is answered, not acted on
 
 
 def config_path(explicit: str | None) -> Path:
@@ -87,7 +88,8 @@ def config_from_data(data: dict[str, Any], env: dict[str, str] | os._Environ[str
         raise ConfigError(f"{source or 'config'}: {len(problems)} problem(s):\n" +
                           "\n".join(f"  - {p}" for p in problems))
     return Config(address.lower(), db_path, str(judge.get("timezone", "UTC")), imap, smtp,  # type: ignore[arg-type]
-                  int(judge.get("max_replies_per_hour", 30)), source, language)
+                  int(judge.get("max_replies_per_hour", 30)), source, language,
+                  max_mail_age_days=float(judge.get("max_mail_age_days", 7)))
 
 
 def _section(data: dict[str, Any], name: str, cls: Any, secret: str | None, problems: list[str]) -> Any:
@@ -124,6 +126,7 @@ db = "/var/lib/judge/judge.db"      # the SQLite file with every game
 timezone = "Europe/Berlin"          # the host's zone for logs; players choose their own with SET TIMEZONE
 language = "en"                     # en, ru or de: for players who have not chosen (SET LANGUAGE)
 max_replies_per_hour = 30           # answers to one address per hour, against mail loops
+max_mail_age_days = 7               # older mail (by Date or arrival) is answered but not acted on
 
 [imap]                              # the mailbox the judge reads orders from
 host = "imap.example.org"
