@@ -238,3 +238,19 @@ def test_reply_subject_and_references_keep_the_thread(t: Table) -> None:
 def test_every_player_still_plays(t: Table) -> None:
     for power in POWERS:
         assert "signed on as" in t.reply(addr(power), sign(power))
+
+
+@pytest.mark.parametrize("language", ["en", "ru", "de"])
+def test_the_judges_own_mail_is_never_read_again_even_as_html(t: Table, language: str) -> None:
+    from judge.mail.commands import JUDGE_MARKER, parse_body
+    from judge.mail.message import html_to_text
+    from judge.render import judge_marker
+
+    assert JUDGE_MARKER in judge_marker(language)
+    t.reply(addr("France"), sign("France", f"SET LANGUAGE {language}"))
+    answer = next(r for r in t.mail(addr("France"), sign("France", "A par - bur")) if r["subject"].startswith("Re:"))
+    assert answer["body"].startswith(judge_marker(language))
+    for quoted in (answer["body"], html_to_text(answer["html"])):  # as Outlook quotes it: no ">" at all
+        parsed = parse_body(f"SIGNON France g pw-France\nA par - pic\n\n{quoted}")
+        assert [i.text for i in parsed.items] == ["SIGNON France g pw-France", "A par - pic"]
+        assert parsed.problems == ()

@@ -172,6 +172,7 @@ class ParsedBody:
     items: tuple[Item, ...]
     problems: tuple[LineProblem, ...]
     forwarded: bool = False  # reading stopped at a forwarded message (which is not read)
+    quoted_mail: bool = False  # reading stopped where a quoted message starts (its header block, Original Message …)
 
 
 # --- the body -------------------------------------------------------------------------------------------------------
@@ -263,7 +264,7 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
     items: list[Item] = []
     problems: list[LineProblem] = []
     block: _Block | None = None
-    forwarded = False
+    forwarded = quoted_mail = False
     if text.startswith("\ufeff"):  # a byte-order mark left by the mail client
         text = text[1:]
     lines = list(itertools.islice(_lines(text), max_lines + 1))
@@ -310,6 +311,8 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
         end = _ends_message(line, lines, index)
         if end is _End.FORWARD:
             forwarded = True
+        elif end is _End.QUOTE:
+            quoted_mail = True
         if end is not None and end is not _End.SKIP:
             _drop_wrapped_attribution(number, items, block)
             break
@@ -347,7 +350,7 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
     if block is not None:
         _close(block, items, problems, terminated=False)
     problems.sort(key=lambda p: p.line)
-    return ParsedBody(tuple(items), tuple(problems), forwarded)
+    return ParsedBody(tuple(items), tuple(problems), forwarded, quoted_mail)
 
 
 class _Pgp(Enum):
@@ -363,7 +366,8 @@ class _Pgp(Enum):
 class _End(Enum):
     """What a line that is not the player's own text is."""
 
-    STOP = "stop"  # a signature, the judge's marker, a quoted message's header block: nothing after it is read
+    STOP = "stop"  # a signature, a closing line, the judge's marker: nothing after it is read
+    QUOTE = "quote"  # a quoted message starts (header block, Original Message, underscores): nothing after it is read
     FORWARD = "forward"  # a forwarded message starts: nothing after it is read, and the reply says so
     SKIP = "skip"  # an attribution above quoted lines (a bottom-posted or interleaved reply): only it is skipped
 
@@ -431,8 +435,10 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _
     if JUDGE_MARKER in line.lower():
         return _End.STOP
     if line[0] in "-_":
-        if line == "--" or _ORIGINAL.fullmatch(line) or _UNDERSCORES.fullmatch(line):
+        if line == "--":
             return _End.STOP
+        if _ORIGINAL.fullmatch(line) or _UNDERSCORES.fullmatch(line):
+            return _End.QUOTE
         if _FORWARD.fullmatch(line):
             return _End.FORWARD
         return None
@@ -442,11 +448,11 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _
         return _End.STOP
     if _HEADER_FROM.match(line):
         if _HEADER_INLINE.search(line):
-            return _End.STOP
+            return _End.QUOTE
         following = [tidy(raw).strip() for _, _, raw in lines[index + 1:index + 8]]
         following = [f for f in following if f][:4]
         if any(_HEADER_OTHER.match(f) for f in following):
-            return _End.STOP
+            return _End.QUOTE
     if line[-1] != ":":
         return None
     attribution = (_DATE_OR_ADDRESS.search(line) is not None if _ATTRIBUTION_VERB.search(line)
@@ -456,7 +462,7 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
     # without ">" (or nothing at all): the end.
     following = next((tidy(raw).strip() for _, _, raw in lines[index + 1:] if tidy(raw).strip()), "")
-    return _End.SKIP if following.startswith(">") else _End.STOP
+    return _End.SKIP if following.startswith(">") else _End.QUOTE
 
 
 def _drop_wrapped_attribution(number: int, items: list[Item], block: _Block | None) -> None:

@@ -255,6 +255,9 @@ _REPLY_PREFIX = re.compile(r"^(?:\s*(?:re|aw|sv|vs|antw|antwort|odp|ref|rif|réf
                            r"doorst)\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:\s*)+", re.IGNORECASE)
 
 
+_FORWARD_PREFIX = re.compile(r"\s*(?:fwd?|fw|wg|tr|enc|rv|doorst|пересл)\s*:", re.IGNORECASE)
+
+
 def _thread_subject(subject: str) -> str:
     """The subject without its Re:/RE:/AW:/SV:/Antw:/Отв:/Fwd: prefixes, so that a reply says "Re:" once."""
     return _REPLY_PREFIX.sub("", subject).strip()
@@ -289,7 +292,8 @@ def _handle(db: Database, s: Session) -> str:
             s.errors.append(f"{type(entry).__name__} on line {entry.line}: {type(exc).__name__}")
             reply.say(_shown(entry), "ERROR: an internal error kept this line from taking effect; the other lines "
                                      "are not affected and the game master has been told")
-    reply.notes.extend(_unread_notes(msg.attachments, parsed.forwarded))
+    forwarded = parsed.forwarded or (parsed.quoted_mail and _FORWARD_PREFIX.match(msg.subject) is not None)
+    reply.notes.extend(_unread_notes(msg.attachments, forwarded))
     summary = None
     if s.game is not None and s.player is not None:
         game = service.get_game(db, s.game.name)

@@ -184,6 +184,10 @@ def main() -> None:
     plain("forward_inline", "Fwd: my plan",
           f"{SIGNON}\nA par - pic\nF bre - mao\n\n---------- Forwarded message ---------\nFrom: Germany "
           f"<germany@p.test>\nDate: Tue, 1 Dec 2026 at 09:00\nSubject: my plan\nTo: {FROM}\n\nA mar - spa\n")
+    # An Outlook forward (FW:): the forwarded mail's header block ends the reading, and the reply says so
+    plain("outlook_forward", "FW: my plan",
+          f"{SIGNON}\nA par - pic\nF bre - mao\n\n________________________________\nFrom: Germany <germany@p.test>\n"
+          f"Sent: Tuesday, December 1, 2026 09:00\nTo: {FROM}\nSubject: my plan\n\nA mar - spa\n")
     # Inline PGP: armour skipped, the signed text read with its dash-escaping undone
     plain("pgp_inline", "orders",
           f"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\n{SIGNON}\n- - A par - pic\n- F bre - mao\n"
