@@ -254,3 +254,13 @@ def test_the_judges_own_mail_is_never_read_again_even_as_html(t: Table, language
         parsed = parse_body(f"SIGNON France g pw-France\nA par - pic\n\n{quoted}")
         assert [i.text for i in parsed.items] == ["SIGNON France g pw-France", "A par - pic"]
         assert parsed.problems == ()
+
+
+def test_references_name_each_message_once(t: Table) -> None:
+    from judge.mail.smtp_out import build_message
+
+    raw = _raw(addr("France"), "LIST", Message_ID="<m9@p.test>",
+               References="<game.g@judge.test> <judge.4@judge.test> <m9@p.test>")
+    (reply,) = handle_message(t.db, raw, t.now).replies
+    sent = build_message(reply, "judge@judge.test", "g", t.now)
+    assert sent["References"] == "<game.g@judge.test> <judge.4@judge.test> <m9@p.test>"
