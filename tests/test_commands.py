@@ -467,3 +467,57 @@ def test_join_and_resign_types_exported() -> None:
     assert [f.name for f in dataclasses.fields(Press)] == ["line", "text", "to", "body"]
     assert [f.name for f in dataclasses.fields(LineProblem)] == ["line", "text", "reason"]
     assert [f.name for f in dataclasses.fields(Resign)] == ["line", "text"]
+
+
+# --- real mail: what is read and what is skipped --------------------------------------------------------------------
+
+_READING = [
+    # (body, the item texts read)
+    ("Thanks!\nREADY\nA par - bur", ["Thanks!", "READY", "A par - bur"]),  # a closing line before anything is read
+    ("READY\nThanks!\nA mar - spa", ["READY", "Thanks!", "A mar - spa"]),  # orders after it: not a signature
+    ("READY\n\nCheers,\nAlice\nParis\n\nOn Mon, 30 Nov 2026, J <j@x.org> wrote:\n> CLEAR", ["READY"]),
+    ("READY\nViele Grüße\nAlice", ["READY"]),
+    ("READY\nС уважением,\nАлиса", ["READY"]),
+    ("READY\nSent from my iPhone\nCLEAR", ["READY", "CLEAR"]),  # footers are skipped wherever they are
+    ("READY\nVon meinem iPhone gesendet\nGet Outlook for iOS\nEnvoyé de mon iPad\nОтправлено с iPhone\nCLEAR",
+     ["READY", "CLEAR"]),
+    ("READY\nFrom: Judge <j@x.org>\nSent: Monday\nTo: a@x.org\nSubject: Re: x\n\nCLEAR", ["READY"]),
+    ("READY\nVon: Judge <j@x.org>\nGesendet: Montag\nAn: a@x.org\nBetreff: AW: x\nCLEAR", ["READY"]),
+    ("READY\n*From:* Judge <j@x.org> *Sent:* Monday *To:* a *Subject:* x\nCLEAR", ["READY"]),
+    ("READY\nDe : Judge\nEnvoyé : lundi\nÀ : a\nObjet : x\nCLEAR", ["READY"]),
+    ("READY\nFrom: a friend of mine\nCLEAR", ["READY", "From: a friend of mine", "CLEAR"]),  # no header block
+    ("READY\n________________________________\nCLEAR", ["READY"]),
+    ("READY\n----- Ursprüngliche Nachricht -----\nCLEAR", ["READY"]),
+    ("READY\n[judge-mail] Mail from the Diplomacy judge\nCLEAR", ["READY"]),
+    ("READY\n> [judge-mail] Mail from the Diplomacy judge\nCLEAR", ["READY", "CLEAR"]),  # quoted: skipped only
+    ("On Mon, 30 Nov 2026 at 10:00, J <j@x.org> wrote:\n> old\n\nREADY\n> older\nCLEAR", ["READY", "CLEAR"]),
+    ("Am 30.11.2026 10:00, schrieb Judge:\n> old\nREADY", ["READY"]),
+    ("El lun, 30 nov 2026 a las 10:00, Judge (<j@x.org>) escribió:\n> old\nREADY", ["READY"]),
+    ("- A vie - tri\n* F tri - adr\n• A bud - ser\n1. F ank - bla\n2) A con - bul",
+     ["A vie - tri", "F tri - adr", "A bud - ser", "F ank - bla", "A con - bul"]),
+    ("RE\u200bADY\n\ufeffCLEAR\nA\u00a0par - bur", ["READY", "CLEAR", "A par - bur"]),
+    ("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nREADY\n- - A par - bur\n- -- \nCLEAR\n"
+     "-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\nHELP", ["READY", "A par - bur"]),
+    ("READY\n---------- Forwarded message ---------\nFrom: x\nCLEAR", ["READY"]),
+    ("READY\nBegin forwarded message:\n\nCLEAR", ["READY"]),
+]
+
+
+@pytest.mark.parametrize("body,read", _READING, ids=range(len(_READING)))
+def test_real_mail_reading(body: str, read: list[str]) -> None:
+    parsed = parse_body(body)
+    assert [item.text for item in parsed.items] == read
+    assert parsed.problems == ()
+
+
+def test_forwards_and_quoted_mail_are_flagged() -> None:
+    assert parse_body("READY\n---------- Forwarded message ---------\nCLEAR").forwarded
+    assert parse_body("READY\n-----Original Message-----\nCLEAR").quoted_mail
+    plain = parse_body("READY\nCLEAR")
+    assert not plain.forwarded and not plain.quoted_mail
+
+
+def test_an_encrypted_message_is_a_problem() -> None:
+    parsed = parse_body("-----BEGIN PGP MESSAGE-----\n\nhQEMA\n-----END PGP MESSAGE-----\nREADY")
+    assert [i.text for i in parsed.items] == ["READY"]
+    assert "encrypted (PGP) message cannot be read" in parsed.problems[0].reason

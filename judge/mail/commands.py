@@ -308,7 +308,7 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
             if block is not None and block.unreadable is None:
                 block.unreadable = number
             continue
-        end = _ends_message(line, lines, index)
+        end = _ends_message(line, lines, index, read_before=bool(items) or block is not None)
         if end is _End.FORWARD:
             forwarded = True
         elif end is _End.QUOTE:
@@ -428,8 +428,11 @@ def _beyond_limit(text: str, start: int, number: int, max_lines: int) -> LinePro
                                                f"{max_lines} and none from here on")
 
 
-def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _End | None:
-    """Whether ``line`` (at ``index`` in ``lines``) ends what the player wrote, or is an attribution to skip."""
+def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, read_before: bool) -> _End | None:
+    """Whether ``line`` (at ``index`` in ``lines``) ends what the player wrote, or is an attribution to skip.
+
+    ``read_before``: something was read above the line (a closing line ends the message only after the orders).
+    """
     if not line or line[0] == ">":
         return None
     if JUDGE_MARKER in line.lower():
@@ -444,7 +447,7 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _
         return None
     if _FORWARD.fullmatch(line):
         return _End.FORWARD
-    if _LIST_FOOTER.match(line) or _CLOSING.fullmatch(line):
+    if _LIST_FOOTER.match(line) or (read_before and _CLOSING.fullmatch(line) and _signature_follows(lines, index)):
         return _End.STOP
     if _HEADER_FROM.match(line):
         if _HEADER_INLINE.search(line):
@@ -463,6 +466,26 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int) -> _
     # without ">" (or nothing at all): the end.
     following = next((tidy(raw).strip() for _, _, raw in lines[index + 1:] if tidy(raw).strip()), "")
     return _End.SKIP if following.startswith(">") else _End.QUOTE
+
+
+_ORDER_LIKE = re.compile(r"(?:[AF]\s+\S|army\b|fleet\b|build\b|waive\b|remove\b|disband\b)|.*(?:\s-\s|->|=>|→)",
+                         re.IGNORECASE)
+
+
+def _signature_follows(lines: list[tuple[int, int, str]], index: int) -> bool:
+    """After a closing line: at most three short lines (a name, a town, a phone number) and none that looks like an
+    order or a command, up to the end of the message, a quote or the next end."""
+    count = 0
+    for k in range(index + 1, min(len(lines), index + 12)):
+        following = tidy(lines[k][2]).strip()
+        if not following or following.startswith(">"):
+            continue
+        if _ends_message(following, lines, k, read_before=False) is not None:
+            return True
+        count += 1
+        if count > 3 or _ORDER_LIKE.match(following) or _first_word(following) in _COMMAND_WORDS:
+            return False
+    return True
 
 
 def _drop_wrapped_attribution(number: int, items: list[Item], block: _Block | None) -> None:
@@ -740,3 +763,4 @@ _WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | str]] = {
     "DRAW": _draw,
     "SET": _set,
 }
+_COMMAND_WORDS = frozenset(_BARE) | frozenset(_WITH_ARGUMENTS) | {"NOT", "PRESS", "BROADCAST", "SANDBOX"}
