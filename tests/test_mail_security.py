@@ -264,3 +264,24 @@ def test_references_name_each_message_once(t: Table) -> None:
     (reply,) = handle_message(t.db, raw, t.now).replies
     sent = build_message(reply, "judge@judge.test", "g", t.now)
     assert sent["References"] == "<game.g@judge.test> <judge.4@judge.test> <m9@p.test>"
+
+
+def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(t: Table,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kw: Any) -> None:
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(handler, "_signon", broken)
+    text = t.reply("someone@p.test", "SIGNON France g pw-France\nLIST")
+    assert "an internal error kept this line from taking effect" in text and "see below" in text
+    told = [m for m in t.outbox() if m["to_addr"] == "gm@p.test" and "internal error" in m["subject"]]
+    assert len(told) == 1 and "SignOn on line 1: ValueError" in told[0]["body"]
+
+
+def test_without_any_master_an_error_is_logged(t: Table, monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(handler, "_list_text", lambda *a: 1 / 0)
+    handled = handle_message(t.db, _raw("someone@p.test", "LIST"), t.now)
+    assert handled.outcome == "handled" and "no game master to tell" in caplog.text
+    handled = handle_message(t.db, _raw("other@p.test", "LIST"), t.now, master_address="host@p.test")
+    assert [r["to_addr"] for r in handled.replies] == ["other@p.test", "host@p.test"]

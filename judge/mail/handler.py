@@ -79,6 +79,7 @@ class Session:
     password_checks: int = 0  # scrypt verifications run for this message (at most one)
     password_hashes: int = 0  # new passwords hashed for this message (JOIN, SET PASSWORD; at most one)
     errors: list[str] = field(default_factory=list)  # internal failures of single commands
+    mentioned: str = ""  # the first game a command named (whose master hears of an internal error before a sign-on)
 
     @property
     def scrypt_calls(self) -> int:
@@ -230,6 +231,11 @@ def _tell_master(db: Database, s: Session, limits: _Limits, what: str, *, partia
     """Mail the game master (of the game signed on to, else the judge's) about an internal error, at most hourly."""
     to = ""
     game = s.game
+    if game is None and s.mentioned:
+        try:
+            game = load_game(db, s.mentioned)
+        except Exception:  # the store may be what failed; the host's master address is still told
+            game = None
     if game is not None and game.settings.master:
         to = game.settings.master.lower()
     to = to or limits.master_address.lower()
@@ -282,6 +288,9 @@ def _handle(db: Database, s: Session) -> str:
         if isinstance(entry, c.LineProblem):
             reply.say(entry.text, f"ERROR: {entry.reason}")
             continue
+        named = getattr(entry, "game", None)
+        if isinstance(named, str) and named and not s.mentioned:
+            s.mentioned = named
         try:
             with db.atomic():  # a savepoint: a failing command undoes itself only
                 _command(db, s, reply, entry)
