@@ -450,3 +450,15 @@ def test_attachments_are_listed_and_text_files_read() -> None:
 def test_html_blockquote_is_quoted() -> None:
     text = html_to_text("<p>A par - bur</p><blockquote>A par H<br>F bre H<blockquote>old</blockquote></blockquote>")
     assert text == "A par - bur\n\n> A par H\n> F bre H\n\n> > old"
+
+
+@pytest.mark.parametrize("raw", [
+    b"From: " + b", ".join(b"<a%d@example.org>" % i for i in range(300)) + b"\n\nx\n",
+    b"From: a@example.org\nSubject: " + b"word " * 4000 + b"\n\nx\n",
+    b"From: a@example.org\nContent-Type: text/plain; " + b"a=b; " * 40 + b"\n\nx\n",
+    b"From: a@example.org\nContent-Type: text/plain; name=\"" + b"x" * 3000 + b"\"\n\nx\n",
+    b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b\n\n"
+    + b"--b\nContent-Type: text/plain; name=\"" + b"x" * 1500 + b"\"\n\nx\n" * 50 + b"--b--\n",
+])
+def test_fields_parsed_in_quadratic_time_are_bounded(raw: bytes) -> None:
+    assert parse_incoming(raw).problem == "too complex"

@@ -12,8 +12,9 @@ five-megabyte photo — it returns an ``Incoming``; one the judge cannot act on 
   header fields are read, so the sender can be told.
 - ``"malformed Message-ID"``: the Message-ID has control characters in it or is absurdly long.
 
-Hostile input is bounded *before* the mail library sees it: the header block, the number of encoded-words and of
-MIME parts (Content-Type fields), the nesting depth followed, and the length of the body text kept. Only real text
+Hostile input is bounded *before* the mail library sees it: the header block and each of its fields, the number of
+encoded-words and of MIME parts (Content-Type fields), the size and parameters of Content-Type and Content-Disposition
+fields, the nesting depth followed, and the length of the body text kept. Only real text
 charsets are decoded (never ``punycode``, ``idna``, ``utf-7`` or a codec that is not text); others fall back to UTF-8
 and then Windows-1252. Addresses with control characters are not valid senders.
 
@@ -55,6 +56,14 @@ _MAX_DEPTH = 10  # nesting of multiparts followed when looking for the body
 _ENCODED_WORD = re.compile(rb"=\?[^?\s]{1,64}\?[bBqQ]\?")
 _ENCODED_WORD_CHARSET = re.compile(rb"=\?([^?\s*]{1,64})((?:\*[^?\s]{0,32})?\?[bBqQ]\?)")
 _CONTENT_TYPE = re.compile(rb"(?im)^content-type[ \t]*:")
+# A Content-Type or Content-Disposition field with its continuation lines, in any part: its parameters are parsed in
+# quadratic time, so a long one is refused (real ones, long file names included, stay under 1 KB).
+_CONTENT_FIELD = re.compile(rb"(?im)^content-(?:type|disposition)[ \t]*:[^\n]*(?:\n[ \t][^\n]*)*")
+MAX_CONTENT_FIELD = 2048  # bytes of one Content-Type or Content-Disposition field
+MAX_PARAMETERS = 32  # parameters (";") of one Content-Type or Content-Disposition field
+MAX_CONTENT_FIELDS_TOTAL = 64 * 1024  # bytes of all Content-Type and Content-Disposition fields together
+MAX_ADDRESS_FIELD = 4096  # bytes of the From, Reply-To or Sender field (address lists are parsed in quadratic time)
+MAX_FIELD = 16 * 1024  # bytes of any other field of the header block
 # Header fields kept when a message is too big or too complex to parse whole: enough to answer, or not to.
 _ESSENTIAL = frozenset({"from", "reply-to", "message-id", "date", "auto-submitted", "precedence", "list-id",
                         "x-autoreply", "x-autorespond", "return-path", "x-loop", "received"})
@@ -146,8 +155,8 @@ def _header_block(data: bytes) -> tuple[bytes, bool]:
     return (head[:end + 1] if end >= 0 else b""), oversized
 
 
-def _essential_headers(head: bytes) -> bytes:
-    """Only the short essential fields of a header block, without encoded-words in more than a few places."""
+def _fields(head: bytes) -> list[bytes]:
+    """The fields of a header block, each with its continuation lines."""
     fields: list[list[bytes]] = []
     for line in head.split(b"\n"):
         if line[:1] in (b" ", b"\t"):
@@ -155,10 +164,30 @@ def _essential_headers(head: bytes) -> bytes:
                 fields[-1].append(line)
         elif line:
             fields.append([line])
+    return [b"\n".join(field) for field in fields]
+
+
+def _too_complex(data: bytes, head: bytes) -> bool:
+    """More encoded-words, parts or parameters than any real client writes: work the mail library does in
+    quadratic time."""
+    if len(_ENCODED_WORD.findall(data)) > MAX_ENCODED_WORDS or len(_CONTENT_TYPE.findall(data)) > MAX_PARTS:
+        return True
+    content = _CONTENT_FIELD.findall(data)
+    if sum(map(len, content)) > MAX_CONTENT_FIELDS_TOTAL or any(
+            len(field) > MAX_CONTENT_FIELD or field.count(b";") > MAX_PARAMETERS for field in content):
+        return True
+    for field in _fields(head):
+        name = field.split(b":", 1)[0].strip().lower()
+        if len(field) > (MAX_ADDRESS_FIELD if name in (b"from", b"reply-to", b"sender") else MAX_FIELD):
+            return True
+    return False
+
+
+def _essential_headers(head: bytes) -> bytes:
+    """Only the short essential fields of a header block, without encoded-words in more than a few places."""
     kept = []
-    for field in fields:
-        name = field[0].split(b":", 1)[0].strip().lower()
-        text = b"\n".join(field)
+    for text in _fields(head):
+        name = text.split(b":", 1)[0].strip().lower()
         if (name.decode("latin-1") in _ESSENTIAL and len(text) <= _ESSENTIAL_FIELD_BYTES
                 and len(_ENCODED_WORD.findall(text)) <= 8):
             kept.append(text)
@@ -191,8 +220,7 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
     problem: str | None = None
     if head_too_large:
         problem = PROBLEM_HEADER_TOO_LARGE
-    elif (len(_ENCODED_WORD.findall(data if not too_large else head)) > MAX_ENCODED_WORDS
-          or (not too_large and len(_CONTENT_TYPE.findall(data)) > MAX_PARTS)):
+    elif _too_complex(head if too_large else _normalise_bytes(data), head):
         problem = PROBLEM_TOO_COMPLEX
     elif too_large:
         problem = PROBLEM_TOO_LARGE
