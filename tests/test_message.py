@@ -458,7 +458,7 @@ def test_html_blockquote_is_quoted() -> None:
     b"From: a@example.org\nContent-Type: text/plain; " + b"a=b; " * 40 + b"\n\nx\n",
     b"From: a@example.org\nContent-Type: text/plain; name=\"" + b"x" * 3000 + b"\"\n\nx\n",
     b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b\n\n"
-    + b"--b\nContent-Type: text/plain; name=\"" + b"x" * 1500 + b"\"\n\nx\n" * 50 + b"--b--\n",
+    + (b"--b\nContent-Type: text/plain; name=\"" + b"x" * 1500 + b"\"\n\nx\n") * 50 + b"--b--\n",
 ])
 def test_fields_parsed_in_quadratic_time_are_bounded(raw: bytes) -> None:
     assert parse_incoming(raw).problem == "too complex"
