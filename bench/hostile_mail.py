@@ -20,6 +20,10 @@ CASES = {
                                                 "36000) + b'\\n\\nA par H\\n'",
     "Subject of 60 KB in 3,000 encoded-words": "b'From: a@example.org\\nSubject: ' + b' '.join([b'=?utf-8?q?abcdef?='] "
                                                "* 3000) + b'\\n\\nA par H\\n'",
+    "Content-Type of 12,000 parameters (60 KB)": "b'From: a@example.org\\nContent-Type: text/plain; ' + b'a=b; ' * 12000"
+                                                 " + b'\\n\\nA par H\\n'",
+    "From of 2,200 addresses (60 KB)": "b'From: ' + b', '.join(b'<a%d@example.org>' % i for i in range(2200))"
+                                       " + b'\\n\\nA par H\\n'",
     "punycode body (800 KB)": "b'From: a@example.org\\nContent-Type: text/plain; charset=punycode\\n\\n' + b'a' * 800000",
     "20,000 nested message/rfc822": "b'From: a@example.org\\n' + b'Content-Type: message/rfc822\\n\\n' * 20000 + b'x'",
     "one 940 KB text body": "b'From: a@example.org\\n\\n' + b'A par - bur\\n' * 78000",
