@@ -285,3 +285,16 @@ def test_without_any_master_an_error_is_logged(t: Table, monkeypatch: pytest.Mon
     assert handled.outcome == "handled" and "no game master to tell" in caplog.text
     handled = handle_message(t.db, _raw("other@p.test", "LIST"), t.now, master_address="host@p.test")
     assert [r["to_addr"] for r in handled.replies] == ["other@p.test", "host@p.test"]
+
+
+def test_text_attachments_are_bounded(t: Table) -> None:
+    msg = EmailMessage()
+    msg["From"] = addr("France")
+    msg["Subject"] = "orders"
+    msg.set_content(sign("France"))
+    for i in range(5):
+        msg.add_attachment(f"A par - bur\nF bre - mao\n".encode(), maintype="text", subtype="plain",
+                           filename=f"o{i}.txt")
+    (reply,) = handle_message(t.db, bytes(msg), t.now).replies
+    assert reply["body"].count("> A par - bur") == 3
+    assert "'o3.txt' (text/plain) was not read: the judge reads at most 3 attached text files" in reply["body"]

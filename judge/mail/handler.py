@@ -52,6 +52,8 @@ ALERT_INTERVAL = timedelta(hours=1)  # failed-sign-on warnings to a seat's owner
 MAX_REPLIES_PER_HOUR = 30  # answers to one address per hour: a mail loop stops here
 MAX_MESSAGE_BYTES = 1_000_000
 MAX_MAIL_AGE_DAYS = 7.0  # mail older than this (by its Date or by its arrival) is not acted on
+MAX_TEXT_ATTACHMENTS = 3  # attached text files read as if written in the message
+MAX_ENTRIES = 1000  # lines (commands, orders, problems) acted on in one message, attachments included
 
 
 @dataclass
@@ -275,10 +277,14 @@ def _handle(db: Database, s: Session) -> str:
     reply = Reply()
     entries: list[Any] = sorted([*parsed.items, *parsed.problems], key=lambda x: x.line)
     offset = max([e.line for e in entries] + [msg.body.count("\n") + 1])
+    unread: list[Attachment] = []
+    read = 0
     for attachment in msg.attachments:  # attached text files are read as if written below the message
-        if attachment.text is None:
+        if attachment.text is None or read >= MAX_TEXT_ATTACHMENTS or len(entries) >= MAX_ENTRIES:
+            unread.append(attachment)
             continue
-        more = c.parse_body(attachment.text)
+        read += 1
+        more = c.parse_body(attachment.text, max_lines=max(1, MAX_ENTRIES - len(entries)))
         found = sorted([*more.items, *more.problems], key=lambda x: x.line)
         entries += [dataclasses.replace(e, line=e.line + offset) for e in found]
         offset += max([e.line for e in found] + [attachment.text.count("\n") + 1])
@@ -302,7 +308,7 @@ def _handle(db: Database, s: Session) -> str:
             reply.say(_shown(entry), "ERROR: an internal error kept this line from taking effect; the other lines "
                                      "are not affected and the game master has been told")
     forwarded = parsed.forwarded or (parsed.quoted_mail and _FORWARD_PREFIX.match(msg.subject) is not None)
-    reply.notes.extend(_unread_notes(msg.attachments, forwarded))
+    reply.notes.extend(_unread_notes(unread, forwarded))
     summary = None
     if s.game is not None and s.player is not None:
         game = service.get_game(db, s.game.name)
@@ -316,19 +322,20 @@ def _handle(db: Database, s: Session) -> str:
     return "handled"
 
 
-def _unread_notes(attachments: tuple[Attachment, ...], forwarded: bool) -> list[str]:
+def _unread_notes(attachments: list[Attachment], forwarded: bool) -> list[str]:
     """What the reply says about parts of the message the judge did not read."""
     notes = []
     if forwarded:
         notes.append("The forwarded message in your mail was not read: the judge reads only what you write above "
                      "it. Write or paste your orders into the message itself.")
-    for a in attachments:
-        if a.text is not None:
-            continue
+    for a in attachments[:10]:
         what = ("The forwarded message" if a.content_type == "message/rfc822" else
                 f"The attachment {a.name!r} ({a.content_type})" if a.name else f"An attachment ({a.content_type})")
-        notes.append(f"{what} was not read: the judge reads the text of your message and attached plain-text "
-                     f"files only. Write or paste your orders into the message itself.")
+        why = ("the judge reads the text of your message and attached plain-text files only" if a.text is None else
+               f"the judge reads at most {MAX_TEXT_ATTACHMENTS} attached text files and {MAX_ENTRIES} lines in all")
+        notes.append(f"{what} was not read: {why}. Write or paste your orders into the message itself.")
+    if len(attachments) > 10:
+        notes.append(f"{len(attachments) - 10} more attachments were not read.")
     return notes
 
 
