@@ -100,7 +100,10 @@ class Handled:
 
     @property
     def failed(self) -> bool:
-        """The message could not be handled at all and is not recorded: it belongs in quarantine, not retried."""
+        """Nothing of the message took effect because of an internal error: it belongs in quarantine, not retried.
+
+        "error" (the sender got an apology, the message is recorded as handled) or "error: <what>" (even that failed:
+        nothing is recorded)."""
         return self.outcome.startswith("error")
 
 
@@ -261,8 +264,6 @@ def _tell_master(db: Database, s: Session, limits: _Limits, what: str, *, partia
 
 _REPLY_PREFIX = re.compile(r"^(?:\s*(?:re|aw|sv|vs|antw|antwort|odp|ref|rif|réf|rép|отв|ответ|fw|fwd|wg|tr|enc|rv|"
                            r"doorst)\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:\s*)+", re.IGNORECASE)
-
-
 _FORWARD_PREFIX = re.compile(r"\s*(?:fwd?|fw|wg|tr|enc|rv|doorst|пересл)\s*:", re.IGNORECASE)
 
 
