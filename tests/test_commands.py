@@ -500,6 +500,11 @@ _READING = [
      "-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\nHELP", ["READY", "A par - bur"]),
     ("READY\n---------- Forwarded message ---------\nFrom: x\nCLEAR", ["READY"]),
     ("READY\nBegin forwarded message:\n\nCLEAR", ["READY"]),
+    ("READY\nOn Tue, Dec 1, 2026 at 10:00 AM Judge <j@x.org>\nwrote:\n> old\nCLEAR", ["READY", "CLEAR"]),
+    ("den - swe\nOn Mon, 30 Nov 2026 at 10:00, J <j@x.org> wrote:\n> old", ["den - swe"]),
+    ("READY\nAm Di., 1. Dez. 2026 um 10:00 Uhr schrieb Judge <j@x.org>:\n> old\nCLEAR", ["READY", "CLEAR"]),
+    ("READY\nIl giorno mar 1 dic 2026 alle ore 10:00 Judge <j@x.org> ha scritto:\n> old\nCLEAR", ["READY", "CLEAR"]),
+    ("READY\nVerstuurd vanaf mijn iPhone\nCLEAR", ["READY", "CLEAR"]),
 ]
 
 

@@ -228,7 +228,8 @@ _FOOTER = re.compile(
     r"diese nachricht wurde von meinem |envoyé de mon |envoyé depuis |envoyé à partir de |obtenir outlook pour |"
     r"télécharger outlook pour |отправлено (?:с|из|со) |получить outlook для |скачать outlook для |"
     r"enviado desde |enviado do meu |enviado con |obtener outlook para |descargar outlook para |inviato da |"
-    r"inviato dal mio |scarica outlook per |ottieni outlook per |verzonden (?:vanaf|met|van) |skickat från |"
+    r"inviato dal mio |scarica outlook per |ottieni outlook per |verzonden (?:vanaf|met|van) |verstuurd (?:vanaf|met) |"
+    r"skickat från |"
     r"yahoo mail: |sent from yahoo mail|get the yahoo mail app)", re.IGNORECASE)
 # Mailing-list footers: nothing after them is the player's.
 _LIST_FOOTER = re.compile(
@@ -458,8 +459,13 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
             return _End.QUOTE
     if line[-1] != ":":
         return None
-    attribution = (_DATE_OR_ADDRESS.search(line) is not None if _ATTRIBUTION_VERB.search(line)
-                   else _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None)
+    if _ATTRIBUTION_VERB.search(line):
+        # the date or address may be on the line before, when the client wrapped the attribution before the verb
+        before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
+        attribution = (_DATE_OR_ADDRESS.search(line) is not None
+                       or _starts_with_on(before))
+    else:
+        attribution = _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
     if not attribution:
         return None
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
@@ -501,8 +507,12 @@ def _drop_wrapped_attribution(number: int, items: list[Item], block: _Block | No
             items.pop()
 
 
+_OPENER = re.compile(r"(?:on|am|le|el|il|op|em|в|во)\s.*[\d@]", re.IGNORECASE)
+
+
 def _starts_with_on(line: str) -> bool:
-    return line[:3].lower() == "on "
+    """The first words of an attribution with its date or address: "On 30 Nov …", "Am 30.11. …", "Le …", "В …"."""
+    return _OPENER.match(line) is not None
 
 
 # --- blocks ---------------------------------------------------------------------------------------------------------
