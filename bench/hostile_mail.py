@@ -24,6 +24,7 @@ CASES = {
                                                  " + b'\\n\\nA par H\\n'",
     "From of 2,200 addresses (60 KB)": "b'From: ' + b', '.join(b'<a%d@example.org>' % i for i in range(2200))"
                                        " + b'\\n\\nA par H\\n'",
+    "HTML body of 300,000 '<a ' (900 KB)": "b'From: a@example.org\\nContent-Type: text/html\\n\\n' + b'<a ' * 300000",
     "punycode body (800 KB)": "b'From: a@example.org\\nContent-Type: text/plain; charset=punycode\\n\\n' + b'a' * 800000",
     "20,000 nested message/rfc822": "b'From: a@example.org\\n' + b'Content-Type: message/rfc822\\n\\n' * 20000 + b'x'",
     "one 940 KB text body": "b'From: a@example.org\\n\\n' + b'A par - bur\\n' * 78000",

@@ -462,3 +462,19 @@ def test_html_blockquote_is_quoted() -> None:
 ])
 def test_fields_parsed_in_quadratic_time_are_bounded(raw: bytes) -> None:
     assert parse_incoming(raw).problem == "too complex"
+
+
+@pytest.mark.parametrize("unit", ["<a ", "</", "<", "<!", "<?", "<blockquote>x", "<br>", "&#"])
+def test_html_that_the_html_parser_reads_in_quadratic_time_is_defused(unit: str) -> None:
+    # each "<" that opens no complete tag is text: the parser never rescans the rest of the document for it
+    markup = unit * (300_000 // len(unit))
+    text = html_to_text(markup)
+    assert len(text) <= 60 * len(markup)
+    raw = b"From: a@example.org\nContent-Type: text/html\n\n" + markup.encode()
+    got = parse_incoming(raw)
+    assert got.problem is None and len(got.body) <= 200_000
+
+
+def test_stray_angle_brackets_are_text_and_tags_still_work() -> None:
+    assert html_to_text("<p>A par <- bur</p><p>F bre < mao <b>now</b></p>") == "A par <- bur\n\nF bre < mao now"
+    assert html_to_text("<div>A par - bur<br>F bre - mao</div><!-- x --><?xml x?>") == "A par - bur\nF bre - mao"

@@ -612,8 +612,15 @@ class _HtmlText(HTMLParser):
         self.parts.append(data)
 
 
+# A "<" that does not open a complete tag, comment, declaration or processing instruction within reach. Python's
+# HTMLParser rescans the rest of the document for each of these (quadratic time: 15 KB of "<a " took 4 s), so they
+# are written as text (&lt;) before it sees them; the lookahead is bounded, so this pass is linear.
+_STRAY_LT = re.compile(r"<(?!/?[A-Za-z][^<>]{0,2000}>|!--|![^<>]{0,2000}>|\?[^<>]{0,2000}>)")
+
+
 def html_to_text(markup: str) -> str:
     """The visible text of an HTML body: scripts and styles dropped, blocks on their own lines, entities decoded."""
+    markup = _STRAY_LT.sub("&lt;", markup)
     try:
         parser = _HtmlText()
         parser.feed(markup)
