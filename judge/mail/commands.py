@@ -2,9 +2,14 @@
 
 The command language is line based: a line whose first word is a command word (in any case) is a command, any
 other line is an order line for the game server to read with the rules engine. ``PRESS``/``BROADCAST`` …
-``ENDPRESS`` and ``SANDBOX`` … ``ENDSANDBOX`` enclose blocks whose lines are kept as written. The message ends at
-``SIGNOFF``, at a signature line (``--``), at a quote attribution (``On … wrote:``) or at
-``-----Original Message-----``; lines quoted with ``>`` are skipped. See docs/commands.md.
+``ENDPRESS`` and ``SANDBOX`` … ``ENDSANDBOX`` enclose blocks whose lines are kept as written.
+
+What real mail programs add is not read: the message ends at ``SIGNOFF``, a signature (``--``, or a closing line
+with a short signature under it), the judge's own marker (``[judge-mail]``, on top of every mail it sends), a quoted
+message (its Outlook header block, ``-----Original Message-----``, a line of underscores, an attribution over
+unquoted text) or a forwarded message. Lines quoted with ``>`` are skipped, and so is an attribution over them, so
+bottom-posted and interleaved replies are read. Client footers and PGP armour are skipped quietly (the signed text is
+read, dash-escaping undone); list markers and invisible characters are dropped. See docs/commands.md, docs/mail.md.
 
 This module is pure: no I/O, clock, database or printing. It never raises on a string, and its work is linear in
 the length of the text.
