@@ -475,7 +475,8 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
         return None
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
     # without ">" (or nothing at all): the end.
-    following = next((tidy(raw).strip() for _, _, raw in lines[index + 1:] if tidy(raw).strip()), "")
+    following = next((tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50)
+                      if tidy(raw).strip()), "")
     return _End.SKIP if following.startswith(">") else _End.QUOTE
 
 
