@@ -36,7 +36,7 @@ from judge.game.records import (Game, Player, load_game, log_event, players, sav
                                 user_settings)
 from judge.game.service import GameError
 from judge.mail import commands as c
-from judge.mail.message import Attachment, Incoming, parse_incoming
+from judge.mail.message import Attachment, Incoming, Problem, parse_incoming
 from judge.game.orders import merge_orders, order_summary
 from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
@@ -126,8 +126,7 @@ def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: st
     try:
         msg = parse_incoming(raw, loop_token=judge_address or "judge")
         if declared_size is not None and declared_size > MAX_MESSAGE_BYTES:
-            msg = replace(msg, problem=f"too large ({declared_size // 1024} KB; the judge reads at most "
-                                       f"{MAX_MESSAGE_BYTES // 1024} KB)")
+            msg = replace(msg, problem=Problem.TOO_LARGE, size=declared_size)
         if judge_address and msg.sender == judge_address.lower():
             msg = replace(msg, auto=True)
         if arrived is not None:
@@ -172,8 +171,8 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     paused_until = _replies_paused_until(db, msg, now, limits.max_replies_per_hour)
     if msg.problem:
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {msg.problem}."]), None)
-        return f"refused: {msg.problem}"
+            _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {_problem_text(msg)}."]), None)
+        return f"refused: {_problem_text(msg)}"
     too_old = _too_old(msg, now, limits.max_mail_age_days)
     if too_old is not None:
         if paused_until is None:
@@ -197,6 +196,12 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     if paused_until is not None:
         _replies_paused(db, msg, now, paused_until, limits.max_replies_per_hour)
     return outcome
+
+
+def _problem_text(msg: Incoming) -> str:
+    if msg.problem is Problem.TOO_LARGE:
+        return f"too large ({msg.size // 1024} KB; the judge reads at most {MAX_MESSAGE_BYTES // 1024} KB)"
+    return str(msg.problem)
 
 
 def _replies_paused_until(db: Database, msg: Incoming, now: datetime, limit: int) -> datetime | None:

@@ -34,15 +34,30 @@ from datetime import datetime, timezone
 from email import policy
 from email.message import Message
 from email.parser import BytesParser
+from enum import StrEnum
 from html.parser import HTMLParser
 
-PROBLEM_TOO_LARGE = "too large"
-PROBLEM_NO_SENDER = "no sender"
-PROBLEM_NOT_TEXT = "not a text message"
-PROBLEM_UNREADABLE = "unreadable message"
-PROBLEM_HEADER_TOO_LARGE = "header block too large"
-PROBLEM_TOO_COMPLEX = "too complex"
-PROBLEM_BAD_MESSAGE_ID = "malformed Message-ID"
+
+
+class Problem(StrEnum):
+    """Why a message cannot be handled (a closed set; each value is also the words the sender is told)."""
+
+    TOO_LARGE = "too large"
+    NO_SENDER = "no sender"
+    NOT_TEXT = "not a text message"
+    UNREADABLE = "unreadable message"
+    HEADER_TOO_LARGE = "header block too large"
+    TOO_COMPLEX = "too complex"
+    BAD_MESSAGE_ID = "malformed Message-ID"
+
+
+PROBLEM_TOO_LARGE = Problem.TOO_LARGE
+PROBLEM_NO_SENDER = Problem.NO_SENDER
+PROBLEM_NOT_TEXT = Problem.NOT_TEXT
+PROBLEM_UNREADABLE = Problem.UNREADABLE
+PROBLEM_HEADER_TOO_LARGE = Problem.HEADER_TOO_LARGE
+PROBLEM_TOO_COMPLEX = Problem.TOO_COMPLEX
+PROBLEM_BAD_MESSAGE_ID = Problem.BAD_MESSAGE_ID
 
 MAX_HEADER_BYTES = 64 * 1024  # the header block of a message
 MAX_ENCODED_WORDS = 100  # RFC 2047 encoded-words in the whole message (real mail has a handful)
@@ -109,7 +124,7 @@ class Incoming:
     digest: str  # sha256 hex of the raw bytes
     size: int  # len(raw)
     auto: bool  # True for mail a judge must never answer
-    problem: str | None  # why the message cannot be handled, else None
+    problem: Problem | None  # why the message cannot be handled, else None
     date: datetime | None = None  # the Date header (UTC), if present and readable
     arrived: datetime | None = None  # when the topmost Received header says our server took the message (UTC)
     attachments: tuple[Attachment, ...] = ()  # attached text files and forwarded messages, in message order
@@ -217,7 +232,7 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
     too_large = len(data) > max_size
     parser = BytesParser(policy=policy.default)
     head, head_too_large = _header_block(data)
-    problem: str | None = None
+    problem: Problem | None = None
     if head_too_large:
         problem = PROBLEM_HEADER_TOO_LARGE
     elif _too_complex(head if too_large else _normalise_bytes(data), head):
