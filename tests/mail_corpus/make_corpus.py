@@ -129,6 +129,20 @@ def main() -> None:
         f"<div class=\"gmail_quote\"><div dir=\"ltr\" class=\"gmail_attr\">Le mar. 1 déc. 2026 à 10:00, Diplomacy "
         f"judge &lt;judge@judge.test&gt; a écrit&nbsp;:<br></div><blockquote class=\"gmail_quote\">{OLD_HTML}"
         f"</blockquote></div>"), "Re: Diplomacy game g: your orders")
+    # Thunderbird, HTML only: the quote in a cite blockquote under its moz-cite-prefix
+    mime("thunderbird_html", html_only(
+        f"<html><head><meta http-equiv=\"content-type\" content=\"text/html; charset=UTF-8\"></head><body>"
+        f"<p>{SIGNON}<br>A par - pic<br>F bre - mao</p><div class=\"moz-cite-prefix\">On 01.12.26 10:00, Diplomacy "
+        f"judge wrote:<br></div><blockquote type=\"cite\" cite=\"mid:judge.41@judge.test\">{OLD_HTML}</blockquote>"
+        f"</body></html>"), "Re: Diplomacy game g: your orders")
+    # Apple Mail, HTML: the attribution inside the blockquote
+    mime("apple_mail_html", alternative(
+        f"{SIGNON}\nA par - pic\nF bre - mao\n\n> On 1 Dec 2026, at 10:00, Diplomacy judge <judge@judge.test> "
+        f"wrote:\n>\n{quoted(OLD)}\n",
+        f"<html><body dir=\"auto\"><div>{SIGNON}</div><div>A par - pic</div><div>F bre - mao</div><div><br>"
+        f"<blockquote type=\"cite\"><div>On 1 Dec 2026, at 10:00, Diplomacy judge &lt;judge@judge.test&gt; wrote:"
+        f"</div><br class=\"Apple-interchange-newline\">{OLD_HTML}</blockquote></div></body></html>"),
+        "Re: Diplomacy game g: your orders")
     # Apple Mail: arrows and an en dash, then the attribution over a quote
     plain("apple_mail", "Re: Diplomacy game g: your orders",
           f"{SIGNON}\nA par → pic\nF bre – mao\n\n\nOn 1 Dec 2026, at 10:00, Diplomacy judge <judge@judge.test> "
