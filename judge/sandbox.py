@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
+from typing import Any, Iterator, TextIO
 
 from judge.catalog import load_variant
 from judge.position_json import PositionError, read_power, position_from_json, position_to_json
@@ -43,6 +43,21 @@ def run_json_line(line: str) -> dict[str, Any]:
     except (ValueError, RecursionError) as exc:
         return _error(None, f"malformed JSON: {exc}")
     return _printable(run(data))
+
+
+def read_lines(stream: TextIO) -> Iterator[str]:
+    """The lines of a JSON Lines stream without their line ends; a line longer than ``MAX_INPUT_CHARS`` is never held
+    in memory whole: its first part is given (and reported as too long) and the rest skipped."""
+    while True:
+        line = stream.readline(MAX_INPUT_CHARS + 1)
+        if not line:
+            return
+        if not line.endswith("\n") and len(line) > MAX_INPUT_CHARS:
+            while True:  # skip to the end of the over-long line
+                rest = stream.readline(MAX_INPUT_CHARS)
+                if not rest or rest.endswith("\n"):
+                    break
+        yield line.rstrip("\r\n")
 
 
 def _depth(text: str) -> int:

@@ -182,3 +182,16 @@ def test_batch_answers_every_line_and_goes_on(tmp_path: Path) -> None:
     assert len(out) == 7
     assert [bool(o["error"]) for o in out] == [True, True, True, True, False, True, False]
     assert out[4]["id"] == "ok" and out[6]["phase"] == "S1901M"
+
+
+def test_an_over_long_batch_line_is_skipped_without_holding_it() -> None:
+    import io
+
+    from judge.sandbox import MAX_INPUT_CHARS, read_lines
+
+    data = '{"id": 1}\n' + "x" * (2 * MAX_INPUT_CHARS + 5) + '\n{"id": 2}\r\n\n'
+    lines = list(read_lines(io.StringIO(data)))
+    assert [len(line) for line in lines] == [9, MAX_INPUT_CHARS + 1, 9, 0]
+    results = [run_json_line(line) for line in lines]
+    assert [r["id"] for r in results] == [1, None, 2, None]
+    assert "longer than" in results[1]["error"] and "malformed JSON" in results[3]["error"]
