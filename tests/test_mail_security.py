@@ -298,3 +298,14 @@ def test_text_attachments_are_bounded(t: Table) -> None:
     (reply,) = handle_message(t.db, bytes(msg), t.now).replies
     assert reply["body"].count("> A par - bur") == 3
     assert "'o3.txt' (text/plain) was not read: the judge reads at most 3 attached text files" in reply["body"]
+
+
+def test_what_belongs_in_quarantine(t: Table) -> None:
+    bomb = b"From: a@p.test\nSubject: " + b" ".join([b"=?utf-8?q?x?="] * 500) + b"\n\nLIST\n"
+    handled = handle_message(t.db, bomb, t.now)
+    assert handled.outcome == "refused: too complex" and handled.quarantine_reason == "too complex"
+    assert handled.rejected and len(handled.replies) == 1  # the sender is told
+    ok = handle_message(t.db, _raw(addr("France"), "LIST"), t.now)
+    assert ok.quarantine_reason is None and not ok.rejected
+    old = handle_message(t.db, _raw(addr("France"), "LIST", Date="Mon, 02 Nov 2026 10:00:00 +0000"), t.now)
+    assert old.rejected and old.quarantine_reason is None

@@ -54,6 +54,8 @@ MAX_MESSAGE_BYTES = 1_000_000
 MAX_MAIL_AGE_DAYS = 7.0  # mail older than this (by its Date or by its arrival) is not acted on
 MAX_TEXT_ATTACHMENTS = 3  # attached text files read as if written in the message
 MAX_ENTRIES = 1000  # lines (commands, orders, problems) acted on in one message, attachments included
+# Problems of a message that could not be parsed (as opposed to one that is merely too large, old or not text).
+_UNPARSEABLE = frozenset({Problem.UNREADABLE, Problem.TOO_COMPLEX, Problem.HEADER_TOO_LARGE, Problem.BAD_MESSAGE_ID})
 
 
 @dataclass
@@ -97,6 +99,14 @@ class Handled:
     def rejected(self) -> bool:
         """Mail that could not be read at all (it belongs in the rejected folder)."""
         return self.outcome.startswith("refused")
+
+    @property
+    def quarantine_reason(self) -> str | None:
+        """Why the message belongs in quarantine (it could not be parsed, or its handling failed), else None."""
+        if self.failed:
+            return f"internal error ({self.outcome})"
+        problem = self.outcome.removeprefix("refused: ")
+        return problem if problem in _UNPARSEABLE else None
 
     @property
     def failed(self) -> bool:
