@@ -89,7 +89,8 @@ _NOT_MAIL_CHARSETS = frozenset({"punycode", "idna", "utf-7", "unicode-escape", "
 # Subjects of out-of-office and other automatic replies, as the common clients and servers write them.
 _AUTO_SUBJECT = re.compile(
     r"^\s*(?:automatic reply|auto(?:matic)?[- ]?reply|autoreply|auto[- ]?response|out of (?:the )?office|"
-    r"abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|absence du bureau|автоответ|"
+    r"abwesenheitsnotiz|abwesenheit|automatische antwort|r[ée]ponse automatique|absence du bureau|автоответ|"
+    r"нет на месте|ausente|"
     r"автоматический ответ|вне офиса|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|"
     r"fuori sede|fuori ufficio|automatisch antwoord|afwezig|autosvar|frånvaro)\b",
     re.IGNORECASE)
