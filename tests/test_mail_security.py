@@ -304,7 +304,8 @@ def test_what_belongs_in_quarantine(t: Table) -> None:
     bomb = b"From: a@p.test\nSubject: " + b" ".join([b"=?utf-8?q?x?="] * 500) + b"\n\nLIST\n"
     handled = handle_message(t.db, bomb, t.now)
     assert handled.outcome == "refused: too complex" and handled.quarantine_reason == "too complex"
-    assert handled.rejected and len(handled.replies) == 1  # the sender is told
+    assert handled.rejected and len(handled.replies) == 1  # the sender is told why
+    assert "more parts, encoded words or header parameters than the judge reads" in handled.replies[0]["body"]
     ok = handle_message(t.db, _raw(addr("France"), "LIST"), t.now)
     assert ok.quarantine_reason is None and not ok.rejected
     old = handle_message(t.db, _raw(addr("France"), "LIST", Date="Mon, 02 Nov 2026 10:00:00 +0000"), t.now)

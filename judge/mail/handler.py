@@ -182,7 +182,7 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     if msg.problem:
         if paused_until is None:
             _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {_problem_text(msg)}."]), None)
-        return f"refused: {_problem_text(msg)}"
+        return f"refused: {msg.problem}"
     too_old = _too_old(msg, now, limits.max_mail_age_days)
     if too_old is not None:
         if paused_until is None:
@@ -209,9 +209,17 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
 
 
 def _problem_text(msg: Incoming) -> str:
+    """What the sender is told about a message that could not be read."""
     if msg.problem is Problem.TOO_LARGE:
         return f"too large ({msg.size // 1024} KB; the judge reads at most {MAX_MESSAGE_BYTES // 1024} KB)"
-    return str(msg.problem)
+    return {
+        Problem.HEADER_TOO_LARGE: "its header block is over 64 KB",
+        Problem.TOO_COMPLEX: "it has more parts, encoded words or header parameters than the judge reads; send a "
+                             "plain-text message",
+        Problem.BAD_MESSAGE_ID: "its Message-ID has control characters in it or is too long",
+        Problem.NOT_TEXT: "it has no text the judge can read; write your orders in the message itself",
+        Problem.UNREADABLE: "it could not be decoded; send a plain-text message",
+    }.get(msg.problem, str(msg.problem)) if msg.problem is not None else ""
 
 
 def _replies_paused_until(db: Database, msg: Incoming, now: datetime, limit: int) -> datetime | None:
