@@ -3,7 +3,9 @@
 The parser knows the map's names but not the position: it does not check that a unit exists or may move there
 (that is judge.rules.legality). It forgives case, abbreviations, full names and aliases, optional unit types,
 ``-``/``->``/``to``/``move``, ``S``/``supports``, ``C``/``convoys``, coasts written ``spa/nc``, ``spa(nc)``, ``spa nc``
-or ``Spain north coast``, and ``via convoy``. It never guesses: what it cannot read is an ``OrderError``.
+or ``Spain north coast``, and ``via convoy``. It never guesses: what it cannot read is an ``OrderError`` — place names alone (``Paris``, ``Paris Burgundy``)
+included, since a unit without its type needs its verb. Text is normalised first (``normalise``): compatibility
+forms, invisible characters, Unicode dashes and arrows.
 """
 
 from __future__ import annotations
@@ -223,6 +225,9 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
     rest = sym[i:]
     if kind is None and not rest:  # "Paris" alone (a signature, a greeting) is not an order
         return OrderError(text, "a place name alone is not an order; to hold, write it like 'A Paris H'")
+    if kind is None and isinstance(rest[0], _Place):  # "Paris Burgundy": names, not an order
+        return OrderError(text, "place names alone are not an order; write the unit and the move, like "
+                                "'A Paris - Burgundy'")
     if not rest or rest == ["hold"]:
         return Hold(kind, place.loc)
     verb = rest[0]
@@ -272,7 +277,7 @@ def _retreat(text: str, sym: list[object]) -> Order | OrderError:
         return Disband(kind, place.loc)
     if rest and rest[0] in ("retreat", "move") and len(rest) == 2 and isinstance(rest[1], _Place):
         return Retreat(kind, place.loc, rest[1].loc)
-    if len(rest) == 1 and isinstance(rest[0], _Place):
+    if len(rest) == 1 and isinstance(rest[0], _Place) and kind is not None:
         return Retreat(kind, place.loc, rest[0].loc)
     return OrderError(text, "in a retreat phase a dislodged unit retreats ('A mun - boh') or disbands ('A mun disband')")
 
