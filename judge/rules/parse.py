@@ -3,9 +3,9 @@
 The parser knows the map's names but not the position: it does not check that a unit exists or may move there
 (that is judge.rules.legality). It forgives case, abbreviations, full names and aliases, optional unit types,
 ``-``/``->``/``to``/``move``, ``S``/``supports``, ``C``/``convoys``, coasts written ``spa/nc``, ``spa(nc)``, ``spa nc``
-or ``Spain north coast``, and ``via convoy``. It never guesses: what it cannot read is an ``OrderError`` — place names alone (``Paris``, ``Paris Burgundy``)
-included, since a unit without its type needs its verb. Text is normalised first (``normalise``): compatibility
-forms, invisible characters, Unicode dashes and arrows.
+or ``Spain north coast``, and ``via convoy``. It never guesses: what it cannot read is an ``OrderError`` — place
+names alone (``Paris``, ``Paris Burgundy``) included, since a unit without its type needs its verb. Text is
+normalised first (``normalise``): compatibility forms, invisible characters, Unicode dashes and arrows.
 """
 
 from __future__ import annotations
