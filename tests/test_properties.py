@@ -171,3 +171,36 @@ def test_handle_path_never_raises_on_raw_garbage(table: Table, raw: bytes) -> No
     handled = handle_message(t.db, raw, t.now, judge_address="judge@judge.test")
     assert not handled.outcome.startswith("error")
     assert _state(t) == before
+
+
+_NOT_ORDERS = ["hello", "see", "you", "xyz", "Françoise", ",", "!", "1901", "Paris", "Brest", "Marseille",
+               "Burgundy", "Picardy", "Gascony", "Spain", "north", "\u200b", "\u00a0", "—"]
+garbage_line = st.lists(st.sampled_from(_NOT_ORDERS), min_size=1, max_size=5).map(" ".join)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(garbage_line, max_size=12), st.permutations(["A par - bur", "F bre - mao", "A mar - spa"]),
+       st.randoms())
+def test_lines_that_are_not_orders_never_replace_orders(table: Table, garbage: list[str], orders: list[str],
+                                                        rnd: Any) -> None:
+    from judge.game.records import orders_of, set_orders
+    from judge.game.service import get_game
+
+    t = table
+    t.later(minutes=7)
+    game = get_game(t.db, "g")
+    with t.db.atomic():
+        set_orders(t.db, game.id, game.phase or "", "France", [], t.now)
+    lines = list(garbage)
+    for order in orders:
+        lines.insert(rnd.randrange(len(lines) + 1), order)
+    msg = EmailMessage()
+    msg["From"] = "france@p.test"
+    msg["Subject"] = "orders"
+    msg["Message-ID"] = f"<{t.now.timestamp()}@p.test>"  # each example is a new message
+    msg.set_content("\n".join(["SIGNON France g pw-France", *lines]))
+    handled = handle_message(t.db, bytes(msg), t.now, judge_address="judge@judge.test")
+    assert handled.outcome == "handled"
+    assert sorted(orders_of(t.db, game.id, game.phase or "")["France"]) == sorted(orders)
+    body = handled.replies[0]["body"]
+    assert body.count("ERROR") == sum(1 for line in garbage if line.strip(" \u200b\u00a0"))
