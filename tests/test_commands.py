@@ -508,6 +508,14 @@ _READING = [
 ]
 
 
+def test_a_closing_line_inside_a_press_is_press() -> None:
+    body = parse_body("READY\nPRESS TO Germany\nLet us be friends.\nCheers,\nFrançoise\nENDPRESS\nCLEAR\nThanks\nF.")
+    assert body.items == (Ready(1, "READY", True),
+                          Press(2, "PRESS TO Germany", ("Germany",), "Let us be friends.\nCheers,\nFrançoise"),
+                          Clear(7, "CLEAR"))
+    assert body.problems == ()
+
+
 @pytest.mark.parametrize("body,read", _READING, ids=range(len(_READING)))
 def test_real_mail_reading(body: str, read: list[str]) -> None:
     parsed = parse_body(body)

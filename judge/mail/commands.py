@@ -314,7 +314,8 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
             if block is not None and block.unreadable is None:
                 block.unreadable = number
             continue
-        end = _ends_message(line, lines, index, read_before=bool(items) or block is not None)
+        # a closing line inside a press is part of the press: only a signature after the orders ends the message
+        end = _ends_message(line, lines, index, read_before=bool(items) and block is None)
         if end is _End.FORWARD:
             forwarded = True
         elif end is _End.QUOTE:
