@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -140,24 +141,22 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _sandbox(args: argparse.Namespace) -> int:
-    from judge.sandbox import run_json_line
+    from judge.sandbox import MAX_INPUT_CHARS, read_lines, run_json_line
 
-    stream = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")
+    # bytes that are not UTF-8 become U+FFFD: the JSON reader then reports them on their own line
+    stream = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if args.file == "-"
+              else open(args.file, encoding="utf-8", errors="replace"))
     try:
         if args.batch:
             out = sys.stdout
-            for line in stream:
-                line = line.rstrip("\n")
-                if not line.strip():
-                    result = run_json_line("")
-                else:
-                    result = run_json_line(line)
+            for line in read_lines(stream):
+                result = run_json_line(line)
                 out.write(json.dumps(result, ensure_ascii=False) + "\n")
                 out.flush()
             return EXIT_OK
-        result = run_json_line(stream.read())
+        result = run_json_line(stream.read(MAX_INPUT_CHARS + 1))
     finally:
-        if stream is not sys.stdin:
+        if args.file != "-":
             stream.close()
     print(json.dumps(result, ensure_ascii=False, indent=2 if args.pretty else None))
     return EXIT_OK if result["error"] is None else EXIT_PROBLEMS

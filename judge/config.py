@@ -349,7 +349,7 @@ def database_problem(path: str | Path, *, create: bool) -> str | None:
 
 EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
     "judge": {"address": "judge@example.org", "db": "/var/lib/judge/judge.db", "timezone": "UTC", "language": "en",
-              "max_replies_per_hour": 30},
+              "max_replies_per_hour": 30, "max_mail_age_days": 7},
     "imap": {"host": "imap.example.org", "port": 993, "security": "ssl", "username": "judge@example.org",
              "folder": "INBOX", "processed_folder": "Processed", "rejected_folder": "Rejected", "idle": True,
              "poll_seconds": 60},

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
+from markupsafe import escape
 
-from judge.resources import search_dirs
+from judge.resources import data_dir, search_dirs
 
 DEFAULT_LANGUAGE = "en"
 LANGUAGES = ("en", "ru", "de")
@@ -67,3 +68,29 @@ def render_mail(name: str, language: str, **context: Any) -> Mail:
 def template_names(language: str = DEFAULT_LANGUAGE) -> list[str]:
     return sorted({p.name[: -len(".txt.j2")] for folder in search_dirs("templates")
                    for p in (folder / language).glob("*.txt.j2")})
+
+
+@lru_cache(maxsize=None)
+def judge_marker(language: str) -> str:
+    """The line on top of every mail the judge sends (templates/<language>/_marker.txt). It carries the token the
+    body reader knows (``judge.mail.commands.JUDGE_MARKER``), so a reply that quotes the judge's mail without ">"
+    (Outlook) is read only down to it."""
+    folder = data_dir("templates")
+    for lang in (language, DEFAULT_LANGUAGE):
+        path = folder / lang / "_marker.txt"
+        if path.is_file():
+            return path.read_text(encoding="utf-8").strip()
+    return "[judge-mail]"
+
+
+def marked(mail: Mail, language: str) -> Mail:
+    """``mail`` with the judge's marker line on top of its text and of its HTML body."""
+    marker = judge_marker(language)
+    html = mail.html
+    if html is not None:
+        line = (f'<p style="color: #777; font-size: 0.8em; margin: 0 0 1em 0">{escape(marker)}</p>')
+        at = html.find("<body")
+        end = html.find(">", at) if at >= 0 else -1
+        html = html[:end + 1] + "\n" + line + html[end + 1:] if end >= 0 else line + "\n" + html
+    return Mail(mail.subject, f"{marker}\n\n{mail.text}", html)
+

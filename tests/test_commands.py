@@ -33,6 +33,9 @@ def _expected(line: str, want: dict[str, object]) -> object:
     return cls(line=1, text=line.strip(), **values)
 
 
+_SECRET = re.compile(r"\s*(?:SIGNON|JOIN|SET PASSWORD)\s+\S+\s+\S", re.IGNORECASE)
+
+
 def _texts(body: ParsedBody) -> list[tuple[int, str]]:
     return [(item.line, item.text) for item in body.items]
 
@@ -56,8 +59,10 @@ def test_malformed_command_is_a_problem(line: str, words: str) -> None:
     assert body.items == ()
     assert len(body.problems) == 1
     problem = body.problems[0]
-    assert (problem.line, problem.text) == (1, line.strip())
+    assert (problem.line, problem.text) == (1, commands.mask_secrets(line.strip()))
     assert words in problem.reason
+    if _SECRET.match(line):  # the password is never quoted back
+        assert problem.text.endswith("****") and "secret" not in problem.text and "two words" not in problem.text
 
 
 @pytest.mark.parametrize("line", _cases("order"))
@@ -309,7 +314,7 @@ def test_a_line_ending_in_wrote_without_date_or_address_is_read() -> None:
 # --- limits and garbage ---------------------------------------------------------------------------------------------
 
 def test_too_many_lines_stops_with_one_problem() -> None:
-    body = parse_body("F bre - mao\n" * 450)
+    body = parse_body("F bre - mao\n" * 450, max_lines=400)
     assert len(body.items) == 400 and body.items[-1].line == 400
     assert _reasons(body) == [(401, "the message has more than 400 lines; the judge read the first 400 and none "
                                     "from here on")]
@@ -369,7 +374,7 @@ def test_control_characters_are_a_problem(bad: str) -> None:
 
 def test_tab_and_non_breaking_space_are_whitespace() -> None:
     assert parse_body("SIGNON\tFrance\u00a0mygame  secret").items == (
-        SignOn(1, "SIGNON\tFrance\u00a0mygame  secret", "France", "mygame", "secret", False),)
+        SignOn(1, "SIGNON\tFrance mygame  secret", "France", "mygame", "secret", False),)
 
 
 def _check_invariants(text: str, body: ParsedBody) -> None:
@@ -377,7 +382,8 @@ def _check_invariants(text: str, body: ParsedBody) -> None:
     lines = re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff"))
     for item in body.items:
         assert 1 <= item.line <= len(lines)
-        assert item.text == lines[item.line - 1].strip()
+        # the text is the line stripped, with invisible characters and a list marker or PGP dash-escape removed
+        assert item.text in commands.tidy(lines[item.line - 1]).strip()
     for problem in body.problems:
         assert 1 <= problem.line <= len(lines)
         assert isinstance(problem.reason, str) and problem.reason
@@ -414,7 +420,7 @@ _HUGE: dict[str, Callable[[], str]] = {
 def test_huge_input_is_bounded(name: str) -> None:
     # speed is not asserted here (no timed tests); the limits keep what is read and echoed small
     body = parse_body(_HUGE[name]())
-    assert len(body.items) <= 400 and len(body.problems) <= 402
+    assert len(body.items) <= 1000 and len(body.problems) <= 1002
     assert all(len(p.text) <= 61 for p in body.problems)
 
 
@@ -443,7 +449,7 @@ def test_examples_in_the_docs_read_without_problems() -> None:
 def test_module_is_pure() -> None:
     """Standard library text handling only (and the phase codes of the rules engine): no I/O, clock or printing."""
     path = Path(commands.__file__)
-    allowed = {"__future__", "re", "dataclasses", "typing", "judge.rules.phase"}
+    allowed = {"__future__", "re", "dataclasses", "typing", "itertools", "enum", "judge.rules.phase"}
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -461,3 +467,70 @@ def test_join_and_resign_types_exported() -> None:
     assert [f.name for f in dataclasses.fields(Press)] == ["line", "text", "to", "body"]
     assert [f.name for f in dataclasses.fields(LineProblem)] == ["line", "text", "reason"]
     assert [f.name for f in dataclasses.fields(Resign)] == ["line", "text"]
+
+
+# --- real mail: what is read and what is skipped --------------------------------------------------------------------
+
+_READING = [
+    # (body, the item texts read)
+    ("Thanks!\nREADY\nA par - bur", ["Thanks!", "READY", "A par - bur"]),  # a closing line before anything is read
+    ("READY\nThanks!\nA mar - spa", ["READY", "Thanks!", "A mar - spa"]),  # orders after it: not a signature
+    ("READY\n\nCheers,\nAlice\nParis\n\nOn Mon, 30 Nov 2026, J <j@x.org> wrote:\n> CLEAR", ["READY"]),
+    ("READY\nViele Grüße\nAlice", ["READY"]),
+    ("READY\nС уважением,\nАлиса", ["READY"]),
+    ("READY\nSent from my iPhone\nCLEAR", ["READY", "CLEAR"]),  # footers are skipped wherever they are
+    ("READY\nVon meinem iPhone gesendet\nGet Outlook for iOS\nEnvoyé de mon iPad\nОтправлено с iPhone\nCLEAR",
+     ["READY", "CLEAR"]),
+    ("READY\nFrom: Judge <j@x.org>\nSent: Monday\nTo: a@x.org\nSubject: Re: x\n\nCLEAR", ["READY"]),
+    ("READY\nVon: Judge <j@x.org>\nGesendet: Montag\nAn: a@x.org\nBetreff: AW: x\nCLEAR", ["READY"]),
+    ("READY\n*From:* Judge <j@x.org> *Sent:* Monday *To:* a *Subject:* x\nCLEAR", ["READY"]),
+    ("READY\nDe : Judge\nEnvoyé : lundi\nÀ : a\nObjet : x\nCLEAR", ["READY"]),
+    ("READY\nFrom: a friend of mine\nCLEAR", ["READY", "From: a friend of mine", "CLEAR"]),  # no header block
+    ("READY\n________________________________\nCLEAR", ["READY"]),
+    ("READY\n----- Ursprüngliche Nachricht -----\nCLEAR", ["READY"]),
+    ("READY\n[judge-mail] Mail from the Diplomacy judge\nCLEAR", ["READY"]),
+    ("READY\n> [judge-mail] Mail from the Diplomacy judge\nCLEAR", ["READY", "CLEAR"]),  # quoted: skipped only
+    ("On Mon, 30 Nov 2026 at 10:00, J <j@x.org> wrote:\n> old\n\nREADY\n> older\nCLEAR", ["READY", "CLEAR"]),
+    ("Am 30.11.2026 10:00, schrieb Judge:\n> old\nREADY", ["READY"]),
+    ("El lun, 30 nov 2026 a las 10:00, Judge (<j@x.org>) escribió:\n> old\nREADY", ["READY"]),
+    ("- A vie - tri\n* F tri - adr\n• A bud - ser\n1. F ank - bla\n2) A con - bul",
+     ["A vie - tri", "F tri - adr", "A bud - ser", "F ank - bla", "A con - bul"]),
+    ("RE\u200bADY\n\ufeffCLEAR\nA\u00a0par - bur", ["READY", "CLEAR", "A par - bur"]),
+    ("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nREADY\n- - A par - bur\n- -- \nCLEAR\n"
+     "-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\nHELP", ["READY", "A par - bur"]),
+    ("READY\n---------- Forwarded message ---------\nFrom: x\nCLEAR", ["READY"]),
+    ("READY\nBegin forwarded message:\n\nCLEAR", ["READY"]),
+    ("READY\nOn Tue, Dec 1, 2026 at 10:00 AM Judge <j@x.org>\nwrote:\n> old\nCLEAR", ["READY", "CLEAR"]),
+    ("den - swe\nOn Mon, 30 Nov 2026 at 10:00, J <j@x.org> wrote:\n> old", ["den - swe"]),
+    ("READY\nAm Di., 1. Dez. 2026 um 10:00 Uhr schrieb Judge <j@x.org>:\n> old\nCLEAR", ["READY", "CLEAR"]),
+    ("READY\nIl giorno mar 1 dic 2026 alle ore 10:00 Judge <j@x.org> ha scritto:\n> old\nCLEAR", ["READY", "CLEAR"]),
+    ("READY\nVerstuurd vanaf mijn iPhone\nCLEAR", ["READY", "CLEAR"]),
+]
+
+
+def test_a_closing_line_inside_a_press_is_press() -> None:
+    body = parse_body("READY\nPRESS TO Germany\nLet us be friends.\nCheers,\nFrançoise\nENDPRESS\nCLEAR\nThanks\nF.")
+    assert body.items == (Ready(1, "READY", True),
+                          Press(2, "PRESS TO Germany", ("Germany",), "Let us be friends.\nCheers,\nFrançoise"),
+                          Clear(7, "CLEAR"))
+    assert body.problems == ()
+
+
+@pytest.mark.parametrize("body,read", _READING, ids=range(len(_READING)))
+def test_real_mail_reading(body: str, read: list[str]) -> None:
+    parsed = parse_body(body)
+    assert [item.text for item in parsed.items] == read
+    assert parsed.problems == ()
+
+
+def test_forwards_and_quoted_mail_are_flagged() -> None:
+    assert parse_body("READY\n---------- Forwarded message ---------\nCLEAR").forwarded
+    assert parse_body("READY\n-----Original Message-----\nCLEAR").quoted_mail
+    plain = parse_body("READY\nCLEAR")
+    assert not plain.forwarded and not plain.quoted_mail
+
+
+def test_an_encrypted_message_is_a_problem() -> None:
+    parsed = parse_body("-----BEGIN PGP MESSAGE-----\n\nhQEMA\n-----END PGP MESSAGE-----\nREADY")
+    assert [i.text for i in parsed.items] == ["READY"]
+    assert "encrypted (PGP) message cannot be read" in parsed.problems[0].reason

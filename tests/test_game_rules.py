@@ -96,11 +96,10 @@ def test_failed_signons_reveal_nothing_and_lock_out(t: Table) -> None:
     assert "eve@evil.test" in alerts[0]["body"]
     t.reply("eve@evil.test", "SIGNON France g wrong2")
     t.reply("eve@evil.test", "SIGNON France g wrong3")
-    locked = t.reply("eve@evil.test", "SIGNON France g pw-France")  # right password, but locked out
-    assert "too many failed sign-ons" in locked
-    assert "orders" not in locked.lower().split("sign-ons")[1]
-    assert "signed on" in t.reply(addr("France"), sign("France"))  # other addresses are not affected
-    t.later(hours=1, seconds=1)
+    held = t.reply("eve@evil.test", "SIGNON France g pw-France")  # right password, but not checked for a while
+    assert "too many failed sign-ons as France in g; the password was not checked" in held
+    assert "signed on" in t.reply(addr("France"), sign("France"))  # the player's own address is never held back
+    t.later(minutes=1, seconds=1)
     assert "signed on as France" in t.reply("eve@evil.test", "SIGNON France g pw-France")
 
 
@@ -304,8 +303,9 @@ def test_show_json_shape_and_outbox_list(t: Table, capsys) -> None:
 def test_timezone_and_language_settings(t: Table) -> None:
     text = t.reply(addr("France"), sign("France", "SET TIMEZONE europe/berlin"))
     assert "Europe/Berlin" in text and "CET" in text.split("Deadline:")[1]
-    assert "did you mean" in t.reply(addr("France"), "SET TIMEZONE Europe/Berln")
-    assert "speaks" in t.reply(addr("France"), "SET LANGUAGE xx")
+    assert "did you mean" in t.reply(addr("France"), sign("France", "SET TIMEZONE Europe/Berln"))
+    assert "speaks" in t.reply(addr("France"), sign("France", "SET LANGUAGE xx"))
+    assert "sign on first" in t.reply(addr("France"), "SET LANGUAGE de")  # a forged From changes nothing
 
 
 def test_history_and_list(t: Table) -> None:

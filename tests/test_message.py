@@ -184,7 +184,8 @@ def test_garbage_never_raises(raw: bytes) -> None:
     got = parse_incoming(raw)
     assert isinstance(got, Incoming)
     assert got.size == len(raw) and got.digest == hashlib.sha256(raw).hexdigest()
-    assert got.problem is None or got.problem in ("no sender", "not a text message", "unreadable message")
+    assert got.problem is None or got.problem in ("no sender", "not a text message", "unreadable message",
+                                                  "too complex", "header block too large")
 
 
 def test_garbage_without_headers_has_no_sender() -> None:
@@ -354,3 +355,126 @@ def test_message_id(header: str, want: str) -> None:
 
 def test_missing_message_id() -> None:
     assert parse_incoming(b"From: a@example.org\n\nx\n").message_id == ""
+
+
+# --- hostile input: bounded before the mail library parses it ---------------------------------------------------
+
+def _encoded_words(n: int) -> bytes:
+    return b" ".join(b"=?utf-8?q?w%d?=" % i for i in range(n))
+
+
+@pytest.mark.parametrize("n,problem", [(60_000, "header block too large"), (3_000, "too complex")])
+def test_encoded_word_bomb_is_refused_with_the_sender_kept(n: int, problem: str) -> None:
+    import tracemalloc
+
+    raw = b"From: a@example.org\nMessage-ID: <bomb@x.org>\nSubject: " + _encoded_words(n) + b"\n\nA par H\n"
+    tracemalloc.start()
+    got = parse_incoming(raw)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert got.problem == problem and got.sender == "a@example.org" and got.message_id == "bomb@x.org"
+    assert got.subject == "" and got.body == ""
+    assert peak < 40 * len(raw) + 20_000_000  # linear in the input: the quadratic header parse never runs
+
+
+def test_a_few_encoded_words_are_still_decoded() -> None:
+    raw = b"From: a@example.org\nSubject: " + b" ".join([b"=?utf-8?q?=C3=A9t=C3=A9?="] * 20) + b"\n\nx\n"
+    got = parse_incoming(raw)
+    assert got.problem is None and got.subject.startswith("été")
+
+
+@pytest.mark.parametrize("charset", ["punycode", "idna", "utf-7", "unicode_escape", "raw-unicode-escape",
+                                     "base64", "rot13", "undefined"])
+def test_only_text_charsets_are_decoded(charset: str) -> None:
+    body = b"A par - bur\n" + b"a+-" * 1000
+    raw = b"From: a@example.org\nContent-Type: text/plain; charset=" + charset.encode() + b"\n\n" + body
+    got = parse_incoming(raw)
+    assert got.problem is None and got.body.startswith("A par - bur\n")  # read as UTF-8, not with that codec
+    subject = parse_incoming(b"From: a@example.org\nSubject: =?" + charset.encode() + b"?q?abc-def?=\n\nx\n")
+    assert subject.problem is None and "abc" in subject.subject
+
+
+def test_part_count_and_nesting_are_bounded() -> None:
+    nested = b"From: a@example.org\n" + b"Content-Type: message/rfc822\n\n" * 20_000 + b"x"
+    assert parse_incoming(nested).problem == "too complex"
+    parts = (b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b\n\n"
+             + b"--b\nContent-Type: text/plain\n\nA par H\n" * 500 + b"--b--\n")
+    assert parse_incoming(parts).problem == "too complex"
+    few = (b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b\n\n"
+           + b"--b\nContent-Type: text/plain\n\nA par H\n" * 5 + b"--b--\n")
+    assert parse_incoming(few).body.split() == ["A", "par", "H"] * 5
+
+
+def test_body_text_is_bounded() -> None:
+    raw = b"From: a@example.org\n\n" + b"A par H\n" * 120_000
+    got = parse_incoming(raw)
+    assert got.problem is None and 0 < len(got.body) <= 200_000 and got.body.endswith("\n")
+
+
+@pytest.mark.parametrize("header", [b"From: a\x00b@example.org", b"From: <a\x01b@example.org>",
+                                    b"From: ab@exa\x7fmple.org"])
+def test_control_characters_in_the_sender_are_refused(header: bytes) -> None:
+    got = parse_incoming(header + b"\nSubject: x\n\nA par H\n")
+    assert got.sender == "" and got.problem == "no sender"
+
+
+@pytest.mark.parametrize("msgid", [b"<a\x00b@x.org>", b"<a\x1bb@x.org>", b"<" + b"a" * 300 + b"@x.org>"])
+def test_control_characters_in_the_message_id_are_refused(msgid: bytes) -> None:
+    got = parse_incoming(b"From: a@example.org\nMessage-ID: " + msgid + b"\n\nA par H\n")
+    assert got.problem == "malformed Message-ID" and got.message_id == "" and got.sender == "a@example.org"
+
+
+def test_date_arrival_and_references() -> None:
+    raw = (b"Received: from x by mx.judge.test; Tue, 01 Dec 2026 10:05:00 +0100\nFrom: a@example.org\n"
+           b"Date: Tue, 01 Dec 2026 10:00:00 +0100\nReferences: <1@x> <bad\x01@x>\n <2@x>\n\nA par H\n")
+    got = parse_incoming(raw)
+    assert (got.date.isoformat(), got.arrived.isoformat()) == ("2026-12-01T09:00:00+00:00",
+                                                               "2026-12-01T09:05:00+00:00")
+    assert got.references == ("1@x", "2@x")
+    assert parse_incoming(b"From: a@example.org\nDate: yesterday\n\nx").date is None
+
+
+def test_attachments_are_listed_and_text_files_read() -> None:
+    msg = EmailMessage()
+    msg["From"] = "a@example.org"
+    msg.set_content("SIGNON France g pw\n")
+    msg.add_attachment(b"A par - bur\n", maintype="text", subtype="plain", filename="orders.txt")
+    msg.add_attachment(b"\x89PNG", maintype="image", subtype="png", filename="photo.png")
+    msg.add_attachment(b"%PDF", maintype="application", subtype="pdf", filename="plan.pdf")
+    got = parse_incoming(bytes(msg))
+    assert got.body == "SIGNON France g pw\n"
+    assert [(a.name, a.content_type, a.text) for a in got.attachments] == [
+        ("orders.txt", "text/plain", "A par - bur\n"), ("plan.pdf", "application/pdf", None)]
+
+
+def test_html_blockquote_is_quoted() -> None:
+    text = html_to_text("<p>A par - bur</p><blockquote>A par H<br>F bre H<blockquote>old</blockquote></blockquote>")
+    assert text == "A par - bur\n\n> A par H\n> F bre H\n\n> > old"
+
+
+@pytest.mark.parametrize("raw", [
+    b"From: " + b", ".join(b"<a%d@example.org>" % i for i in range(300)) + b"\n\nx\n",
+    b"From: a@example.org\nSubject: " + b"word " * 4000 + b"\n\nx\n",
+    b"From: a@example.org\nContent-Type: text/plain; " + b"a=b; " * 40 + b"\n\nx\n",
+    b"From: a@example.org\nContent-Type: text/plain; name=\"" + b"x" * 3000 + b"\"\n\nx\n",
+    b"From: a@example.org\nContent-Type: multipart/mixed; boundary=b\n\n"
+    + (b"--b\nContent-Type: text/plain; name=\"" + b"x" * 1500 + b"\"\n\nx\n") * 50 + b"--b--\n",
+])
+def test_fields_parsed_in_quadratic_time_are_bounded(raw: bytes) -> None:
+    assert parse_incoming(raw).problem == "too complex"
+
+
+@pytest.mark.parametrize("unit", ["<a ", "</", "<", "<!", "<?", "<blockquote>x", "<br>", "&#"])
+def test_html_that_the_html_parser_reads_in_quadratic_time_is_defused(unit: str) -> None:
+    # each "<" that opens no complete tag is text: the parser never rescans the rest of the document for it
+    markup = unit * (300_000 // len(unit))
+    text = html_to_text(markup)
+    assert len(text) <= 60 * len(markup)
+    raw = b"From: a@example.org\nContent-Type: text/html\n\n" + markup.encode()
+    got = parse_incoming(raw)
+    assert got.problem is None and len(got.body) <= 200_000
+
+
+def test_stray_angle_brackets_are_text_and_tags_still_work() -> None:
+    assert html_to_text("<p>A par <- bur</p><p>F bre < mao <b>now</b></p>") == "A par <- bur\n\nF bre < mao now"
+    assert html_to_text("<div>A par - bur<br>F bre - mao</div><!-- x --><?xml x?>") == "A par - bur\nF bre - mao"

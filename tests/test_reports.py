@@ -44,6 +44,8 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
                                  "<b>Hi</b> & welcome", "ENDPRESS", "DRAW PROPOSE"))
     t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP"))
     t.reply("eve@evil.test", "SIGNON Germany g wrong")
+    for _ in range(31):  # a mail loop: the 31st message in an hour gets the one "replies paused" notice
+        t.mail("loop@p.test", "HELP")
     t.reply(addr("Italy"), sign("Italy", "RESIGN"))
     t.later(hours=40)
     t.cli("game", "tick")  # the reminder
@@ -66,7 +68,7 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
 
 def test_every_mail_kind_is_sent_in_a_real_game(played: tuple[Table, list]) -> None:
     _, seen = played
-    assert {name for name, _ in seen} >= set(template_names()) - {"help", "eliminated"}
+    assert {name for name, _ in seen} >= set(template_names()) - {"help", "eliminated", "internal_error"}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -77,6 +79,9 @@ def test_every_template_renders_in_every_language(played: tuple[Table, list], la
         contexts.setdefault(name, context)
     contexts.setdefault("help", {})
     contexts.setdefault("eliminated", dict(contexts["resigned"]))
+    contexts.setdefault("internal_error", {"game": contexts["resigned"]["game"], "sender": "a@p.test",
+                                           "message_id": "x@p.test", "when": "2026-12-01 12:00", "what": "KeyError",
+                                           "partial": True, "count": 1, "since": "2026-12-01 11:00"})
     assert set(contexts) == set(template_names())
     for name, context in contexts.items():
         mail = render_mail(name, language, **context)
@@ -166,5 +171,8 @@ def test_language_choice_and_judge_default(tmp_path: Path) -> None:
     with t.db.atomic():
         records.set_default_language(t.db, "de")
     assert records.user_settings(t.db, "new@p.test")["language"] == "de"
-    t.reply("ru@p.test", "SET LANGUAGE ru")
-    assert records.user_settings(t.db, "ru@p.test")["language"] == "ru"
+    t.seven("g")
+    t.reply(addr("Russia"), "SET LANGUAGE ru")  # without a sign-on nothing changes
+    assert records.user_settings(t.db, addr("Russia"))["language"] == "de"
+    t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru"))
+    assert records.user_settings(t.db, addr("Russia"))["language"] == "ru"

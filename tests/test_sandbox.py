@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from judge.sandbox import run, run_json_line
 
 EXAMPLE = {
@@ -144,3 +146,52 @@ def test_cli_single_and_batch() -> None:
     assert out[7]["error"].startswith("malformed JSON")
     bad = _judge("sandbox", stdin='{"variant": "nope"}')
     assert bad.returncode == 1 and "unknown variant" in json.loads(bad.stdout)["error"]
+
+
+# --- malformed input: a JSON error object per line, never a traceback -------------------------------------------
+
+MALFORMED = [
+    '{"phase": 1901}',
+    '{"orders": {"": []}}',
+    '{"variant": "' + "x" * 300 + '"}',
+    "[" * 100_000 + "]" * 100_000,
+    '{"id": 1e999}',
+    '{"id": {"a": 1}}',
+    '{"orders": {"Narnia": ["A par H"]}}',
+    '{"orders": {"France": ["' + "A par - bur " * 200 + '"]}}',
+    '{"units": {"France": [5]}}',
+    "\ufffd\ufffd",
+    "",
+]
+
+
+@pytest.mark.parametrize("line", MALFORMED, ids=range(len(MALFORMED)))
+def test_malformed_input_is_an_error_object(line: str) -> None:
+    result = run_json_line(line)
+    assert result["error"] and result["results"] == [] and result["phase"] is None
+    json.dumps(result, allow_nan=False)
+
+
+def test_batch_answers_every_line_and_goes_on(tmp_path: Path) -> None:
+    good = json.dumps({"id": "ok", "orders": {"France": ["A par - bur"]}})
+    data = ("\n".join([*MALFORMED[:3], MALFORMED[4], good]) + "\n").encode() + b"\xff\xfe{]\n" + good.encode() + b"\n"
+    proc = subprocess.run([sys.executable, "-m", "judge.cli", "sandbox", "--batch"], input=data, capture_output=True,
+                          check=False)
+    assert proc.stderr == b""
+    out = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert len(out) == 7
+    assert [bool(o["error"]) for o in out] == [True, True, True, True, False, True, False]
+    assert out[4]["id"] == "ok" and out[6]["phase"] == "S1901M"
+
+
+def test_an_over_long_batch_line_is_skipped_without_holding_it() -> None:
+    import io
+
+    from judge.sandbox import MAX_INPUT_CHARS, read_lines
+
+    data = '{"id": 1}\n' + "x" * (2 * MAX_INPUT_CHARS + 5) + '\n{"id": 2}\r\n\n'
+    lines = list(read_lines(io.StringIO(data)))
+    assert [len(line) for line in lines] == [9, MAX_INPUT_CHARS + 1, 9, 0]
+    results = [run_json_line(line) for line in lines]
+    assert [r["id"] for r in results] == [1, None, 2, None]
+    assert "longer than" in results[1]["error"] and "malformed JSON" in results[3]["error"]

@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from judge.game.records import Game, Player, queue_mail, user_settings
 from judge.position_json import position_to_json
-from judge.render import render_mail
+from judge.render import marked, render_mail
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position
 from judge.rules.phase import Step
@@ -19,7 +19,8 @@ from judge.timeutil import format_deadline
 
 
 def send(db: Database, to: str, template: str, now: datetime, *, game: Game | None = None,
-         in_reply_to: str | None = None, image: bytes | None = None, **context: Any) -> None:
+         in_reply_to: str | None = None, image: bytes | None = None, thread_refs: str | None = None,
+         **context: Any) -> None:
     """Render mail ``template`` in the recipient's language, with deadlines in their zone and UTC, and queue it."""
     prefs = user_settings(db, to)
     deadline = None
@@ -27,9 +28,9 @@ def send(db: Database, to: str, template: str, now: datetime, *, game: Game | No
         deadline = format_deadline(game.deadline, prefs["timezone"], now)
         if prefs["timezone"] != "UTC":
             deadline += f" = {game.deadline:%Y-%m-%d %H:%M} UTC"
-    mail = render_mail(template, prefs["language"], game=game, deadline=deadline, **context)
+    mail = marked(render_mail(template, prefs["language"], game=game, deadline=deadline, **context), prefs["language"])
     queue_mail(db, to, mail.subject, mail.text, now, game_id=game.id if game else None, in_reply_to=in_reply_to,
-               html=mail.html, image=image)
+               html=mail.html, image=image, thread_refs=thread_refs)
 
 
 def _everyone(game: Game, seats: list[Player]) -> list[str]:

@@ -141,10 +141,13 @@ def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kin
 
 
 def queue_mail(db: Database, to: str, subject: str, body: str, now: datetime, *, game_id: int | None = None,
-               in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None) -> None:
-    db.table("outbox").insert({"to_addr": to, "subject": subject, "body": body, "status": "queued",
-                               "created_at": iso_utc(now), "sent_at": None, "in_reply_to": in_reply_to,
-                               "game_id": game_id, "attempts": 0, "html": html, "image": image})
+               in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None,
+               thread_refs: str | None = None) -> None:
+    row = {"to_addr": to, "subject": subject, "body": body, "status": "queued", "created_at": iso_utc(now),
+           "sent_at": None, "in_reply_to": in_reply_to, "game_id": game_id, "attempts": 0, "html": html, "image": image}
+    if thread_refs:
+        row["thread_refs"] = thread_refs
+    db.table("outbox").insert(row)
 
 
 def default_language(db: Database) -> str:

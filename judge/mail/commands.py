@@ -2,9 +2,14 @@
 
 The command language is line based: a line whose first word is a command word (in any case) is a command, any
 other line is an order line for the game server to read with the rules engine. ``PRESS``/``BROADCAST`` …
-``ENDPRESS`` and ``SANDBOX`` … ``ENDSANDBOX`` enclose blocks whose lines are kept as written. The message ends at
-``SIGNOFF``, at a signature line (``--``), at a quote attribution (``On … wrote:``) or at
-``-----Original Message-----``; lines quoted with ``>`` are skipped. See docs/commands.md.
+``ENDPRESS`` and ``SANDBOX`` … ``ENDSANDBOX`` enclose blocks whose lines are kept as written.
+
+What real mail programs add is not read: the message ends at ``SIGNOFF``, a signature (``--``, or a closing line
+with a short signature under it), the judge's own marker (``[judge-mail]``, on top of every mail it sends), a quoted
+message (its Outlook header block, ``-----Original Message-----``, a line of underscores, an attribution over
+unquoted text) or a forwarded message. Lines quoted with ``>`` are skipped, and so is an attribution over them, so
+bottom-posted and interleaved replies are read. Client footers and PGP armour are skipped quietly (the signed text is
+read, dash-escaping undone); list markers and invisible characters are dropped. See docs/commands.md, docs/mail.md.
 
 This module is pure: no I/O, clock, database or printing. It never raises on a string, and its work is linear in
 the length of the text.
@@ -12,8 +17,10 @@ the length of the text.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Callable, Iterator, Literal
 
 from judge.rules.phase import Phase
@@ -169,6 +176,8 @@ class ParsedBody:
 
     items: tuple[Item, ...]
     problems: tuple[LineProblem, ...]
+    forwarded: bool = False  # reading stopped at a forwarded message (which is not read)
+    quoted_mail: bool = False  # reading stopped where a quoted message starts (its header block, Original Message …)
 
 
 # --- the body -------------------------------------------------------------------------------------------------------
@@ -177,15 +186,82 @@ _BREAK = re.compile(r"\r\n|\r|\n")
 _NON_SPACE = re.compile(r"\S")
 # C0 and C1 control characters except the tab, and the Unicode line and paragraph separators.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
-_ORIGINAL = re.compile(r"-{2,}\s*(?:original message|исходное сообщение)\s*-{2,}", re.IGNORECASE)
-_ATTRIBUTION_VERB = re.compile(r"\b(?:wrote|writes|schrieb|a écrit|пишет|написал|написала|написал\(а\))\s*:\Z",
-                               re.IGNORECASE)
+# Invisible format characters pasted from web pages and word processors (soft hyphen, zero-width space and joiners,
+# direction marks, word joiner, BOM) are removed; the other Unicode spaces (NBSP …) are spaces.
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+_SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+# The start of a list item: - * • · ‣ ◦ ▪ ► – — or 1. 2) (a)
+_LIST_MARKER = re.compile(r"(?:[-*+•·‣◦▪▸►–—]|\(?\d{1,2}[.)]|\(?[a-z][)])\s+(?=\S)", re.IGNORECASE)
+
+# What the judge writes on its own mails (templates/<language>/_marker.txt): nothing from it on is read.
+JUDGE_MARKER = "[judge-mail]"
+
+_ORIGINAL = re.compile(
+    r"-{2,}\s*(?:original message|исходное сообщение|ursprüngliche nachricht|originalnachricht|message d'origine|"
+    r"message original|mensaje original|messaggio originale|oorspronkelijk bericht|originalmeddelande|"
+    r"mensagem original)\s*-{2,}", re.IGNORECASE)
+_FORWARD = re.compile(
+    r"(?:-{2,}\s*(?:forwarded message|weitergeleitete nachricht|message transféré|пересылаемое сообщение|"
+    r"переадресованное сообщение|mensaje reenviado|messaggio inoltrato|doorgestuurd bericht|"
+    r"vidarebefordrat meddelande|mensagem encaminhada)\s*-{2,}|"
+    r"(?:begin forwarded message|anfang der weitergeleiteten nachricht|début du message réexpédié|"
+    r"начало переадресованного сообщения|inicio del mensaje reenviado|inizio messaggio inoltrato)\s*:)",
+    re.IGNORECASE)
+_UNDERSCORES = re.compile(r"_{8,}")
+_ATTRIBUTION_VERB = re.compile(
+    r"\b(?:wrote|writes|schrieb|a écrit|пишет|написал|написала|написал\(а\)|escribió|ha scritto|scrisse|schreef|"
+    r"escreveu|skrev|napisał|napisała)\s*:\Z", re.IGNORECASE)
 _ATTRIBUTION_ADDRESS = re.compile(r"@[^\s<>@]+>\s*:\Z")
+# Some clients put the verb first: "Am 01.12.2026 10:00, schrieb Alice:" (Roundcube), "Le … , Alice a écrit :".
+_ATTRIBUTION_OPENING = re.compile(r"(?:on|am|le|el|il|op|em|den|в|во)\s.*\d.*\b(?:wrote|schrieb|a écrit|escribió|"
+                                  r"ha scritto|schreef|escreveu|skrev|пишет|написал|написала)\b.{0,80}:\Z",
+                                  re.IGNORECASE)
 _DATE_OR_ADDRESS = re.compile(r"[\d@]")
+# An Outlook/Exchange header block of a quoted message: From: …, then Sent:/Date:/To:/Subject: … (en, de, fr, ru,
+# es, it, nl, pt, sv); a label may be bold (*From:*) and Outlook on the web puts the whole block on one line.
+_HEADER_FROM = re.compile(r"\*?(?:from|von|de|от|da|van|fra|från|od)\s*:\*?\s*\S", re.IGNORECASE)
+_HEADER_OTHER = re.compile(
+    r"\*?(?:sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|date d'envoi|à|objet|отправлено|дата|кому|"
+    r"копия|тема|enviado|fecha|para|asunto|inviato|data|a|oggetto|verzonden|aan|onderwerp|skickat|till|ämne|"
+    r"assunto)\s*:", re.IGNORECASE)
+_HEADER_INLINE = re.compile(r"\s\*?(?:sent|gesendet|envoyé|отправлено|enviado|inviato|subject|betreff|objet|тема|"
+                            r"asunto|oggetto)\s*:", re.IGNORECASE)
+# Client footers, skipped quietly wherever they are.
+_FOOTER = re.compile(
+    r"(?:sent (?:from|with|via|using|by) |sent on the go|get outlook for |download outlook for |"
+    r"holen sie sich outlook für |outlook für (?:android|ios)|von meinem |gesendet von |gesendet mit |"
+    r"diese nachricht wurde von meinem |envoyé de mon |envoyé depuis |envoyé à partir de |obtenir outlook pour |"
+    r"télécharger outlook pour |отправлено (?:с|из|со) |получить outlook для |скачать outlook для |"
+    r"enviado desde |enviado do meu |enviado con |obtener outlook para |descargar outlook para |inviato da |"
+    r"inviato dal mio |scarica outlook per |ottieni outlook per |verzonden (?:vanaf|met|van) |verstuurd (?:vanaf|met) |"
+    r"skickat från |"
+    r"yahoo mail: |sent from yahoo mail|get the yahoo mail app)", re.IGNORECASE)
+# Mailing-list footers: nothing after them is the player's.
+_LIST_FOOTER = re.compile(
+    r"(?:you received this message because you are subscribed|to unsubscribe from this group|"
+    r"du erhältst diese nachricht, weil du|sie erhalten diese nachricht, weil sie|vous recevez ce message car vous|"
+    r"вы получили это сообщение, поскольку)", re.IGNORECASE)
+# A closing line alone ("Cheers,", "Viele Grüße") starts the signature: nothing from it on is read.
+_CLOSING = re.compile(
+    r"(?:cheers|thanks|thank you|many thanks|regards|best regards|kind regards|warm regards|best wishes|best|"
+    r"yours|all the best|viele grüße|beste grüße|liebe grüße|freundliche grüße|mit freundlichen grüßen|grüße|gruß|"
+    r"mfg|lg|vg|danke|cordialement|bien à vous|bien cordialement|bonne journée|merci|amitiés|salutations|"
+    r"saludos|un saludo|atentamente|gracias|saluti|cordiali saluti|grazie|distinti saluti|с уважением|"
+    r"спасибо|всего доброго|всего хорошего|удачи|пока)\s*[,.!]*", re.IGNORECASE)
+_PGP_SIGNED = "-----BEGIN PGP SIGNED MESSAGE-----"
+_PGP_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
+_PGP_SIGNATURE_END = "-----END PGP SIGNATURE-----"
+_PGP_MESSAGE = "-----BEGIN PGP MESSAGE-----"
+_PGP_MESSAGE_END = "-----END PGP MESSAGE-----"
 _EXCERPT = 60
 
 
-def parse_body(text: str, *, max_lines: int = 400, max_line_length: int = 1000) -> ParsedBody:
+def tidy(line: str) -> str:
+    """A line with invisible format characters removed and Unicode spaces made plain spaces."""
+    return _SPACES.sub(" ", _INVISIBLE.sub("", line))
+
+
+def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000) -> ParsedBody:
     """Read the body of one email: commands and order lines as items, unreadable lines as problems.
 
     At most ``max_lines`` lines are read (blank and quoted lines count); a line longer than ``max_line_length``
@@ -194,9 +270,12 @@ def parse_body(text: str, *, max_lines: int = 400, max_line_length: int = 1000) 
     items: list[Item] = []
     problems: list[LineProblem] = []
     block: _Block | None = None
+    forwarded = quoted_mail = False
     if text.startswith("\ufeff"):  # a byte-order mark left by the mail client
         text = text[1:]
-    for number, start, raw in _lines(text):
+    lines = list(itertools.islice(_lines(text), max_lines + 1))
+    pgp = _Pgp.OUTSIDE
+    for index, (number, start, raw) in enumerate(lines):
         if number > max_lines:
             problem = _beyond_limit(text, start, number, max_lines)
             if problem is not None:
@@ -204,25 +283,66 @@ def parse_body(text: str, *, max_lines: int = 400, max_line_length: int = 1000) 
                 if block is not None and block.unreadable is None:  # a block cut short is not sent or run
                     block.unreadable = problem.line
             break
-        line = raw.strip()
+        line = tidy(raw).strip()
+        # inline PGP: the armour lines and the signature are skipped, the signed text is read with its dash-escaping
+        # undone; an encrypted message cannot be read
+        if pgp is _Pgp.HASH_HEADERS:
+            if not line:
+                pgp = _Pgp.SIGNED
+            continue
+        if pgp is _Pgp.SIGNATURE or pgp is _Pgp.ENCRYPTED:
+            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END):
+                pgp = _Pgp.OUTSIDE
+            continue
+        if line == _PGP_SIGNED:
+            pgp = _Pgp.HASH_HEADERS
+            continue
+        if line == _PGP_SIGNATURE:
+            pgp = _Pgp.SIGNATURE
+            continue
+        if line == _PGP_MESSAGE:
+            pgp = _Pgp.ENCRYPTED
+            problems.append(LineProblem(number, line, "an encrypted (PGP) message cannot be read; send your orders "
+                                                      "in clear text (a PGP signature is fine)"))
+            continue
+        if pgp is _Pgp.SIGNED and line.startswith("- "):
+            line = line[2:].strip()
+            raw = raw.replace("- ", "", 1)
         unreadable = _unreadable(number, line, max_line_length)
         if unreadable is not None:
             problems.append(unreadable)
             if block is not None and block.unreadable is None:
                 block.unreadable = number
             continue
-        if _ends_message(line):
+        # a closing line inside a press is part of the press: only a signature after the orders ends the message
+        end = _ends_message(line, lines, index, read_before=bool(items) and block is None)
+        if end is _End.FORWARD:
+            forwarded = True
+        elif end is _End.QUOTE:
+            quoted_mail = True
+        if end is not None and end is not _End.SKIP:
             _drop_wrapped_attribution(number, items, block)
             break
         if block is not None:
+            if end is _End.SKIP:  # an attribution above quoted lines ends a forgotten block, and is not press
+                _drop_wrapped_attribution(number, items, block)
+                _close(block, items, problems, terminated=False)
+                block = None
+                continue
             if _closes(line, block.end):
                 _close(block, items, problems, terminated=True)
                 block = None
             else:
                 block.body.append((number, raw.rstrip()))
             continue
-        if not line or line.startswith(">"):
+        if end is _End.SKIP:
+            _drop_wrapped_attribution(number, items, block)
             continue
+        if not line or line.startswith(">") or _FOOTER.match(line):
+            continue
+        marker = _LIST_MARKER.match(line)
+        if marker:
+            line = line[marker.end():]
         result = _command(number, line)
         if isinstance(result, _Block):
             block = result
@@ -237,7 +357,26 @@ def parse_body(text: str, *, max_lines: int = 400, max_line_length: int = 1000) 
     if block is not None:
         _close(block, items, problems, terminated=False)
     problems.sort(key=lambda p: p.line)
-    return ParsedBody(tuple(items), tuple(problems))
+    return ParsedBody(tuple(items), tuple(problems), forwarded, quoted_mail)
+
+
+class _Pgp(Enum):
+    """Where the reader is in inline PGP armour."""
+
+    OUTSIDE = "outside"
+    HASH_HEADERS = "hash headers"  # after BEGIN PGP SIGNED MESSAGE, up to the blank line
+    SIGNED = "signed"  # the signed text: lines starting "- " are dash-escaped
+    SIGNATURE = "signature"  # BEGIN … END PGP SIGNATURE
+    ENCRYPTED = "encrypted"  # BEGIN … END PGP MESSAGE
+
+
+class _End(Enum):
+    """What a line that is not the player's own text is."""
+
+    STOP = "stop"  # a signature, a closing line, the judge's marker: nothing after it is read
+    QUOTE = "quote"  # a quoted message starts (header block, Original Message, underscores): nothing after it is read
+    FORWARD = "forward"  # a forwarded message starts: nothing after it is read, and the reply says so
+    SKIP = "skip"  # an attribution above quoted lines (a bottom-posted or interleaved reply): only it is skipped
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:
@@ -257,12 +396,28 @@ def _excerpt(line: str) -> str:
     return line if len(line) <= _EXCERPT else line[:_EXCERPT] + "…"
 
 
+def mask_secrets(line: str) -> str:
+    """A line as it may be quoted back: the password of a SIGNON, JOIN or SET PASSWORD line replaced by ****."""
+    words = line.split()
+    head = words[0].upper() if words else ""
+    if head == "SIGNON":
+        kept = words[:3] if len(words) >= 4 else words[:2] if len(words) == 3 else words[:1]
+    elif head == "JOIN":
+        kept = words[:2]
+    elif head == "SET" and len(words) > 1 and words[1].upper().startswith("PASS"):
+        kept = words[:2]
+    else:
+        return line
+    return " ".join(kept + ["****"]) if len(words) > len(kept) else line
+
+
 def _unreadable(number: int, line: str, max_line_length: int) -> LineProblem | None:
+    shown = mask_secrets(line)
     if len(line) > max_line_length:
-        return LineProblem(number, _excerpt(line), f"this line is longer than {max_line_length} characters and was "
+        return LineProblem(number, _excerpt(shown), f"this line is longer than {max_line_length} characters and was "
                                                    f"not read; put one order or command on each line")
     if _CONTROL.search(line):
-        return LineProblem(number, _excerpt(line), "this line contains control characters (such as NUL) and was not "
+        return LineProblem(number, _excerpt(shown), "this line contains control characters (such as NUL) and was not "
                                                    "read; send the message as plain text")
     return None
 
@@ -275,22 +430,75 @@ def _beyond_limit(text: str, start: int, number: int, max_lines: int) -> LinePro
     gap = text[start:found.start()]
     number += gap.count("\n") + gap.count("\r") - gap.count("\r\n")
     end = _BREAK.search(text, found.start())
-    line = text[found.start():end.start() if end else len(text)].strip()
+    line = mask_secrets(text[found.start():end.start() if end else len(text)].strip())
     return LineProblem(number, _excerpt(line), f"the message has more than {max_lines} lines; the judge read the first "
                                                f"{max_lines} and none from here on")
 
 
-def _ends_message(line: str) -> bool:
-    """A signature separator, a quote attribution or an original-message line: nothing from it on is read."""
+def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, read_before: bool) -> _End | None:
+    """Whether ``line`` (at ``index`` in ``lines``) ends what the player wrote, or is an attribution to skip.
+
+    ``read_before``: something was read above the line (a closing line ends the message only after the orders).
+    """
     if not line or line[0] == ">":
-        return False
-    if line[0] == "-":
-        return line == "--" or _ORIGINAL.fullmatch(line) is not None
+        return None
+    if JUDGE_MARKER in line.lower():
+        return _End.STOP
+    if line[0] in "-_":
+        if line == "--":
+            return _End.STOP
+        if _ORIGINAL.fullmatch(line) or _UNDERSCORES.fullmatch(line):
+            return _End.QUOTE
+        if _FORWARD.fullmatch(line):
+            return _End.FORWARD
+        return None
+    if _FORWARD.fullmatch(line):
+        return _End.FORWARD
+    if _LIST_FOOTER.match(line) or (read_before and _CLOSING.fullmatch(line) and _signature_follows(lines, index)):
+        return _End.STOP
+    if _HEADER_FROM.match(line):
+        if _HEADER_INLINE.search(line):
+            return _End.QUOTE
+        following = [tidy(raw).strip() for _, _, raw in lines[index + 1:index + 8]]
+        following = [f for f in following if f][:4]
+        if any(_HEADER_OTHER.match(f) for f in following):
+            return _End.QUOTE
     if line[-1] != ":":
-        return False
+        return None
     if _ATTRIBUTION_VERB.search(line):
-        return _DATE_OR_ADDRESS.search(line) is not None
-    return _ATTRIBUTION_ADDRESS.search(line) is not None
+        # the date or address may be on the line before, when the client wrapped the attribution before the verb
+        before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
+        attribution = (_DATE_OR_ADDRESS.search(line) is not None
+                       or _starts_with_on(before))
+    else:
+        attribution = _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
+    if not attribution:
+        return None
+    # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
+    # without ">" (or nothing at all): the end.
+    following = next((tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50)
+                      if tidy(raw).strip()), "")
+    return _End.SKIP if following.startswith(">") else _End.QUOTE
+
+
+_ORDER_LIKE = re.compile(r"(?:[AF]\s+\S|army\b|fleet\b|build\b|waive\b|remove\b|disband\b)|.*(?:\s-\s|->|=>|→)",
+                         re.IGNORECASE)
+
+
+def _signature_follows(lines: list[tuple[int, int, str]], index: int) -> bool:
+    """After a closing line: at most three short lines (a name, a town, a phone number) and none that looks like an
+    order or a command, up to the end of the message, a quote or the next end."""
+    count = 0
+    for k in range(index + 1, min(len(lines), index + 12)):
+        following = tidy(lines[k][2]).strip()
+        if not following or following.startswith(">"):
+            continue
+        if _ends_message(following, lines, k, read_before=False) is not None:
+            return True
+        count += 1
+        if count > 3 or _ORDER_LIKE.match(following) or _first_word(following) in _COMMAND_WORDS:
+            return False
+    return True
 
 
 def _drop_wrapped_attribution(number: int, items: list[Item], block: _Block | None) -> None:
@@ -306,8 +514,12 @@ def _drop_wrapped_attribution(number: int, items: list[Item], block: _Block | No
             items.pop()
 
 
+_OPENER = re.compile(r"(?:on|am|le|el|il|op|em|в|во)\s.*[\d@]", re.IGNORECASE)
+
+
 def _starts_with_on(line: str) -> bool:
-    return line[:3].lower() == "on "
+    """The first words of an attribution with its date or address: "On 30 Nov …", "Am 30.11. …", "Le …", "В …"."""
+    return _OPENER.match(line) is not None
 
 
 # --- blocks ---------------------------------------------------------------------------------------------------------
@@ -405,7 +617,7 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
         head, args = "END" + args[0].upper(), []
 
     def problem(reason: str) -> LineProblem:
-        return LineProblem(number, line, reason)
+        return LineProblem(number, mask_secrets(line), reason)
 
     if head in _BARE or head == "NOT READY":
         if args:
@@ -568,3 +780,4 @@ _WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | str]] = {
     "DRAW": _draw,
     "SET": _set,
 }
+_COMMAND_WORDS = frozenset(_BARE) | frozenset(_WITH_ARGUMENTS) | {"NOT", "PRESS", "BROADCAST", "SANDBOX"}

@@ -3,12 +3,28 @@
 ``handle_raw`` is the one code path for the daemon and for ``judge mail handle``. The whole effect of a message —
 game changes, queued replies and the record that the message was handled (by Message-ID and the sha256 of its bytes)
 — commits in one transaction, so a message handled twice has no second effect.
+
+What a forged From address cannot do (anyone can forge one):
+
+- silence a player: when the replies to an address are over the hourly quota, its messages are still read and acted
+  on; only the answer is held back, and the address gets one "replies paused until HH:MM UTC" notice per pause;
+- lock a player out: failed sign-ons are counted per game and power, all senders together, and after a few of them
+  the password is checked only after a growing delay — except for sign-ons from the seat's own address whose replies
+  go to that address (a forger learns nothing from them), so a correct password from the player always works;
+- flood the owner: the warning about failed sign-ons goes at most once an hour per seat and sums up the attempts;
+- change a setting: every command that changes anything needs a sign-on (JOIN carries its own password);
+- burn CPU: at most one password is checked (scrypt) per message, and at most one new password is hashed.
+
+Each command runs in a savepoint of its own: an internal failure undoes that command only, is answered on its line,
+and is told to the game master by mail (at most one such mail an hour). ``handle_message`` itself never raises.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,7 +36,7 @@ from judge.game.records import (Game, Player, load_game, log_event, players, sav
                                 user_settings)
 from judge.game.service import GameError
 from judge.mail import commands as c
-from judge.mail.message import Incoming, parse_incoming
+from judge.mail.message import Attachment, Incoming, Problem, parse_incoming
 from judge.game.orders import merge_orders, order_summary
 from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
@@ -29,9 +45,17 @@ from judge.timeutil import check_timezone, iso_utc
 
 log = logging.getLogger(__name__)
 
-MAX_FAILED_SIGNONS = 5
+MAX_FAILED_SIGNONS = 3  # failed sign-ons per game and power (in a day) before the password checks slow down
+SIGNON_FAILURE_WINDOW = timedelta(hours=24)
+MAX_SIGNON_DELAY = timedelta(hours=12)  # the longest wait between two password checks for one seat
+ALERT_INTERVAL = timedelta(hours=1)  # failed-sign-on warnings to a seat's owner, internal-error mail to a master
 MAX_REPLIES_PER_HOUR = 30  # answers to one address per hour: a mail loop stops here
 MAX_MESSAGE_BYTES = 1_000_000
+MAX_MAIL_AGE_DAYS = 7.0  # mail older than this (by its Date or by its arrival) is not acted on
+MAX_TEXT_ATTACHMENTS = 3  # attached text files read as if written in the message
+MAX_ENTRIES = 1000  # lines (commands, orders, problems) acted on in one message, attachments included
+# Problems of a message that could not be parsed (as opposed to one that is merely too large, old or not text).
+_UNPARSEABLE = frozenset({Problem.UNREADABLE, Problem.TOO_COMPLEX, Problem.HEADER_TOO_LARGE, Problem.BAD_MESSAGE_ID})
 
 
 @dataclass
@@ -55,17 +79,42 @@ class Session:
     player: Player | None = None
     changed_orders: bool = False
     ready_changed: bool = False
+    quiet: bool = False  # the reply quota is spent: act on the message, answer nothing
+    password_checks: int = 0  # scrypt verifications run for this message (at most one)
+    password_hashes: int = 0  # new passwords hashed for this message (JOIN, SET PASSWORD; at most one)
+    errors: list[str] = field(default_factory=list)  # internal failures of single commands
+    mentioned: str = ""  # the first game a command named (whose master hears of an internal error before a sign-on)
+
+    @property
+    def scrypt_calls(self) -> int:
+        return self.password_checks + self.password_hashes
 
 
 @dataclass(frozen=True)
 class Handled:
-    outcome: str  # handled | duplicate | dropped: … | refused: … | error
+    outcome: str  # handled | duplicate | dropped: … | refused: … | error: …
     replies: list[dict[str, Any]]  # the outbox rows this message queued
 
     @property
     def rejected(self) -> bool:
         """Mail that could not be read at all (it belongs in the rejected folder)."""
         return self.outcome.startswith("refused")
+
+    @property
+    def quarantine_reason(self) -> str | None:
+        """Why the message belongs in quarantine (it could not be parsed, or its handling failed), else None."""
+        if self.failed:
+            return f"internal error ({self.outcome})"
+        problem = self.outcome.removeprefix("refused: ")
+        return problem if problem in _UNPARSEABLE else None
+
+    @property
+    def failed(self) -> bool:
+        """Nothing of the message took effect because of an internal error: it belongs in quarantine, not retried.
+
+        "error" (the sender got an apology, the message is recorded as handled) or "error: <what>" (even that failed:
+        nothing is recorded)."""
+        return self.outcome.startswith("error")
 
 
 def handle_raw(db: Database, raw: bytes, now: datetime) -> list[dict[str, Any]]:
@@ -74,25 +123,43 @@ def handle_raw(db: Database, raw: bytes, now: datetime) -> list[dict[str, Any]]:
 
 
 def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: str = "",
-                   max_replies_per_hour: int = MAX_REPLIES_PER_HOUR, declared_size: int | None = None) -> Handled:
-    """Handle one raw message in one transaction (a savepoint when the caller has one open).
+                   max_replies_per_hour: int = MAX_REPLIES_PER_HOUR, declared_size: int | None = None,
+                   max_mail_age_days: float = MAX_MAIL_AGE_DAYS, arrived: datetime | None = None,
+                   master_address: str = "") -> Handled:
+    """Handle one raw message in one transaction (a savepoint when the caller has one open). Never raises.
 
     ``declared_size`` is the size the mail server reported when only the headers were fetched (too large to read).
+    ``arrived`` is when the mail server received it (IMAP INTERNALDATE), else the topmost Received header counts.
+    ``master_address`` is told of internal errors not tied to a game (a game's own master is told of its errors).
+    An outcome starting with "error" means nothing was recorded: the caller should move the message aside.
     """
-    msg = parse_incoming(raw, loop_token=judge_address or "judge")
-    if declared_size is not None and declared_size > MAX_MESSAGE_BYTES:
-        msg = replace(msg, problem=f"too large ({declared_size // 1024} KB; the judge reads at most "
-                                   f"{MAX_MESSAGE_BYTES // 1024} KB)")
-    if judge_address and msg.sender == judge_address.lower():
-        msg = replace(msg, auto=True)
-    with db.atomic():
-        if _seen(db, msg):
-            return Handled("duplicate", [])
-        first_new = _last_outbox_id(db)
-        outcome = _handle_guarded(db, msg, now, max_replies_per_hour)
-        db.table("messages").insert({"message_id": msg.message_id, "digest": msg.digest, "sender": msg.sender,
-                                     "received_at": iso_utc(now), "outcome": outcome})
-    return Handled(outcome, list(db.query("select * from outbox where id > ? order by id", [first_new])))
+    try:
+        msg = parse_incoming(raw, loop_token=judge_address or "judge")
+        if declared_size is not None and declared_size > MAX_MESSAGE_BYTES:
+            msg = replace(msg, problem=Problem.TOO_LARGE, size=declared_size)
+        if judge_address and msg.sender == judge_address.lower():
+            msg = replace(msg, auto=True)
+        if arrived is not None:
+            msg = replace(msg, arrived=arrived)
+        limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address)
+        with db.atomic():
+            if _seen(db, msg):
+                return Handled("duplicate", [])
+            first_new = _last_outbox_id(db)
+            outcome = _handle_guarded(db, msg, now, limits)
+            db.table("messages").insert({"message_id": msg.message_id, "digest": msg.digest, "sender": msg.sender,
+                                         "received_at": iso_utc(now), "outcome": outcome})
+        return Handled(outcome, list(db.query("select * from outbox where id > ? order by id", [first_new])))
+    except Exception as exc:  # nothing may stop the daemon: the caller moves the message aside
+        log.exception("a message could not be handled at all")
+        return Handled(f"error: {type(exc).__name__}", [])
+
+
+@dataclass(frozen=True)
+class _Limits:
+    max_replies_per_hour: int
+    max_mail_age_days: float
+    master_address: str
 
 
 def _seen(db: Database, msg: Incoming) -> bool:
@@ -107,53 +174,200 @@ def _last_outbox_id(db: Database) -> int:
     return rows[0]["m"] or 0
 
 
-def _handle_guarded(db: Database, msg: Incoming, now: datetime, max_replies_per_hour: int) -> str:
+def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits) -> str:
     """Handle the message; an unexpected failure undoes its effect and answers with an apology."""
     if msg.auto or not msg.sender:
         return "dropped: " + ("automatic message" if msg.auto else "no sender")
-    since = iso_utc(now - timedelta(hours=1))
-    answered = list(db.query("select count(*) as n from outbox where to_addr = ? and in_reply_to is not null "
-                             "and created_at > ?", [msg.reply_to or msg.sender, since]))[0]["n"]
-    if answered >= max_replies_per_hour:
-        return "dropped: reply rate limit"
+    paused_until = _replies_paused_until(db, msg, now, limits.max_replies_per_hour)
     if msg.problem:
-        _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {msg.problem}."]), None)
+        if paused_until is None:
+            _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {_problem_text(msg)}."]), None)
         return f"refused: {msg.problem}"
+    too_old = _too_old(msg, now, limits.max_mail_age_days)
+    if too_old is not None:
+        if paused_until is None:
+            _reply(db, msg, now, Reply(notes=[f"Your message was written or delivered on {too_old:%Y-%m-%d %H:%M} UTC, "
+                                              f"more than {limits.max_mail_age_days:g} days ago, so nothing in it "
+                                              f"was acted on. If you still mean it, send it again."]), None)
+        return "refused: too old"
+    session = Session(msg, now, quiet=paused_until is not None)
     try:
         with db.atomic():
-            return _handle(db, msg, now)
-    except Exception:  # a bug must not lose the message or leave half an effect
+            outcome = _handle(db, session)
+    except Exception as exc:  # a bug must not lose the message or leave half an effect
         log.exception("handling message %s from %s failed", msg.message_id, msg.sender)
-        _reply(db, msg, now, Reply(notes=["The judge could not handle your message because of an internal error. "
-                                          "Nothing in it took effect; the game master has been told."]), None)
+        if paused_until is None:
+            _reply(db, msg, now, Reply(notes=["The judge could not handle your message because of an internal error. "
+                                              "Nothing in it took effect; the game master has been told."]), None)
+        _tell_master(db, session, limits, type(exc).__name__, partial=False)
         return "error"
+    if session.errors:
+        _tell_master(db, session, limits, ", ".join(session.errors), partial=True)
+    if paused_until is not None:
+        _replies_paused(db, msg, now, paused_until, limits.max_replies_per_hour)
+    return outcome
 
 
-def _handle(db: Database, msg: Incoming, now: datetime) -> str:
+def _problem_text(msg: Incoming) -> str:
+    """What the sender is told about a message that could not be read."""
+    if msg.problem is Problem.TOO_LARGE:
+        return f"too large ({msg.size // 1024} KB; the judge reads at most {MAX_MESSAGE_BYTES // 1024} KB)"
+    return {
+        Problem.HEADER_TOO_LARGE: "its header block is over 64 KB",
+        Problem.TOO_COMPLEX: "it has more parts, encoded words or header parameters than the judge reads; send a "
+                             "plain-text message",
+        Problem.BAD_MESSAGE_ID: "its Message-ID has control characters in it or is too long",
+        Problem.NOT_TEXT: "it has no text the judge can read; write your orders in the message itself",
+        Problem.UNREADABLE: "it could not be decoded; send a plain-text message",
+    }.get(msg.problem, str(msg.problem)) if msg.problem is not None else ""
+
+
+def _replies_paused_until(db: Database, msg: Incoming, now: datetime, limit: int) -> datetime | None:
+    """When replies to the sender may go again, if the hourly quota is spent; None if it is not."""
+    rows = list(db.query("select created_at from outbox where to_addr = ? and in_reply_to is not null "
+                         "and created_at > ? order by created_at", [msg.reply_to or msg.sender,
+                                                                    iso_utc(now - timedelta(hours=1))]))
+    if len(rows) < limit:
+        return None
+    # the quota frees up when the oldest answer that keeps it full leaves the hour
+    oldest = rows[len(rows) - limit]["created_at"]
+    return datetime.fromisoformat(oldest.replace("Z", "+00:00")) + timedelta(hours=1)
+
+
+def _replies_paused(db: Database, msg: Incoming, now: datetime, until: datetime, limit: int) -> None:
+    """The one notice of a pause: sent unless one went to this address within the last hour."""
+    address = msg.reply_to or msg.sender
+    sent = list(db.query("select 1 from events where kind = 'replies-paused' and sender = ? and at > ?",
+                         [address, iso_utc(now - timedelta(hours=1))]))
+    if sent:
+        return
+    log_event(db, None, now, address, "replies-paused", {"until": iso_utc(until)})
+    notify.send(db, address, "replies_paused", now, original_subject=_thread_subject(msg.subject),
+                until=f"{until:%Y-%m-%d %H:%M}", limit=limit)
+
+
+def _too_old(msg: Incoming, now: datetime, max_days: float) -> datetime | None:
+    """The Date or arrival of a message older than ``max_days``, else None."""
+    limit = now - timedelta(days=max_days)
+    for when in (msg.date, msg.arrived):
+        if when is not None and when < limit:
+            return when
+    return None
+
+
+def _tell_master(db: Database, s: Session, limits: _Limits, what: str, *, partial: bool) -> None:
+    """Mail the game master (of the game signed on to, else the judge's) about an internal error, at most hourly."""
+    to = ""
+    game = s.game
+    if game is None and s.mentioned:
+        try:
+            game = load_game(db, s.mentioned)
+        except Exception:  # the store may be what failed; the host's master address is still told
+            game = None
+    if game is not None and game.settings.master:
+        to = game.settings.master.lower()
+    to = to or limits.master_address.lower()
+    if not to:
+        log.error("internal error in message %s from %s, and no game master to tell", s.msg.message_id, s.msg.sender)
+        return
+    since = s.now - ALERT_INTERVAL
+    earlier = list(db.query("select count(*) as n from events where kind = 'internal-error' and sender = ? and at > ?",
+                            [to, iso_utc(since)]))[0]["n"]
+    log_event(db, game.id if game else None, s.now, to, "internal-error",
+              {"message_id": s.msg.message_id, "from": s.msg.sender, "what": what})
+    if earlier:
+        return
+    try:
+        notify.send(db, to, "internal_error", s.now, game=game, sender=s.msg.sender, message_id=s.msg.message_id,
+                    when=f"{s.now:%Y-%m-%d %H:%M}", what=what, partial=partial, count=1,
+                    since=f"{since:%Y-%m-%d %H:%M}")
+    except Exception:  # telling the master must not undo the message
+        log.exception("could not queue the internal-error mail to %s", to)
+
+
+_REPLY_PREFIX = re.compile(r"^(?:\s*(?:re|aw|sv|vs|antw|antwort|odp|ref|rif|réf|rép|отв|ответ|fw|fwd|wg|tr|enc|rv|"
+                           r"doorst)\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:\s*)+", re.IGNORECASE)
+_FORWARD_PREFIX = re.compile(r"\s*(?:fwd?|fw|wg|tr|enc|rv|doorst|пересл)\s*:", re.IGNORECASE)
+
+
+def _thread_subject(subject: str) -> str:
+    """The subject without its Re:/RE:/AW:/SV:/Antw:/Отв:/Fwd: prefixes, so that a reply says "Re:" once."""
+    return _REPLY_PREFIX.sub("", subject).strip()
+
+
+def _handle(db: Database, s: Session) -> str:
+    msg = s.msg
     parsed = c.parse_body(msg.body)
-    session = Session(msg, now)
     reply = Reply()
-    if not parsed.items and not parsed.problems:
-        reply.notes.append("Your message had no commands or orders in it. Send HELP for the commands.")
     entries: list[Any] = sorted([*parsed.items, *parsed.problems], key=lambda x: x.line)
+    offset = max([e.line for e in entries] + [msg.body.count("\n") + 1])
+    unread: list[Attachment] = []
+    read = 0
+    for attachment in msg.attachments:  # attached text files are read as if written below the message
+        if attachment.text is None or read >= MAX_TEXT_ATTACHMENTS or len(entries) >= MAX_ENTRIES:
+            unread.append(attachment)
+            continue
+        read += 1
+        more = c.parse_body(attachment.text, max_lines=max(1, MAX_ENTRIES - len(entries)))
+        found = sorted([*more.items, *more.problems], key=lambda x: x.line)
+        entries += [dataclasses.replace(e, line=e.line + offset) for e in found]
+        offset += max([e.line for e in found] + [attachment.text.count("\n") + 1])
+    if not entries:
+        reply.notes.append("Your message had no commands or orders in it. Send HELP for the commands.")
     for entry in entries:
         if isinstance(entry, c.LineProblem):
             reply.say(entry.text, f"ERROR: {entry.reason}")
             continue
+        named = getattr(entry, "game", None)
+        if isinstance(named, str) and named and not s.mentioned:
+            s.mentioned = named
         try:
-            _command(db, session, reply, entry)
+            with db.atomic():  # a savepoint: a failing command undoes itself only
+                _command(db, s, reply, entry)
         except GameError as exc:
-            reply.say(entry.text, f"ERROR: {exc}")
+            reply.say(_shown(entry), f"ERROR: {exc}")
+        except Exception as exc:  # a bug in one command must not undo the others
+            log.exception("command on line %d of message %s from %s failed", entry.line, msg.message_id, msg.sender)
+            s.errors.append(f"{type(entry).__name__} on line {entry.line}: {type(exc).__name__}")
+            reply.say(_shown(entry), "ERROR: an internal error kept this line from taking effect; the other lines "
+                                     "are not affected and the game master has been told")
+    forwarded = parsed.forwarded or (parsed.quoted_mail and _FORWARD_PREFIX.match(msg.subject) is not None)
+    reply.notes.extend(_unread_notes(unread, forwarded))
     summary = None
-    if session.game is not None and session.player is not None:
-        game = service.get_game(db, session.game.name)
+    if s.game is not None and s.player is not None:
+        game = service.get_game(db, s.game.name)
         if game.status in ("active", "paused") and game.position is not None:
-            summary = order_summary(db, game, session.player)
-    _reply(db, msg, now, reply, summary, session)
-    if session.game is not None and (session.changed_orders or session.ready_changed):
-        game = service.get_game(db, session.game.name)
-        service.maybe_adjudicate_when_ready(db, game, now)
+            summary = order_summary(db, game, s.player)
+    if not s.quiet:
+        _reply(db, msg, s.now, reply, summary, s)
+    if s.game is not None and (s.changed_orders or s.ready_changed):
+        game = service.get_game(db, s.game.name)
+        service.maybe_adjudicate_when_ready(db, game, s.now)
     return "handled"
+
+
+def _unread_notes(attachments: list[Attachment], forwarded: bool) -> list[str]:
+    """What the reply says about parts of the message the judge did not read."""
+    notes = []
+    if forwarded:
+        notes.append("The forwarded message in your mail was not read: the judge reads only what you write above "
+                     "it. Write or paste your orders into the message itself.")
+    for a in attachments[:10]:
+        what = ("The forwarded message" if a.content_type == "message/rfc822" else
+                f"The attachment {a.name!r} ({a.content_type})" if a.name else f"An attachment ({a.content_type})")
+        why = ("the judge reads the text of your message and attached plain-text files only" if a.text is None else
+               f"the judge reads at most {MAX_TEXT_ATTACHMENTS} attached text files and {MAX_ENTRIES} lines in all")
+        notes.append(f"{what} was not read: {why}. Write or paste your orders into the message itself.")
+    if len(attachments) > 10:
+        notes.append(f"{len(attachments) - 10} more attachments were not read.")
+    return notes
+
+
+def _shown(entry: Any) -> str:
+    """How a line is quoted back in the reply: never with a password in it."""
+    if isinstance(entry, c.SignOn):
+        return _masked(entry)
+    return c.mask_secrets(entry.text)
 
 
 def _reply(db: Database, msg: Incoming, now: datetime, reply: Reply, summary: dict[str, Any] | None,
@@ -161,8 +375,10 @@ def _reply(db: Database, msg: Incoming, now: datetime, reply: Reply, summary: di
     game = session.game if session else None
     if game is not None:
         game = service.get_game(db, game.name)
+    refs = " ".join(msg.references) or None
     notify.send(db, msg.reply_to or msg.sender, "reply", now, game=game if summary is not None else None,
-                in_reply_to=msg.message_id or "", reply=reply, summary=summary, original_subject=msg.subject,
+                in_reply_to=msg.message_id or "", reply=reply, summary=summary,
+                original_subject=_thread_subject(msg.subject), thread_refs=refs,
                 player=session.player if session else None, game_name=game.name if game else None)
 
 
@@ -201,9 +417,12 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         game, player = _signed(db, s)
         reply.say(item.text, _press(db, game, player, item, s.now))
     elif isinstance(item, c.Join):
+        _one_new_password(s)
         seat = service.join_game(db, item.game, s.msg.sender, item.password, s.now, preferences=item.preferences)
-        reply.say(f"JOIN {item.game} ****", f"{seat.email} joined {item.game.lower()}; the game starts when the "
-                                            "game master starts it")
+        reply.say(_shown(item), f"{seat.email} joined {item.game.lower()}; the game starts when the "
+                                "game master starts it")
+        if s.game is None:  # the JOIN password signs on for the rest of the message (SET LANGUAGE …)
+            s.game, s.player = service.get_game(db, item.game), seat
     elif isinstance(item, c.Observe):
         service.observe_game(db, item.game, s.msg.sender, s.now)
         reply.say(item.text, f"you will receive the results of {item.game.lower()}")
@@ -220,21 +439,24 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         game, player = _signed(db, s)
         if len(item.password) < 4:
             raise GameError("choose a password of at least 4 characters")
+        _one_new_password(s)
         player.password_hash = hash_password(item.password)
         save_player(db, player)
         log_event(db, game.id, s.now, s.msg.sender, "password", {"power": player.power})
         reply.say("SET PASSWORD ****", "your password is changed")
     elif isinstance(item, c.SetTimezone):
+        game, player = _signed(db, s, what="SET")
         try:
             zone = check_timezone(item.zone)
         except ValueError as exc:
             raise GameError(str(exc)) from None
-        set_user(db, s.msg.sender, timezone=zone)
+        set_user(db, player.email, timezone=zone)
         reply.say(item.text, f"deadlines will be shown in {zone}")
     elif isinstance(item, c.SetLanguage):
+        game, player = _signed(db, s, what="SET")
         if item.language not in LANGUAGES:
             raise GameError(f"the judge speaks {', '.join(LANGUAGES)}")
-        set_user(db, s.msg.sender, language=item.language)
+        set_user(db, player.email, language=item.language)
         reply.say(item.text, f"replies will be in {item.language}")
     elif isinstance(item, c.Help):
         reply.say(item.text, "see below")
@@ -243,10 +465,19 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         reply.say(item.text, "end of message")
 
 
-def _signed(db: Database, s: Session) -> tuple[Game, Player]:
+def _one_new_password(s: Session) -> None:
+    """JOIN and SET PASSWORD hash a new password (scrypt): one of them per message."""
+    if s.password_hashes:
+        raise GameError("only one new password (JOIN or SET PASSWORD) is taken per message; send this one in a "
+                        "message of its own")
+    s.password_hashes += 1
+
+
+def _signed(db: Database, s: Session, what: str = "") -> tuple[Game, Player]:
     """The game and player signed on as, read afresh (an earlier line of the message may have changed them)."""
     if s.game is None or s.player is None:
-        raise GameError("sign on first: SIGNON <power> <game> <password>")
+        raise GameError(f"sign on first{' (SET changes your settings)' if what == 'SET' else ''}: "
+                        "SIGNON <power> <game> <password>")
     s.game = service.get_game(db, s.game.name)
     s.player = next(p for p in players(db, s.game.id) if p.id == s.player.id)
     return s.game, s.player
@@ -254,27 +485,79 @@ def _signed(db: Database, s: Session) -> tuple[Game, Player]:
 
 def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
     sender = s.msg.sender
-    since = iso_utc(s.now - timedelta(hours=1))
-    failures = list(db.query("select count(*) as n from signon_failures where address = ? and at > ?",
-                             [sender, since]))[0]["n"]
-    if failures >= MAX_FAILED_SIGNONS:
-        reply.say(_masked(item), "ERROR: too many failed sign-ons from your address; try again in an hour")
-        return
+    shown = _masked(item)
     game = load_game(db, item.game)
     seat = None
     if game is not None:
         power = _power_for(game, item)
         seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == power), None)
-    if game is not None and seat is not None and verify_password(item.password, seat.password_hash):
-        s.game, s.player = game, seat
-        reply.say(_masked(item), f"signed on as {seat.power} in {game.name}")
+    if game is None or seat is None:
+        log_event(db, game.id if game else None, s.now, sender, "signon-failed",
+                  {"game": item.game.lower(), "power": item.power})
+        reply.say(shown, "ERROR: sign-on failed: no such game, power or password")
         return
-    db.table("signon_failures").insert({"address": sender, "at": iso_utc(s.now)})
-    log_event(db, game.id if game else None, s.now, sender, "signon-failed",
-              {"game": item.game.lower(), "power": item.power})
-    reply.say(_masked(item), "ERROR: sign-on failed: no such game, power or password")
-    if game is not None and seat is not None and seat.email != sender:
-        notify.send(db, seat.email, "signon_alert", s.now, game=game, player=seat, address=sender)
+    if s.password_checks:
+        reply.say(shown, "ERROR: only one sign-on is checked per message; this one was not")
+        return
+    # the seat's owner, writing from the seat's address and reading the answer there, is never held back: a forger
+    # of that address learns nothing from the answer
+    own = seat.email == sender and (s.msg.reply_to or sender) == seat.email
+    wait_until = _signon_wait(db, game, seat.power or "", s.now)
+    if wait_until is not None and not own:
+        log_event(db, game.id, s.now, sender, "signon-held", {"power": seat.power})
+        reply.say(shown, f"ERROR: too many failed sign-ons as {seat.power} in {game.name}; the password was not "
+                         f"checked; try again after {wait_until:%Y-%m-%d %H:%M} UTC")
+        return
+    s.password_checks += 1
+    if verify_password(item.password, seat.password_hash):
+        s.game, s.player = game, seat
+        reply.say(shown, f"signed on as {seat.power} in {game.name}")
+        return
+    db.table("signon_failures").insert({"address": sender, "at": iso_utc(s.now), "game": game.name,
+                                        "power": seat.power})
+    log_event(db, game.id, s.now, sender, "signon-failed", {"game": item.game.lower(), "power": item.power})
+    reply.say(shown, "ERROR: sign-on failed: no such game, power or password")
+    if not own:
+        _alert_owner(db, game, seat, s.now)
+
+
+def _failures(db: Database, game: Game, power: str, since: datetime) -> list[dict[str, Any]]:
+    return list(db.query("select address, at from signon_failures where game = ? and power = ? and at > ? "
+                         "order by at", [game.name, power, iso_utc(since)]))
+
+
+def _signon_wait(db: Database, game: Game, power: str, now: datetime) -> datetime | None:
+    """Until when password checks for this seat wait, after too many failures in the last day; None: no wait.
+
+    The first ``MAX_FAILED_SIGNONS`` failures cost nothing; after that each failure doubles the wait after it, from
+    one minute up to ``MAX_SIGNON_DELAY``.
+    """
+    failures = _failures(db, game, power, now - SIGNON_FAILURE_WINDOW)
+    extra = len(failures) - MAX_FAILED_SIGNONS
+    if extra < 0:
+        return None
+    delay = min(timedelta(minutes=2 ** min(extra, 20)), MAX_SIGNON_DELAY)
+    until = datetime.fromisoformat(failures[-1]["at"].replace("Z", "+00:00")) + delay
+    return until if until > now else None
+
+
+def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
+    """Warn the seat's owner of failed sign-ons from other addresses: at most once an hour, summing them up."""
+    recent = list(db.query("select at from events where game_id = ? and kind = 'signon-alert' and sender = ? "
+                           "order by id desc limit 1", [game.id, seat.email]))
+    if recent and recent[0]["at"] > iso_utc(now - ALERT_INTERVAL):
+        return
+    since = now - SIGNON_FAILURE_WINDOW
+    if recent:
+        since = max(since, datetime.fromisoformat(recent[0]["at"].replace("Z", "+00:00")))
+    failures = [f for f in _failures(db, game, seat.power or "", since) if f["address"] != seat.email]
+    if not failures:
+        return
+    addresses = list(dict.fromkeys(f["address"] for f in failures))
+    shown = addresses[:5] + ([f"{len(addresses) - 5} more"] if len(addresses) > 5 else [])
+    log_event(db, game.id, now, seat.email, "signon-alert", {"power": seat.power, "attempts": len(failures)})
+    notify.send(db, seat.email, "signon_alert", now, game=game, player=seat, attempts=len(failures),
+                addresses=shown, since=f"{since:%Y-%m-%d %H:%M}")
 
 
 def _masked(item: c.SignOn) -> str:

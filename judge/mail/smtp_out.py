@@ -41,7 +41,10 @@ def build_message(row: dict[str, Any], judge_address: str, game_name: str | None
         refs.append(f"<game.{game_name}@{domain}>")  # one thread per game
     if row.get("in_reply_to"):
         msg["In-Reply-To"] = f"<{row['in_reply_to']}>"
-        refs.append(f"<{row['in_reply_to']}>")
+        # the sender's chain, then the message answered (RFC 5322 3.6.4), so the reply stays in its thread
+        for ref in [*(row.get("thread_refs") or "").split(), row["in_reply_to"]]:
+            if f"<{ref}>" not in refs:
+                refs.append(f"<{ref}>")
     if refs:
         msg["References"] = " ".join(refs)
     msg["Auto-Submitted"] = "auto-replied"  # RFC 3834: never answer this automatically

@@ -3,13 +3,16 @@
 The parser knows the map's names but not the position: it does not check that a unit exists or may move there
 (that is judge.rules.legality). It forgives case, abbreviations, full names and aliases, optional unit types,
 ``-``/``->``/``to``/``move``, ``S``/``supports``, ``C``/``convoys``, coasts written ``spa/nc``, ``spa(nc)``, ``spa nc``
-or ``Spain north coast``, and ``via convoy``. It never guesses: what it cannot read is an ``OrderError``.
+or ``Spain north coast``, and ``via convoy``. It never guesses: what it cannot read is an ``OrderError`` — place
+names alone (``Paris``, ``Paris Burgundy``) included, since a unit without its type needs its verb. Text is
+normalised first (``normalise``): compatibility forms, invisible characters, Unicode dashes and arrows.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from functools import lru_cache
 from dataclasses import dataclass
 
@@ -45,8 +48,24 @@ _COAST_WORDS = {"nc": "nc", "sc": "sc", "ec": "ec", "wc": "wc",
                 "north": "nc", "south": "sc", "east": "ec", "west": "wc", "n": "nc", "s": "sc", "e": "ec", "w": "wc"}
 _FILLER = {"the", "of", "and", "army's", "fleet's", "unit", "in", "at", "from"}
 
-_COAST_PAREN = re.compile(r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?", re.I)
+# ASCII-only case folding: under full Unicode folding "ſ" (U+017F) matches "s" and "K" (U+212A) matches "k".
+_COAST_PAREN = re.compile(r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?",
+                          re.I | re.A)
 _ARROW = re.compile(r"(->|=>|→|–|—|>)")
+# Dashes, minus signs and arrows players paste from word processors and web pages: all mean "moves to".
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d\u2e3a\u2e3b"
+_ARROWS = ("\u2190\u2192\u21a6\u21d2\u21e8\u21fe\u2794\u2799\u279b\u279c\u279d\u279e\u279f\u27a0\u27a1\u27a4"
+           "\u27f6\u27f9\u27fe\u2b62\u2b95\u25b6\u25ba\u2192\u00bb\u2023")
+_TO_HYPHEN = str.maketrans({ch: "-" for ch in _DASHES} | {ch: " - " for ch in _ARROWS})
+
+
+def normalise(text: str) -> str:
+    """Order text as the parser compares it: compatibility forms folded (NFKC: "ſ" is "s", "ﬁ" is "fi", NBSP is a
+    space), invisible format characters (zero-width space, soft hyphen, BOM, direction marks) removed, Unicode
+    dashes and minus signs made "-", arrows made " - "."""
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    return text.translate(_TO_HYPHEN)
 
 
 @dataclass(frozen=True)
@@ -59,7 +78,7 @@ def parse_order(line: str, geo: Geography, step: Step) -> Order | OrderError:
     text = line.strip()
     if not text:
         return OrderError(line, "empty line")
-    symbols = _symbols(text, geo)
+    symbols = _symbols(normalise(text), geo)
     if isinstance(symbols, OrderError):
         return symbols
     if step is Step.ADJUSTMENT:
@@ -73,7 +92,7 @@ def parse_order(line: str, geo: Geography, step: Step) -> Order | OrderError:
 
 def _tokens(text: str) -> list[str]:
     text = _ARROW.sub(" - ", text)
-    text = _COAST_PAREN.sub(lambda m: "/" + _COAST_WORDS[m.group(1).lower()], text)
+    text = _COAST_PAREN.sub(lambda m: "/" + _COAST_WORDS.get(m.group(1).lower(), m.group(1)), text)
     text = re.sub(r"[,;:!?()\[\]]", " ", text)
     text = text.replace("-", " - ")
     return [t for t in text.lower().split() if t not in (".",)]
@@ -204,6 +223,11 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
     if place is None:
         return OrderError(text, "an order starts with the unit, e.g. 'A Paris - Burgundy' or 'F nth S A lon - bel'")
     rest = sym[i:]
+    if kind is None and not rest:  # "Paris" alone (a signature, a greeting) is not an order
+        return OrderError(text, "a place name alone is not an order; to hold, write it like 'A Paris H'")
+    if kind is None and isinstance(rest[0], _Place):  # "Paris Burgundy": names, not an order
+        return OrderError(text, "place names alone are not an order; write the unit and the move, like "
+                                "'A Paris - Burgundy'")
     if not rest or rest == ["hold"]:
         return Hold(kind, place.loc)
     verb = rest[0]
@@ -253,7 +277,7 @@ def _retreat(text: str, sym: list[object]) -> Order | OrderError:
         return Disband(kind, place.loc)
     if rest and rest[0] in ("retreat", "move") and len(rest) == 2 and isinstance(rest[1], _Place):
         return Retreat(kind, place.loc, rest[1].loc)
-    if len(rest) == 1 and isinstance(rest[0], _Place):
+    if len(rest) == 1 and isinstance(rest[0], _Place) and kind is not None:
         return Retreat(kind, place.loc, rest[0].loc)
     return OrderError(text, "in a retreat phase a dislodged unit retreats ('A mun - boh') or disbands ('A mun disband')")
 

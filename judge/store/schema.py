@@ -84,3 +84,11 @@ def m003_reports(db: Database) -> None:
     db.table("outbox").add_column("image", bytes)  # the map picture (PNG) of a results mail
     db.table("games").add_column("reminded", int)  # 1 once the deadline reminder of this phase went out
     db.table("meta").create({"key": str, "value": str}, pk="key")  # judge-wide settings, e.g. default_language
+
+
+@migrations()
+def m004_reply_references(db: Database) -> None:
+    db.table("outbox").add_column("thread_refs", str)  # a reply's References: the sender's chain, space-separated
+    db.table("signon_failures").add_column("game", str)  # failures are counted per game and power, not per address
+    db.table("signon_failures").add_column("power", str)
+    db.table("signon_failures").create_index(["game", "power", "at"])
