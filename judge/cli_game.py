@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from judge.timeutil import parse_duration, parse_iso_utc
+from judge.store import write
 
 EXIT_OK, EXIT_PROBLEMS = 0, 1
 
@@ -130,7 +131,7 @@ def _create(args: argparse.Namespace) -> int:
             grace=int(parse_duration(args.grace).total_seconds()) if args.grace else 0,
             master=args.master, assignment=args.assign)
         db = _db(args)
-        with db.atomic():
+        with write(db):
             game = create_game(db, args.name, args.variant, settings, _now(args))
         print(f"created {game.name} ({game.variant.name}); players join with: judge game join {game.name} "
               f"--email ADDR --password PW [--power P], or by mail: JOIN {game.name} <password>")
@@ -144,7 +145,7 @@ def _join(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             player = join_game(db, args.name, args.email, args.password, _now(args), power=args.power,
                                sender="master")
         print(f"{player.email} joined {args.name}" + (f" as {player.power}" if player.power else ""))
@@ -159,7 +160,7 @@ def _simple(args: argparse.Namespace) -> int:
     def body() -> int:
         db = _db(args)
         now = _now(args)
-        with db.atomic():
+        with write(db):
             if args.action == "start":
                 rng = random.Random(args.seed) if args.seed is not None else random.Random()
                 game = service.start_game(db, args.name, now, rng)
@@ -184,7 +185,7 @@ def _extend(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             game = extend_deadline(db, args.name, parse_duration(args.by), _now(args))
         print(f"{game.name}: deadline {game.deadline.isoformat() if game.deadline else '-'}")
         return EXIT_OK
@@ -197,7 +198,7 @@ def _replace(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             seat = replace_player(db, args.name, args.power, args.email, args.password, _now(args))
         print(f"{seat.power} in {args.name} is now played by {seat.email}")
         return EXIT_OK
@@ -210,7 +211,7 @@ def _rollback(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             game = rollback_game(db, args.name, args.phase, _now(args))
         print(f"{game.name} is back at {game.phase}")
         return EXIT_OK

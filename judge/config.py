@@ -32,6 +32,7 @@ class ImapConfig:
     idle: bool = True
     poll_seconds: int = 60
     timeout: int = 60
+    quarantine_folder: str = "Quarantine"  # mail that could not be parsed or handled (reason in the database)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class SmtpConfig:
     username: str = ""
     password: str = field(default="", repr=False)
     timeout: int = 60
+    max_delivery_days: float = 5  # a mail the server keeps deferring (4xx) is given up after this long
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Config:
     max_replies_per_hour: int = 30  # per recipient, for mail that answers a message
     source: str = ""  # the file it came from
     language: str = "en"  # the language of players who have not chosen one (SET LANGUAGE)
+    mail_retention_days: float = 30  # bodies of sent mail are pruned after this (the record stays)
+    handled_retention_days: float = 90  # records of handled mail and sign-on failures are pruned after this
 
 
 def config_path(explicit: str | None) -> Path:
@@ -87,7 +91,9 @@ def config_from_data(data: dict[str, Any], env: dict[str, str] | os._Environ[str
         raise ConfigError(f"{source or 'config'}: {len(problems)} problem(s):\n" +
                           "\n".join(f"  - {p}" for p in problems))
     return Config(address.lower(), db_path, str(judge.get("timezone", "UTC")), imap, smtp,  # type: ignore[arg-type]
-                  int(judge.get("max_replies_per_hour", 30)), source, language)
+                  int(judge.get("max_replies_per_hour", 30)), source, language,
+                  mail_retention_days=float(judge.get("mail_retention_days", 30)),
+                  handled_retention_days=float(judge.get("handled_retention_days", 90)))
 
 
 def _section(data: dict[str, Any], name: str, cls: Any, secret: str | None, problems: list[str]) -> Any:

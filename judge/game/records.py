@@ -1,11 +1,12 @@
 """Reading and writing games, players, orders, events and queued mail in the store.
 
-Every function here works inside the caller's transaction (``db.atomic()``); none commits on its own.
+Every function here works inside the caller's transaction (``judge.store.write``); none commits on its own.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -141,10 +142,27 @@ def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kin
 
 
 def queue_mail(db: Database, to: str, subject: str, body: str, now: datetime, *, game_id: int | None = None,
-               in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None) -> None:
+               in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None,
+               picture_id: int | None = None) -> None:
+    """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry."""
     db.table("outbox").insert({"to_addr": to, "subject": subject, "body": body, "status": "queued",
                                "created_at": iso_utc(now), "sent_at": None, "in_reply_to": in_reply_to,
-                               "game_id": game_id, "attempts": 0, "html": html, "image": image})
+                               "game_id": game_id, "attempts": 0, "html": html, "image": image,
+                               "picture_id": picture_id, "next_attempt": iso_utc(now),
+                               "message_id": new_message_id(db)})
+
+
+def new_message_id(db: Database) -> str:
+    """A globally unique Message-ID: 128 random bits at the judge's domain (or a bare token, given the domain when
+    sent, while the judge's address is not yet known to this database)."""
+    token = secrets.token_hex(16)
+    rows = list(db.query("select value from meta where key = 'judge_address'"))
+    domain = rows[0]["value"].rpartition("@")[2] if rows and rows[0]["value"] else ""
+    return f"<{token}@{domain}>" if domain else token
+
+
+def set_judge_address(db: Database, address: str) -> None:
+    db.table("meta").upsert({"key": "judge_address", "value": address.lower()}, pk="key")
 
 
 def default_language(db: Database) -> str:

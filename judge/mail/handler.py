@@ -26,6 +26,7 @@ from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import LANGUAGES, render_mail
 from judge.timeutil import check_timezone, iso_utc
+from judge.store import write
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: st
                                    f"{MAX_MESSAGE_BYTES // 1024} KB)")
     if judge_address and msg.sender == judge_address.lower():
         msg = replace(msg, auto=True)
-    with db.atomic():
+    with write(db):
         if _seen(db, msg):
             return Handled("duplicate", [])
         first_new = _last_outbox_id(db)
@@ -120,7 +121,7 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, max_replies_per_
         _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {msg.problem}."]), None)
         return f"refused: {msg.problem}"
     try:
-        with db.atomic():
+        with write(db):
             return _handle(db, msg, now)
     except Exception:  # a bug must not lose the message or leave half an effect
         log.exception("handling message %s from %s failed", msg.message_id, msg.sender)

@@ -1,17 +1,30 @@
-"""Sending the outbox over SMTP (smtplib): each message is marked sent only after the server accepted it.
+"""Sending the outbox over SMTP (smtplib), each mail once.
 
-A server that is down or refuses temporarily leaves the message queued with a growing pause before the next try
-(30 s doubling up to an hour); a recipient refused permanently (5xx) marks that message failed.
+A sender first *claims* the mail that is due, inside a write transaction (status ``sending``), so two senders can
+never take the same row; mail is chosen in SQL, due first and oldest first, so a backlog the server keeps deferring
+never blocks a new reply. One SMTP connection carries the whole batch. A mail is marked ``sent`` right after the
+server's 250 to its DATA: a crash can resend only the one mail whose DATA was under way, and the resend carries the
+same Message-ID (fixed when the mail was queued), so it is recognisable as the same mail.
+
+A temporary refusal (4xx) is retried with exponential backoff and jitter (30 s doubling, at most 6 hours apart) until
+the mail is ``[smtp] max_delivery_days`` old (default 5, as common MTAs); a permanent refusal (5xx) fails it at once.
+A failed mail is kept, marked ``failed`` with the reason, and reported to its game's master in a digest (at most one
+per hour). A server that cannot be reached leaves the claimed mail queued as it was; the daemon retries the
+connection with its own capped backoff.
+
+The results map is carried once per mail: the HTML shows it by ``cid:`` and a text-only client lists the same part
+as the attachment ``map.png``.
 """
 
 from __future__ import annotations
 
 import logging
+import random
 import smtplib
 import ssl
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime
 from typing import Any
 
@@ -19,14 +32,33 @@ from sqlite_utils import Database
 
 from judge.config import SmtpConfig
 from judge.timeutil import iso_utc, parse_iso_utc
+from judge.store import write
 
 log = logging.getLogger(__name__)
 
-MAX_BACKOFF = timedelta(hours=1)
+FIRST_RETRY = timedelta(seconds=30)
+MAX_BACKOFF = timedelta(hours=6)
+STALE_CLAIM = timedelta(hours=1)  # a claim older than this belongs to a sender that died
+MAP_CID = "map@judge"
 
 
-def build_message(row: dict[str, Any], judge_address: str, game_name: str | None, now: datetime) -> EmailMessage:
-    """The mail for one outbox row, with the headers that keep threads together and loops away."""
+class SmtpUnavailable(Exception):
+    """The server could not be reached or dropped the connection; the daemon retries later."""
+
+
+def message_id_of(row: dict[str, Any], judge_address: str) -> str:
+    domain = judge_address.rpartition("@")[2] or "judge.invalid"
+    mid = row.get("message_id") or f"judge.{row['id']}"
+    return mid if mid.startswith("<") else f"<{mid}@{domain}>"
+
+
+def build_message(row: dict[str, Any], judge_address: str, game_name: str | None, now: datetime,
+                  image: bytes | None = None) -> EmailMessage:
+    """The mail for one outbox row, with the headers that keep threads together and loops away.
+
+    ``image`` is the results map (the row's picture); it is one MIME part, shown inline by the HTML and listed as
+    an attachment by text-only readers.
+    """
     domain = judge_address.rpartition("@")[2] or "judge.invalid"
     msg = EmailMessage()
     msg["From"] = judge_address
@@ -34,7 +66,7 @@ def build_message(row: dict[str, Any], judge_address: str, game_name: str | None
     msg["Reply-To"] = judge_address
     msg["Subject"] = row["subject"]
     msg["Date"] = format_datetime(now)
-    msg["Message-ID"] = row.get("message_id") or f"<judge.{row['id']}@{domain}>"
+    msg["Message-ID"] = message_id_of(row, judge_address)
     refs = []
     if game_name:
         msg["List-Id"] = f"Diplomacy game {game_name} <{game_name}.{domain}>"
@@ -47,15 +79,24 @@ def build_message(row: dict[str, Any], judge_address: str, game_name: str | None
     msg["Auto-Submitted"] = "auto-replied"  # RFC 3834: never answer this automatically
     msg["X-Auto-Response-Suppress"] = "All"
     msg["X-Loop"] = judge_address
-    msg.set_content(row["body"])
+    image = image if image is not None else row.get("image")
+    if not image:
+        msg.set_content(row["body"] or "")
+        if row.get("html"):
+            msg.add_alternative(row["html"], subtype="html")
+        return msg
+    # multipart/related: first the text (and HTML) alternatives, then the one picture; the HTML shows it by cid,
+    # and its Content-Disposition with a file name makes text-only readers offer it as the attachment map.png
+    root = MIMEPart()
+    root.set_content(row["body"] or "")
     if row.get("html"):
-        msg.add_alternative(row["html"], subtype="html")
-    if row.get("image"):
-        if row.get("html"):  # inline in the HTML part, which shows it as <img src="cid:map@judge">
-            html_part = msg.get_payload()[1]  # type: ignore[index]
-            html_part.add_related(row["image"], "image", "png", cid="<map@judge>")  # type: ignore[union-attr]
-        # and attached for readers of the plain text
-        msg.add_attachment(row["image"], maintype="image", subtype="png", filename="map.png")
+        root.add_alternative(row["html"], subtype="html")
+    picture = MIMEPart()
+    picture.set_content(image, "image", "png", cid=f"<{MAP_CID}>", disposition="inline", filename="map.png")
+    msg.set_content("")
+    msg.make_related()
+    msg.set_payload([root, picture])
+    msg.set_param("type", root.get_content_type())
     return msg
 
 
@@ -72,47 +113,96 @@ def connect(cfg: SmtpConfig) -> smtplib.SMTP:
     return client
 
 
+def release_stale_claims(db: Database, now: datetime, everything: bool = False) -> int:
+    """Put mail claimed by a sender that died back in the queue (all of it with ``everything``: the caller holds
+    the daemon's lock, so no other sender exists). Only the one whose DATA was under way may have been delivered."""
+    with write(db):
+        if everything:
+            cur = db.execute("update outbox set status = 'queued', claimed_at = null where status = 'sending'")
+        else:
+            cur = db.execute("update outbox set status = 'queued', claimed_at = null where status = 'sending' "
+                             "and claimed_at < ?", [iso_utc(now - STALE_CLAIM)])
+        return cur.rowcount
+
+
+def claim_due(db: Database, now: datetime, limit: int) -> list[dict[str, Any]]:
+    """Take up to ``limit`` due mails for sending (due first, oldest first), in one write transaction."""
+    with write(db):
+        rows = list(db.query("select * from outbox where status = 'queued' and next_attempt <= ? "
+                             "order by next_attempt, id limit ?", [iso_utc(now), limit]))
+        if rows:
+            ids = [r["id"] for r in rows]
+            db.execute(f"update outbox set status = 'sending', claimed_at = ? where id in ({','.join('?' * len(ids))})",
+                       [iso_utc(now), *ids])
+    return rows
+
+
+def _unclaim(db: Database, ids: list[int]) -> None:
+    if ids:
+        with write(db):
+            db.execute(f"update outbox set status = 'queued', claimed_at = null "
+                       f"where status = 'sending' and id in ({','.join('?' * len(ids))})", ids)
+
+
 def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Callable[[], datetime],
                  limit: int = 500) -> int:
-    """Send every queued message that is due; return how many the server accepted."""
+    """Send up to ``limit`` due mails over one connection; return how many the server accepted.
+
+    Raises SmtpUnavailable when the server cannot be reached or drops the connection (the unsent mail stays queued).
+    """
     now = clock()
-    due = [r for r in db.query("select * from outbox where status = 'queued' order by id limit ?", [limit])
-           if not r["next_attempt"] or parse_iso_utc(r["next_attempt"]) <= now]
-    if not due:
+    rows = claim_due(db, now, limit)
+    if not rows:
         return 0
     games = {r["id"]: r["name"] for r in db.query("select id, name from games")}
-    sent = 0
+    pictures: dict[int, bytes] = {}
+    pending = [r["id"] for r in rows]
     try:
         client = connect(cfg)
     except (OSError, smtplib.SMTPException) as exc:
-        log.warning("smtp: cannot connect to %s:%s: %s", cfg.host, cfg.port, type(exc).__name__)
-        for row in due:
-            _retry_later(db, row, now, f"connect: {type(exc).__name__}")
-        return 0
+        _unclaim(db, pending)
+        raise SmtpUnavailable(f"cannot connect to {cfg.host}:{cfg.port}: {type(exc).__name__}") from None
+    sent = 0
     try:
-        for row in due:
-            msg = build_message(row, judge_address, games.get(row["game_id"]), clock())
+        for row in rows:
+            image = None
+            if row.get("picture_id"):
+                pid = row["picture_id"]
+                if pid not in pictures:
+                    found = list(db.query("select png from pictures where id = ?", [pid]))
+                    pictures = {pid: found[0]["png"]} if found else {}
+                image = pictures.get(pid)
+            try:
+                msg = build_message(row, judge_address, games.get(row["game_id"]), clock(), image)
+            except Exception as exc:  # a row that cannot become a mail must not hold up the others
+                log.exception("smtp: message %s cannot be built", row["id"])
+                _fail(db, row["id"], f"cannot be built: {type(exc).__name__}")
+                pending.remove(row["id"])
+                continue
             try:
                 client.send_message(msg, from_addr=judge_address, to_addrs=[row["to_addr"]])
             except smtplib.SMTPRecipientsRefused as exc:
-                code = next(iter(exc.recipients.values()))[0]
-                if 500 <= code < 600:
-                    with db.atomic():
-                        db.table("outbox").update(row["id"], {"status": "failed", "last_error": f"refused {code}"})
-                    log.warning("smtp: message %s refused permanently (%s)", row["id"], code)
-                else:
-                    _retry_later(db, row, now, f"refused {code}")
+                code, text = next(iter(exc.recipients.values()))
+                _refused(db, row, code, text, cfg, clock())
+                pending.remove(row["id"])
+                continue
+            except (smtplib.SMTPDataError, smtplib.SMTPSenderRefused) as exc:
+                _refused(db, row, exc.smtp_code, exc.smtp_error, cfg, clock())
+                pending.remove(row["id"])
+                _reset(client)
                 continue
             except (OSError, smtplib.SMTPException) as exc:
-                _retry_later(db, row, now, type(exc).__name__)
-                log.warning("smtp: sending message %s failed: %s", row["id"], type(exc).__name__)
-                break  # the connection is likely gone; the rest waits for the next round
-            with db.atomic():
-                db.table("outbox").update(row["id"], {"status": "sent", "sent_at": iso_utc(clock()),
-                                                      "message_id": msg["Message-ID"], "last_error": None})
+                # the connection is gone: whether this one arrived is unknown; it is sent again, same Message-ID
+                _unclaim(db, pending)
+                raise SmtpUnavailable(f"sending to {cfg.host}:{cfg.port}: {type(exc).__name__}") from None
+            with write(db):
+                db.execute("update outbox set status = 'sent', sent_at = ?, message_id = ?, last_error = null, "
+                           "claimed_at = null where id = ?", [iso_utc(clock()), msg["Message-ID"], row["id"]])
+            pending.remove(row["id"])
             sent += 1
             log.info("smtp: sent message %s", row["id"])
     finally:
+        _unclaim(db, pending)
         try:
             client.quit()
         except (OSError, smtplib.SMTPException):
@@ -120,14 +210,50 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
     return sent
 
 
-def _retry_later(db: Database, row: dict[str, Any], now: datetime, error: str) -> None:
+def _reset(client: smtplib.SMTP) -> None:
+    try:
+        client.rset()
+    except (OSError, smtplib.SMTPException):
+        pass
+
+
+def _text(error: Any) -> str:
+    text = error.decode("utf-8", "replace") if isinstance(error, bytes) else str(error)
+    return " ".join(text.split())[:200]
+
+
+def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: SmtpConfig, now: datetime) -> None:
+    """A refusal of this one mail: permanent (5xx) fails it; temporary (4xx) retries it later, or fails it once it
+    is older than the delivery limit."""
+    reason = f"{code} {_text(error)}"
+    created = parse_iso_utc(row["created_at"])
+    if 500 <= code < 600:
+        _fail(db, row["id"], f"refused: {reason}")
+        log.warning("smtp: message %s refused permanently (%s)", row["id"], code)
+        return
+    if now - created >= timedelta(days=cfg.max_delivery_days):
+        _fail(db, row["id"], f"gave up after {cfg.max_delivery_days:g} days: {reason}")
+        log.warning("smtp: message %s given up after %g days (%s)", row["id"], cfg.max_delivery_days, code)
+        return
     attempts = (row["attempts"] or 0) + 1
-    pause = min(timedelta(seconds=30 * 2 ** min(attempts - 1, 12)), MAX_BACKOFF)
-    with db.atomic():
-        db.table("outbox").update(row["id"], {"attempts": attempts, "next_attempt": iso_utc(now + pause),
-                                              "last_error": error})
+    with write(db):
+        db.execute("update outbox set status = 'queued', claimed_at = null, attempts = ?, next_attempt = ?, "
+                   "last_error = ? where id = ?", [attempts, iso_utc(now + retry_pause(attempts)), reason, row["id"]])
+    log.info("smtp: message %s deferred (%s), attempt %d", row["id"], code, attempts)
+
+
+def retry_pause(attempts: int, rng: random.Random | None = None) -> timedelta:
+    """Exponential backoff with jitter: 30 s doubling per attempt, at most 6 hours, each pause ±25 %."""
+    base = min(FIRST_RETRY * 2 ** min(attempts - 1, 20), MAX_BACKOFF)
+    return base * (rng or random).uniform(0.75, 1.25)
+
+
+def _fail(db: Database, outbox_id: int, reason: str) -> None:
+    with write(db):
+        db.execute("update outbox set status = 'failed', claimed_at = null, last_error = ? where id = ?",
+                   [reason, outbox_id])
 
 
 def next_send_time(db: Database) -> datetime | None:
-    rows = list(db.query("select min(coalesce(next_attempt, created_at)) as t from outbox where status = 'queued'"))
+    rows = list(db.query("select min(next_attempt) as t from outbox where status = 'queued'"))
     return parse_iso_utc(rows[0]["t"]) if rows and rows[0]["t"] else None

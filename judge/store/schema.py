@@ -84,3 +84,23 @@ def m003_reports(db: Database) -> None:
     db.table("outbox").add_column("image", bytes)  # the map picture (PNG) of a results mail
     db.table("games").add_column("reminded", int)  # 1 once the deadline reminder of this phase went out
     db.table("meta").create({"key": str, "value": str}, pk="key")  # judge-wide settings, e.g. default_language
+
+
+@migrations()
+def m004_reliable_mail(db: Database) -> None:
+    # the map of a phase, stored once per language and referenced by every results mail of that phase
+    db.table("pictures").create({
+        "id": int, "game_id": int, "phase": str, "language": str, "png": bytes, "created_at": str,
+    }, pk="id")
+    db.table("pictures").create_index(["game_id", "phase", "language"], unique=True)
+    db.table("outbox").add_column("picture_id", int)
+    db.table("outbox").add_column("claimed_at", str)  # when a sender took it (status sending)
+    db.table("outbox").add_column("reported", int)  # 1 once a failed mail was in a digest to the game master
+    # status: queued | sending (claimed; DATA may be under way) | sent | failed
+    db.execute("update outbox set next_attempt = created_at where next_attempt is null")
+    db.table("outbox").create_index(["status", "next_attempt"])
+    db.table("outbox").create_index(["created_at"])
+    db.table("messages").create_index(["received_at"])
+    db.table("quarantine").create({  # mail that could not be parsed or handled, moved to [imap] quarantine_folder
+        "id": int, "account": str, "uid": int, "digest": str, "reason": str, "at": str,
+    }, pk="id")

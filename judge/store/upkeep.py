@@ -1,0 +1,59 @@
+"""Keeping the database bounded: pruning old mail bodies and records, and the size of every table.
+
+What is pruned, and when (``[judge]`` settings): the body, HTML and picture reference of mail sent (or failed) more
+than ``mail_retention_days`` ago (default 30), while its record stays (recipient, subject, Message-ID, status,
+times); pictures no mail refers to any more; records of handled mail, sign-on failures and quarantined mail older
+than ``handled_retention_days`` (default 90). Games, phases, orders and the event log are never pruned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlite_utils import Database
+
+from judge.store.db import write
+from judge.timeutil import iso_utc
+
+
+@dataclass(frozen=True)
+class Pruned:
+    mail_bodies: int
+    pictures: int
+    handled: int
+    signon_failures: int
+    quarantine: int
+
+
+def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: float = 90) -> Pruned:
+    mail_cutoff = iso_utc(now - timedelta(days=mail_days))
+    handled_cutoff = iso_utc(now - timedelta(days=handled_days))
+    with write(db):
+        bodies = db.execute(
+            "update outbox set body = '', html = null, image = null, picture_id = null "
+            "where ((status = 'sent' and sent_at < ?) or (status = 'failed' and created_at < ?)) "
+            "and (body != '' or html is not null or image is not null or picture_id is not null)",
+            [mail_cutoff, mail_cutoff]).rowcount
+        pictures = db.execute(
+            "delete from pictures where created_at < ? and id not in "
+            "(select picture_id from outbox where picture_id is not null)", [mail_cutoff]).rowcount
+        handled = db.execute("delete from messages where received_at < ?", [handled_cutoff]).rowcount
+        failures = db.execute("delete from signon_failures where at < ?", [handled_cutoff]).rowcount
+        quarantine = db.execute("delete from quarantine where at < ?", [handled_cutoff]).rowcount
+    return Pruned(bodies, pictures, handled, failures, quarantine)
+
+
+def table_sizes(db: Database) -> list[tuple[str, int, int]]:
+    """(table, rows, bytes on disk including its indexes), largest first."""
+    pages: dict[str, int] = {}
+    owner = {r["name"]: r["tbl_name"] for r in db.query("select name, tbl_name from sqlite_master "
+                                                         "where type in ('table', 'index')")}
+    for r in db.query("select name, sum(pgsize) as size from dbstat group by name"):
+        table = owner.get(r["name"], r["name"])
+        pages[table] = pages.get(table, 0) + int(r["size"])
+    out = []
+    for table in db.table_names():
+        rows = db.execute(f'select count(*) from "{table}"').fetchone()[0]
+        out.append((table, int(rows), pages.get(table, 0)))
+    return sorted(out, key=lambda t: (-t[2], t[0]))
