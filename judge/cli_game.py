@@ -88,6 +88,8 @@ def add_game_commands(sub: Any) -> None:
     p = msub.add_parser("handle", parents=[common],
                         help="handle one raw RFC 5322 message exactly as the daemon does and print the replies")
     p.add_argument("file", help="the message file, or - for standard input")
+    p.add_argument("--config", default=None, help="the daemon's config, for the judge's address and reply cap "
+                   "(default: $JUDGE_CONFIG or ./judge.toml when present, else what judge serve recorded)")
     p.set_defaults(func=_mail_handle)
 
     outbox = sub.add_parser("outbox", help="mail waiting to be sent, and sent")
@@ -260,12 +262,19 @@ def _tick(args: argparse.Namespace) -> int:
 
 
 def _mail_handle(args: argparse.Namespace) -> int:
-    from judge.mail.handler import handle_raw
+    from judge.mail.imap_in import mail_handle_settings, handle_one
 
     raw = sys.stdin.buffer.read() if args.file == "-" else open(args.file, "rb").read()
     db = _db(args)
-    replies = handle_raw(db, raw, _now(args))
-    for reply in replies:
+    address, cap, note = mail_handle_settings(db, getattr(args, "config", None))
+    if note:
+        print(f"judge: {note}", file=sys.stderr)
+    handled = handle_one(db, raw, _now(args), address, cap)
+    if handled.outcome == "duplicate":
+        print("duplicate: this message was handled before; nothing changed and nothing was sent")
+    elif not handled.replies:
+        print(f"{handled.outcome}; no reply")
+    for reply in handled.replies:
         print(f"To: {reply['to_addr']}\nSubject: {reply['subject']}\n\n{reply['body']}\n" + "-" * 72)
     return EXIT_OK
 

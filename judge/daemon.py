@@ -163,6 +163,10 @@ class Daemon:
         with write(self.db):
             set_default_language(self.db, self.cfg.language)
             set_judge_address(self.db, self.cfg.address)
+            domain = self.cfg.address.rpartition("@")[2]
+            # mail queued before the judge's address was known carries a bare random token: complete it now
+            self.db.execute("update outbox set message_id = '<' || message_id || '@' || ? || '>' "
+                            "where status in ('queued', 'sending') and message_id not like '<%'", [domain])
         released = release_stale_claims(self.db, self.clock(), everything=True)  # we hold the lock: no sender runs
         if released:
             log.warning("smtp: %d mail(s) claimed by a sender that stopped are queued again", released)

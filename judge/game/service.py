@@ -381,7 +381,14 @@ def _late_players(db: Database, game: Game, seats: list[Player]) -> list[Player]
 
 
 def maybe_adjudicate_when_ready(db: Database, game: Game, now: datetime) -> TurnResult | None:
-    """Adjudicate at once when every active player who owes orders has said READY."""
+    """Adjudicate at once when every active player who owes orders has said READY.
+
+    Called inside the caller's write transaction; the game is read again there, so a phase another writer has just
+    adjudicated (or a game just paused) is left alone."""
+    current = load_game(db, game.name)
+    if current is None or current.phase != game.phase:
+        return None
+    game = current
     seats = players(db, game.id)
     owing = owing_powers(game)
     voters = [p for p in seats if p.active and p.power in owing]

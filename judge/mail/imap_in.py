@@ -168,6 +168,30 @@ def handle_one(db: Database, raw: bytes, now: datetime, judge_address: str, max_
     return handled
 
 
+def mail_handle_settings(db: Database, config: str | None) -> tuple[str, int, str]:
+    """The judge's address and reply cap for ``judge mail handle``: the daemon's config when there is one, else the
+    address the daemon recorded in the database; with a note when neither is known."""
+    import os
+    from pathlib import Path
+
+    from judge.config import ConfigError, config_path, load_config
+    from judge.mail.handler import MAX_REPLIES_PER_HOUR
+
+    path = config_path(config)
+    if config or os.environ.get("JUDGE_CONFIG") or Path(path).exists():
+        try:
+            cfg = load_config(path)
+            return cfg.address, cfg.max_replies_per_hour, ""
+        except ConfigError as exc:
+            if config:
+                raise SystemExit(f"judge: {exc}") from None
+    rows = list(db.query("select value from meta where key = 'judge_address'"))
+    if rows and rows[0]["value"]:
+        return rows[0]["value"], MAX_REPLIES_PER_HOUR, ""
+    return "", MAX_REPLIES_PER_HOUR, ("the judge's own address is unknown (no --config, and judge serve never ran "
+                                      "on this database): mail from it would not be recognised")
+
+
 def _advance(db: Database, position: tuple[str, int, int], now: datetime) -> None:
     account, uidvalidity, uid = position
     db.table("mailbox_state").upsert({"account": account, "uidvalidity": uidvalidity, "last_uid": uid,

@@ -1,0 +1,262 @@
+"""A daemon a host can leave alone, against real servers on 127.0.0.1 (pymap, Dovecot, aiosmtpd).
+
+One daemon per database (the lock), deadlines that never wait for the mail servers, decisions re-checked inside
+their transaction, SMTP refusals (4xx then 5xx, the delivery limit, the game master's digest), mail that cannot be
+fetched or handled, and `judge mail handle` on the daemon's path.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from gamekit import raw_mail
+from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap
+from test_daemon import POWERS, Clock, addr, make_config, new_game, phase, send, text_of
+
+from judge.config import Config, ImapConfig, SmtpConfig
+from judge.daemon import ServeLock, serve
+from judge.embedded import EmbeddedImap, free_port
+from judge.game import records, service
+from judge.mail import imap_in
+from judge.mail.imap_in import Inbox, handle_new_mail
+from judge.store import open_db, write
+
+
+@pytest.fixture
+def imap(tmp_path: Path) -> Any:
+    server = start_imap("pymap", tmp_path / "imap")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def smtp() -> Any:
+    sink = SmtpSink().start()
+    yield sink
+    sink.stop()
+
+
+def wait_for(condition: Any, seconds: float = 60) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_second_serve_on_the_same_database_says_so_and_exits_0(tmp_path: Path, imap: Any, smtp: Any,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    cfg, clock = make_config(tmp_path, imap, smtp), Clock()
+    new_game(cfg, clock)
+    send(imap, "France", "A par - bur")
+    held = ServeLock(cfg.db)
+    assert held.acquire()
+    try:
+        with caplog.at_level(logging.WARNING, logger="judge"):
+            assert serve(cfg, once=True, clock=clock) == 0
+        assert "another judge serve is running" in caplog.text
+        assert len(folder_uids(imap, "INBOX")) == 1 and smtp.sink.messages == []  # it touched nothing
+    finally:
+        held.release()
+    assert serve(cfg, once=True, clock=clock) == 0  # the lock is free again
+    assert folder_uids(imap, "INBOX") == [] and smtp.to(addr("France"))
+
+
+def test_deadline_passes_with_imap_and_smtp_down_and_mail_flows_when_they_return(tmp_path: Path) -> None:
+    imap_port, smtp_port = free_port(), free_port()
+    cfg = Config(address="judge@judge.test", db=str(tmp_path / "judge.db"),
+                 imap=ImapConfig(host="127.0.0.1", port=imap_port, security="none", username="judge",
+                                 password=PASSWORD, poll_seconds=1, timeout=5),
+                 smtp=SmtpConfig(host="127.0.0.1", port=smtp_port, security="none", timeout=5))
+    clock = Clock()
+    new_game(cfg, clock)
+    stop = threading.Event()
+    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock}, daemon=True)
+    daemon.start()
+    imap_server = sink = None
+    try:
+        clock.advance(hours=1, seconds=1)  # the deadline passes while neither mail server answers
+        wait_for(lambda: phase(cfg) == "F1901M", 30)  # adjudicated on time all the same
+        db = open_db(cfg.db)
+        assert len(list(db.query("select 1 from outbox where status != 'sent' and subject like '%results%'"))) == 7
+        sink = SmtpSink(smtp_port).start()  # SMTP back: the results go out (reconnect backoff is capped)
+        wait_for(lambda: len([m for m in sink.sink.messages if "results of" in m["Subject"]]) == 7, 60)
+        imap_server = EmbeddedImap(tmp_path / "imap", ["judge"], PASSWORD)
+        imap_server.port = imap_port
+        imap_server.start()  # IMAP back: order mail is read again
+        send(imap_server, "France", "A par - bur")
+        wait_for(lambda: any("OK: A par - bur" in text_of(m) for m in sink.to(addr("France"))), 60)
+    finally:
+        stop.set()
+        daemon.join(30)
+        if imap_server is not None:
+            imap_server.stop()
+        if sink is not None:
+            sink.stop()
+    assert not daemon.is_alive()
+    subjects = [(m["To"], m["Subject"]) for m in sink.sink.messages]
+    assert len(subjects) == len(set(subjects))  # nothing twice
+
+
+class Refusing:
+    """aiosmtpd handler: some recipients are deferred (451) a number of times, some refused for good (550)."""
+
+    def __init__(self, deferred: dict[str, int], refused: set[str]) -> None:
+        self.deferred, self.refused = dict(deferred), refused
+        self.accepted: list[tuple[str, bytes]] = []
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        if address in self.refused:
+            return "550 5.1.1 no such user"
+        if self.deferred.get(address, 0) > 0:
+            self.deferred[address] -= 1
+            return "451 4.3.0 try again later"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        for rcpt in envelope.rcpt_tos:
+            self.accepted.append((rcpt, envelope.original_content))
+        return "250 OK"
+
+
+def test_smtp_4xx_is_retried_with_backoff_5xx_fails_at_once_and_the_master_hears_once_an_hour(
+        tmp_path: Path, imap: Any) -> None:
+    handler = Refusing({addr("France"): 2, addr("Italy"): 10_000}, {addr("Turkey")})
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        cfg, clock = make_config(tmp_path, imap, SmtpSink(port)), Clock()
+        db = open_db(cfg.db)
+        with write(db):
+            from judge.game.settings import GameSettings
+            import random
+            service.create_game(db, "g", "classic", GameSettings(movement_deadline=10 * 86400, master="gm@judge.test"),
+                                clock())
+            for power in POWERS:
+                service.join_game(db, "g", addr(power), f"pw-{power}", clock(), power=power)
+            service.start_game(db, "g", clock(), random.Random(1))
+        assert serve(cfg, once=True, clock=clock) == 0
+        rows = {r["to_addr"]: r for r in db.query("select * from outbox")}
+        assert rows[addr("Turkey")]["status"] == "failed" and "550" in rows[addr("Turkey")]["last_error"]
+        assert rows[addr("France")]["status"] == "queued" and rows[addr("France")]["attempts"] == 1
+        assert rows[addr("Austria")]["status"] == "sent"
+        assert {r["message_id"] for r in rows.values()} and all(
+            r["message_id"].endswith("@judge.test>") for r in rows.values())  # fixed when queued
+        first_id = rows[addr("France")]["message_id"]
+        for _ in range(3):  # retries, each after its pause (30 s doubling, with jitter)
+            clock.advance(minutes=3)
+            serve(cfg, once=True, clock=clock)
+        france = [raw for to, raw in handler.accepted if to == addr("France")]
+        assert len(france) == 1 and first_id.encode() in france[0]  # the same Message-ID as when queued
+        digests = [raw for to, raw in handler.accepted if to == "gm@judge.test" and b"could not be" in raw]
+        assert len(digests) == 1 and addr("Turkey").encode() in digests[0]
+        clock.advance(days=5, minutes=1)  # Italy is still deferred after the delivery limit: given up
+        serve(cfg, once=True, clock=clock)
+        italy = next(db.query("select * from outbox where to_addr = ?", [addr("Italy")]))
+        assert italy["status"] == "failed" and "gave up after 5 days" in italy["last_error"]
+        assert italy["body"]  # kept
+        clock.advance(minutes=30)  # a second failure inside the hour: not reported yet
+        serve(cfg, once=True, clock=clock)
+        clock.advance(hours=1)
+        serve(cfg, once=True, clock=clock)
+        digests = [raw for to, raw in handler.accepted if to == "gm@judge.test" and b"could not be" in raw]
+        assert len(digests) == 2 and addr("Italy").encode() in digests[1] and addr("Turkey").encode() not in \
+            digests[1]
+    finally:
+        controller.stop()
+
+
+def test_a_message_that_cannot_be_handled_is_quarantined_and_the_inbox_moves_on(
+        tmp_path: Path, imap: Any, smtp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg, clock = make_config(tmp_path, imap, smtp), Clock()
+    new_game(cfg, clock)
+    real = imap_in.handle_message
+
+    def breaks_on_poison(db: Any, raw: bytes, now: Any, **kw: Any) -> Any:
+        if b"POISON" in raw:
+            raise UnicodeError("a fault no test input should reach")
+        return real(db, raw, now, **kw)
+
+    monkeypatch.setattr(imap_in, "handle_message", breaks_on_poison)
+    send(imap, "England", "POISON")
+    send(imap, "France", "A par - bur")
+    assert serve(cfg, once=True, clock=clock) == 0
+    assert len(folder_uids(imap, "Quarantine")) == 1 and len(folder_uids(imap, "Processed")) == 1
+    db = open_db(cfg.db)
+    (row,) = db.query("select * from quarantine")
+    assert "UnicodeError" in row["reason"]
+    assert any("OK: A par - bur" in text_of(m) for m in smtp.to(addr("France")))
+    assert serve(cfg, once=True, clock=clock) == 0  # not tried again
+    assert len(list(db.query("select * from quarantine"))) == 1
+
+
+def test_a_uid_that_search_lists_and_fetch_does_not_is_skipped(tmp_path: Path, imap: Any, smtp: Any) -> None:
+    cfg, clock = make_config(tmp_path, imap, smtp), Clock()
+    new_game(cfg, clock)
+    send(imap, "France", "A par - bur")
+    send(imap, "England", "F lon - nth")
+
+    class Gappy(Inbox):  # a server whose SEARCH lists a message its FETCH then does not return
+        def new_uids(self, last_uid: int) -> list[int]:
+            found = super().new_uids(last_uid)
+            return sorted({*found, (min(found) if found else 1) + 500})
+
+    inbox = Gappy(cfg.imap)  # type: ignore[arg-type]
+    inbox.open()
+    db = open_db(cfg.db)
+    try:
+        assert handle_new_mail(db, inbox, clock, cfg.address, 30) == 2
+    finally:
+        inbox.drop()
+    game = records.load_game(db, "g")
+    assert game is not None and set(records.orders_of(db, game.id, "S1901M")) == {"France", "England"}
+
+
+def test_decisions_are_checked_again_inside_their_transaction(tmp_path: Path, imap: Any, smtp: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg, clock = make_config(tmp_path, imap, smtp), Clock()
+    new_game(cfg, clock)
+    db = open_db(cfg.db)
+    clock.advance(hours=1, seconds=1)
+    chosen = service.due_games(db, clock())
+    assert chosen == [("g", "S1901M")]
+    with write(db):  # the game master extends after the daemon chose the game, before its transaction
+        service.extend_deadline(db, "g", timedelta(hours=2), clock())
+    monkeypatch.setattr(service, "due_games", lambda *a, **k: chosen)
+    assert service.tick(db, clock()) == [] and phase(cfg) == "S1901M"  # the extension wins
+    with write(db):  # ...and a `process` that adjudicated the phase in between
+        service.process_game(db, "g", clock())
+    assert service.tick(db, clock()) == [] and phase(cfg) == "F1901M"  # not adjudicated twice
+    monkeypatch.undo()
+    with write(db):  # a pause between choosing games to remind and reminding them: no crash, no reminder
+        service.pause_game(db, "g", clock())
+    assert service.remind(db, clock() + timedelta(hours=1, minutes=50)) == 0
+
+
+def test_mail_handle_runs_the_daemons_path(tmp_path: Path, imap: Any, smtp: Any,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from judge.cli import main
+    from mailservers import write_config
+
+    cfg, clock = make_config(tmp_path, imap, smtp), Clock()
+    new_game(cfg, clock)
+    config = write_config(tmp_path / "judge.toml", imap, smtp, cfg.db)
+    message = tmp_path / "m.eml"
+    message.write_bytes(raw_mail(addr("France"), "SIGNON France g pw-France\nA par - bur", message_id="<h1@t>"))
+    assert main(["mail", "handle", str(message), "--config", str(config), "--db", cfg.db]) == 0
+    assert "OK: A par - bur" in capsys.readouterr().out
+    assert main(["mail", "handle", str(message), "--config", str(config), "--db", cfg.db]) == 0
+    assert "duplicate" in capsys.readouterr().out  # said, and nothing queued twice
+    own = tmp_path / "own.eml"
+    own.write_bytes(raw_mail("judge@judge.test", "HELP", message_id="<h2@t>"))
+    assert main(["mail", "handle", str(own), "--config", str(config), "--db", cfg.db]) == 0
+    out = capsys.readouterr().out
+    assert "To:" not in out and "no reply" in out  # its own mail: a loop avoided, as in the daemon
