@@ -127,44 +127,57 @@ def sizes(db_path: str) -> dict[str, Any]:
             "mean_kb": round(total / max(count, 1) / 1024, 1)}
 
 
-def send(db_path: str) -> dict[str, Any]:
+class Counting:
+    """aiosmtpd handler that only counts what it accepts."""
+
+    def __init__(self) -> None:
+        self.mails = 0
+        self.bytes = 0
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.mails += 1
+        self.bytes += len(envelope.original_content)
+        return "250 OK"
+
+
+def sink(port: int) -> dict[str, Any]:
+    """An SMTP sink in its own process (as a real server would be): runs until its standard input closes."""
     from aiosmtpd.controller import Controller
 
+    handler = Counting()
+    controller = Controller(handler, hostname="127.0.0.1", port=port, data_size_limit=10_000_000)
+    controller.start()
+    print("ready", flush=True)
+    sys.stdin.read()
+    controller.stop()
+    return {"received": handler.mails, "over_smtp_mb": round(handler.bytes / 2**20, 1)}
+
+
+def send(db_path: str) -> dict[str, Any]:
     from judge.config import SmtpConfig
     from judge.embedded import free_port
     from judge.mail.smtp_out import drain_outbox
     from judge.store import open_db
 
-    class Counting:
-        def __init__(self) -> None:
-            self.mails = 0
-            self.bytes = 0
-
-        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-            self.mails += 1
-            self.bytes += len(envelope.original_content)
-            return "250 OK"
-
-    handler = Counting()
     port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port, data_size_limit=10_000_000)
-    controller.start()
-    try:
-        db = open_db(db_path)
-        cfg = SmtpConfig(host="127.0.0.1", port=port, security="none", timeout=30)
-        clock = lambda: START + timedelta(hours=3)  # noqa: E731
-        started = time.perf_counter()
-        sent = 0
-        while True:
-            n = drain_outbox(db, cfg, "judge@bench.test", clock, limit=500)
-            if not n:
-                break
-            sent += n
-        elapsed = time.perf_counter() - started
-    finally:
-        controller.stop()
-    return {"sent": sent, "send_s": round(elapsed, 2), "mails_per_s": round(sent / elapsed, 1),
-            "received": handler.mails, "over_smtp_mb": round(handler.bytes / 2**20, 1),
+    server = subprocess.Popen([sys.executable, __file__, "--stage", "sink", "--port", str(port)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None and server.stdin is not None
+    assert server.stdout.readline().strip() == "ready"
+    db = open_db(db_path)
+    cfg = SmtpConfig(host="127.0.0.1", port=port, security="none", timeout=30)
+    clock = lambda: START + timedelta(hours=3)  # noqa: E731
+    started = time.perf_counter()
+    sent = 0
+    while True:
+        n = drain_outbox(db, cfg, "judge@bench.test", clock, limit=500)
+        if not n:
+            break
+        sent += n
+    elapsed = time.perf_counter() - started
+    out, _ = server.communicate("", timeout=60)
+    received = json.loads(out.strip().splitlines()[-1])
+    return {"sent": sent, "send_s": round(elapsed, 2), "mails_per_s": round(sent / elapsed, 1), **received,
             "peak_rss_mb": round(peak_rss_mb(), 1)}
 
 
@@ -181,10 +194,12 @@ def main() -> int:
     parser.add_argument("--dir", default=None, help="keep the database here (default: a temp dir)")
     parser.add_argument("--stage", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--db", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage:
         result = {"setup": lambda: setup(args.db, args.games), "wave": lambda: wave(args.db, not args.no_map),
-                  "sizes": lambda: sizes(args.db), "send": lambda: send(args.db)}[args.stage]()
+                  "sizes": lambda: sizes(args.db), "send": lambda: send(args.db),
+                  "sink": lambda: sink(args.port)}[args.stage]()
         print(json.dumps(result))
         return 0
     base = Path(args.dir or tempfile.mkdtemp(prefix="judge-wave-"))

@@ -18,12 +18,16 @@ as the attachment ``map.png``.
 
 from __future__ import annotations
 
+import base64
 import logging
 import random
+import secrets
 import smtplib
 import ssl
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from email import message_from_bytes, policy
+from email.header import Header
 from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime
 from typing import Any
@@ -40,6 +44,7 @@ FIRST_RETRY = timedelta(seconds=30)
 MAX_BACKOFF = timedelta(hours=6)
 STALE_CLAIM = timedelta(hours=1)  # a claim older than this belongs to a sender that died
 MAP_CID = "map@judge"
+WIRE = policy.SMTP.clone(cte_type="7bit")  # CRLF lines; text quoted-printable or base64, never raw 8-bit
 
 
 class SmtpUnavailable(Exception):
@@ -54,50 +59,77 @@ def message_id_of(row: dict[str, Any], judge_address: str) -> str:
 
 def build_message(row: dict[str, Any], judge_address: str, game_name: str | None, now: datetime,
                   image: bytes | None = None) -> EmailMessage:
-    """The mail for one outbox row, with the headers that keep threads together and loops away.
+    """The mail for one outbox row as a message object (what :func:`message_bytes` sends, parsed back)."""
+    raw = message_bytes(row, judge_address, game_name, now, image)
+    return message_from_bytes(raw, policy=policy.default)  # type: ignore[return-value]
 
-    ``image`` is the results map (the row's picture); it is one MIME part, shown inline by the HTML and listed as
-    an attachment by text-only readers.
+
+def message_bytes(row: dict[str, Any], judge_address: str, game_name: str | None, now: datetime,
+                  image: bytes | None = None, parts: dict[Any, bytes] | None = None) -> bytes:
+    """The mail for one outbox row, as sent: the headers that keep threads together and loops away, the text (and
+    HTML alternative), and the results map once, shown inline by the HTML (``cid:``) and listed as the attachment
+    ``map.png`` by text-only readers (multipart/related).
+
+    ``parts`` is a cache the caller keeps for a batch: the encoded picture part, and the encoded text of a report
+    that many recipients receive alike, are made once.
     """
     domain = judge_address.rpartition("@")[2] or "judge.invalid"
-    msg = EmailMessage()
-    msg["From"] = judge_address
-    msg["To"] = row["to_addr"]
-    msg["Reply-To"] = judge_address
-    msg["Subject"] = row["subject"]
-    msg["Date"] = format_datetime(now)
-    msg["Message-ID"] = message_id_of(row, judge_address)
+    cache = parts if parts is not None else {}
+    headers = [("From", judge_address), ("To", row["to_addr"]), ("Reply-To", judge_address),
+               ("Subject", row["subject"]), ("Date", format_datetime(now)),
+               ("Message-ID", message_id_of(row, judge_address))]
     refs = []
     if game_name:
-        msg["List-Id"] = f"Diplomacy game {game_name} <{game_name}.{domain}>"
+        headers.append(("List-Id", f"Diplomacy game {game_name} <{game_name}.{domain}>"))
         refs.append(f"<game.{game_name}@{domain}>")  # one thread per game
     if row.get("in_reply_to"):
-        msg["In-Reply-To"] = f"<{row['in_reply_to']}>"
+        headers.append(("In-Reply-To", f"<{row['in_reply_to']}>"))
         refs.append(f"<{row['in_reply_to']}>")
     if refs:
-        msg["References"] = " ".join(refs)
-    msg["Auto-Submitted"] = "auto-replied"  # RFC 3834: never answer this automatically
-    msg["X-Auto-Response-Suppress"] = "All"
-    msg["X-Loop"] = judge_address
+        headers.append(("References", " ".join(refs)))
+    headers += [("Auto-Submitted", "auto-replied"),  # RFC 3834: never answer this automatically
+                ("X-Auto-Response-Suppress", "All"), ("X-Loop", judge_address), ("MIME-Version", "1.0")]
     image = image if image is not None else row.get("image")
-    if not image:
-        msg.set_content(row["body"] or "")
+    text_key = ("text", row["body"], row.get("html"))
+    body = cache.get(text_key)
+    if body is None:
+        part = MIMEPart(policy=WIRE)
+        part.set_content(row["body"] or "")
         if row.get("html"):
-            msg.add_alternative(row["html"], subtype="html")
-        return msg
-    # multipart/related: first the text (and HTML) alternatives, then the one picture; the HTML shows it by cid,
-    # and its Content-Disposition with a file name makes text-only readers offer it as the attachment map.png
-    root = MIMEPart()
-    root.set_content(row["body"] or "")
-    if row.get("html"):
-        root.add_alternative(row["html"], subtype="html")
-    picture = MIMEPart()
-    picture.set_content(image, "image", "png", cid=f"<{MAP_CID}>", disposition="inline", filename="map.png")
-    msg.set_content("")
-    msg.make_related()
-    msg.set_payload([root, picture])
-    msg.set_param("type", root.get_content_type())
-    return msg
+            part.add_alternative(row["html"], subtype="html")
+        body = part.as_bytes()  # its own Content-Type (and boundary) headers, a blank line, the content
+        if len(cache) > 64:
+            cache.clear()
+        cache[text_key] = body
+    head = b"".join(_header(name, value) for name, value in headers)
+    if not image:
+        return head + body
+    # multipart/related: first the text (and HTML) alternatives, then the one picture
+    picture = cache.get(("picture", id(image)))
+    if picture is None:
+        picture = _picture_part(image)
+        cache[("picture", id(image))] = picture
+    boundary = f"=_judge_{secrets.token_hex(12)}"
+    alternative = "multipart/alternative" if row.get("html") else "text/plain"
+    sep = f"--{boundary}".encode()
+    return b"".join([head, f'Content-Type: multipart/related; boundary="{boundary}";\r\n type="{alternative}"'
+                     f"\r\n\r\n".encode(), sep, b"\r\n", body, b"\r\n", sep, b"\r\n", picture, b"\r\n",
+                     sep, b"--\r\n"])
+
+
+def _header(name: str, value: str) -> bytes:
+    """One header line: as is when ASCII, else as RFC 2047 encoded words (folded)."""
+    value = " ".join(value.split())  # no line breaks from a stored value can start a new header
+    if value.isascii():
+        return f"{name}: {value}\r\n".encode("ascii")
+    return f"{name}: {Header(value, 'utf-8', header_name=name).encode(linesep=chr(13) + chr(10))}\r\n".encode()
+
+
+def _picture_part(image: bytes) -> bytes:
+    encoded = base64.encodebytes(image).replace(b"\n", b"\r\n")  # lines of 76 characters
+    return (b"Content-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
+            b'Content-Disposition: inline; filename="map.png"\r\n'
+            + f"Content-ID: <{MAP_CID}>\r\n\r\n".encode() + encoded.rstrip(b"\r\n"))
 
 
 def connect(cfg: SmtpConfig) -> smtplib.SMTP:
@@ -156,6 +188,7 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
         return 0
     games = {r["id"]: r["name"] for r in db.query("select id, name from games")}
     pictures: dict[int, bytes] = {}
+    parts: dict[Any, bytes] = {}
     pending = [r["id"] for r in rows]
     try:
         client = connect(cfg)
@@ -173,14 +206,14 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
                     pictures = {pid: found[0]["png"]} if found else {}
                 image = pictures.get(pid)
             try:
-                msg = build_message(row, judge_address, games.get(row["game_id"]), clock(), image)
+                raw = message_bytes(row, judge_address, games.get(row["game_id"]), clock(), image, parts)
             except Exception as exc:  # a row that cannot become a mail must not hold up the others
                 log.exception("smtp: message %s cannot be built", row["id"])
                 _fail(db, row["id"], f"cannot be built: {type(exc).__name__}")
                 pending.remove(row["id"])
                 continue
             try:
-                client.send_message(msg, from_addr=judge_address, to_addrs=[row["to_addr"]])
+                client.sendmail(judge_address, [row["to_addr"]], raw)
             except smtplib.SMTPRecipientsRefused as exc:
                 code, text = next(iter(exc.recipients.values()))
                 _refused(db, row, code, text, cfg, clock())
@@ -197,7 +230,7 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
                 raise SmtpUnavailable(f"sending to {cfg.host}:{cfg.port}: {type(exc).__name__}") from None
             with write(db):
                 db.execute("update outbox set status = 'sent', sent_at = ?, message_id = ?, last_error = null, "
-                           "claimed_at = null where id = ?", [iso_utc(clock()), msg["Message-ID"], row["id"]])
+                           "claimed_at = null where id = ?", [iso_utc(clock()), message_id_of(row, judge_address), row["id"]])
             pending.remove(row["id"])
             sent += 1
             log.info("smtp: sent message %s", row["id"])
