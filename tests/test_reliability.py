@@ -260,3 +260,33 @@ def test_mail_handle_runs_the_daemons_path(tmp_path: Path, imap: Any, smtp: Any,
     assert main(["mail", "handle", str(own), "--config", str(config), "--db", cfg.db]) == 0
     out = capsys.readouterr().out
     assert "To:" not in out and "no reply" in out  # its own mail: a loop avoided, as in the daemon
+
+
+def test_storage_is_pruned_by_age_and_the_records_stay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gamekit import Table
+
+    from judge.cli import main
+    from judge.store.upkeep import prune
+
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--deadline", "48h")
+    t.reply(addr("France"), "SIGNON France g pw-France\nA par - bur")
+    t.cli("game", "process", "g")
+    db = t.db
+    assert len(list(db.query("select * from pictures"))) == 1
+    assert prune(db, t.now).pictures == 0  # its mails still wait to be sent: the map stays
+    with write(db):
+        db.execute("update outbox set status = 'sent', sent_at = created_at")
+    done = prune(db, t.now + timedelta(days=29))
+    assert done.pictures == 1 and done.mail_bodies == 0  # sent: the map goes, the bodies stay a while
+    done = prune(db, t.now + timedelta(days=31))
+    assert done.mail_bodies == len(list(db.query("select 1 from outbox"))) and done.handled == 0
+    rows = list(db.query("select * from outbox"))
+    assert all(r["body"] == "" and r["html"] is None and r["picture_id"] is None for r in rows)
+    assert all(r["to_addr"] and r["subject"] and r["message_id"] and r["sent_at"] for r in rows)  # the record
+    assert prune(db, t.now + timedelta(days=91)).handled == 1
+    assert list(db.query("select 1 from phases"))  # the game's history is never pruned
+    capsys.readouterr()
+    assert main(["db", "stats", "--db", str(t.path)]) == 0
+    out = capsys.readouterr().out
+    assert "outbox" in out and "phases" in out and "total" in out

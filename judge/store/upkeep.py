@@ -1,9 +1,10 @@
 """Keeping the database bounded: pruning old mail bodies and records, and the size of every table.
 
-What is pruned, and when (``[judge]`` settings): the body, HTML and picture reference of mail sent (or failed) more
-than ``mail_retention_days`` ago (default 30), while its record stays (recipient, subject, Message-ID, status,
-times); pictures no mail refers to any more; records of handled mail, sign-on failures and quarantined mail older
-than ``handled_retention_days`` (default 90). Games, phases, orders and the event log are never pruned.
+What is pruned, and when (``[judge]`` settings): the body and HTML of mail sent (or failed) more than
+``mail_retention_days`` ago (default 30), while its record stays (recipient, subject, Message-ID, status, times);
+map pictures once no mail waiting to be sent carries them (``judge map GAME PHASE`` draws one again); records of
+handled mail, sign-on failures and quarantined mail older than ``handled_retention_days`` (default 90). Games,
+phases, orders and the event log are never pruned.
 """
 
 from __future__ import annotations
@@ -31,13 +32,16 @@ def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: f
     handled_cutoff = iso_utc(now - timedelta(days=handled_days))
     with write(db):
         bodies = db.execute(
-            "update outbox set body = '', html = null, image = null, picture_id = null "
+            "update outbox set body = '', html = null, image = null "
             "where ((status = 'sent' and sent_at < ?) or (status = 'failed' and created_at < ?)) "
-            "and (body != '' or html is not null or image is not null or picture_id is not null)",
+            "and (body != '' or html is not null or image is not null)",
             [mail_cutoff, mail_cutoff]).rowcount
+        # a map is kept while a mail that carries it waits to be sent; after that `judge map GAME PHASE` draws it
         pictures = db.execute(
-            "delete from pictures where created_at < ? and id not in "
-            "(select picture_id from outbox where picture_id is not null)", [mail_cutoff]).rowcount
+            "delete from pictures where id not in (select picture_id from outbox where picture_id is not null "
+            "and status in ('queued', 'sending'))").rowcount
+        db.execute("update outbox set picture_id = null where picture_id is not null "
+                   "and picture_id not in (select id from pictures)")
         handled = db.execute("delete from messages where received_at < ?", [handled_cutoff]).rowcount
         failures = db.execute("delete from signon_failures where at < ?", [handled_cutoff]).rowcount
         quarantine = db.execute("delete from quarantine where at < ?", [handled_cutoff]).rowcount
