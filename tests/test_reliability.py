@@ -290,3 +290,71 @@ def test_storage_is_pruned_by_age_and_the_records_stay(tmp_path: Path, capsys: p
     assert main(["db", "stats", "--db", str(t.path)]) == 0
     out = capsys.readouterr().out
     assert "outbox" in out and "phases" in out and "total" in out
+
+
+def _due_games(cfg: Config, games: int, master: str | None = None) -> None:
+    """``games`` started classic games, all past their deadline, with one scrypt for every seat."""
+    import random
+
+    from judge.game.records import Player, insert_player
+    from judge.game.settings import GameSettings
+    from judge.passwords import hash_password
+
+    db = open_db(cfg.db)
+    clock = Clock()
+    hashed = hash_password("pw")
+    for i in range(games):
+        with write(db):
+            game = service.create_game(db, f"w{i}", "classic", GameSettings(movement_deadline=3600, master=master),
+                                       clock())
+            for power in POWERS:
+                insert_player(db, Player(0, game.id, power, f"{power.lower()}.{i}@players.test", hashed), clock())
+            service.start_game(db, f"w{i}", clock(), random.Random(i))
+    with write(db):
+        db.execute("update outbox set status = 'sent', sent_at = created_at")
+        db.execute("update games set deadline = '2000-01-01T00:00:00Z'")
+
+
+def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result_once(
+        tmp_path: Path, imap: Any, smtp: Any) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from mailservers import write_config
+
+    cfg = make_config(tmp_path, imap, smtp)
+    games = 16
+    _due_games(cfg, games)
+    config = write_config(tmp_path / "judge.toml", imap, smtp, cfg.db, imap_extra="poll_seconds = 1")
+    db = open_db(cfg.db)
+    root = Path(__file__).parent.parent
+    kills = 0
+    for target in (2, 6, 10):  # kill it mid-wave, each time after more games were adjudicated
+        proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
+        try:
+            wait_for(lambda: db.execute("select count(*) from phases").fetchone()[0] >= target
+                     or proc.poll() is not None, 120)
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+            kills += 1
+    done = subprocess.run([sys.executable, "-m", "judge.cli", "serve", "--config", str(config), "--once"],
+                          capture_output=True, text=True, timeout=600, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
+    assert db.execute("select count(*) from phases").fetchone()[0] == games  # each game adjudicated once
+    assert [r["n"] for r in db.query("select count(*) as n from events where kind = 'adjudicate' group by game_id")] \
+        == [1] * games
+    queued = list(db.query("select to_addr, count(*) as n from outbox where subject like '%results of%' "
+                           "group by to_addr"))
+    assert len(queued) == games * 7 and {r["n"] for r in queued} == {1}  # one report per recipient per phase
+    assert db.execute("select count(*) from outbox where status != 'sent'").fetchone()[0] == 0
+    received: dict[str, int] = {}
+    for m in smtp.sink.messages:
+        if "results of" in m["Subject"]:
+            received[m["To"]] = received.get(m["To"], 0) + 1
+    assert len(received) == games * 7  # every player got the report
+    assert sum(received.values()) - len(received) <= kills  # a kill during one DATA may repeat that one mail

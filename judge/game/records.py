@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -75,11 +77,29 @@ def load_game_by_id(db: Database, game_id: int) -> Game:
 def _game(row: dict[str, Any]) -> Game:
     variant = load_variant(row["variant"])
     settings = GameSettings.from_json(row["settings"])
-    position = position_from_json(variant, json.loads(row["position"])) if row["position"] else None
+    position = _position(variant, row["position"]) if row["position"] else None
     return Game(row["id"], row["name"], variant, row["status"], settings, position,
                 parse_iso_utc(row["deadline"]) if row["deadline"] else None,
                 json.loads(row["result"]) if row["result"] else None, row["paused_remaining"],
                 bool(row["in_grace"]), bool(row.get("reminded")))
+
+
+_POSITIONS: OrderedDict[tuple[str, str], Position] = OrderedDict()  # stored text -> board (immutable)
+_POSITIONS_LOCK = threading.Lock()
+
+
+def _position(variant: Variant, text: str) -> Position:
+    """The board stored as ``text``, parsed once while it is in use (a message reads its game several times)."""
+    key = (variant.key, text)
+    with _POSITIONS_LOCK:
+        found = _POSITIONS.get(key)
+    if found is None:
+        found = position_from_json(variant, json.loads(text))
+        with _POSITIONS_LOCK:
+            _POSITIONS[key] = found
+            while len(_POSITIONS) > 256:
+                _POSITIONS.popitem(last=False)
+    return found
 
 
 def insert_game(db: Database, name: str, variant: Variant, settings: GameSettings, now: datetime) -> Game:
