@@ -358,3 +358,67 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
             received[m["To"]] = received.get(m["To"], 0) + 1
     assert len(received) == games * 7  # every player got the report
     assert sum(received.values()) - len(received) <= kills  # a kill during one DATA may repeat that one mail
+
+
+def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_nothing(
+        tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture) -> None:
+    import subprocess
+    import sys
+
+    from judge.cli import main
+
+    cfg = make_config(tmp_path, imap, smtp)
+    clock = Clock()
+    new_game(cfg, clock)  # deadlines an hour away on a clock that does not move: no phase ends by itself
+    stop = threading.Event()
+    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock}, daemon=True)
+    errors: list[str] = []
+    n = 24
+
+    def game_master() -> None:  # the game master at the command line, in other processes and in this one
+        for i in range(n):
+            if i % 4 == 0:
+                done = subprocess.run([sys.executable, "-m", "judge.cli", "game", "extend", "g", "1h", "--db",
+                                       cfg.db], capture_output=True, text=True, timeout=120)
+                if done.returncode:
+                    errors.append(done.stderr)
+            elif main(["game", "extend", "g", "1h", "--db", cfg.db]) != 0:
+                errors.append(f"extend {i}")
+
+    def by_hand() -> None:  # `judge mail handle`, as a host would feed a message
+        for i in range(n):
+            path = tmp_path / f"hand{i}.eml"
+            path.write_bytes(raw_mail(addr("Germany"), "SIGNON Germany g pw-Germany\nA mun - ruh",
+                                      message_id=f"<hand{i}@players.test>"))
+            if main(["mail", "handle", str(path), "--db", cfg.db]) != 0:
+                errors.append(f"handle {i}")
+
+    def players() -> None:  # mail arriving over IMAP
+        for i in range(n):
+            imap.append("judge", raw_mail(addr("France"), f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
+                                          message_id=f"<imap{i}@players.test>"))
+
+    workers = [threading.Thread(target=f) for f in (game_master, by_hand, players)]
+    with caplog.at_level(logging.WARNING):
+        daemon.start()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(300)
+        db = open_db(cfg.db)
+        expected = {f"imap{i}@players.test" for i in range(n)} | {f"hand{i}@players.test" for i in range(n)}
+        wait_for(lambda: {r["message_id"] for r in db.query("select message_id from messages")} >= expected, 120)
+        wait_for(lambda: not list(db.query("select 1 from outbox where status != 'sent'")), 120)
+        alive = daemon.is_alive()
+        stop.set()
+        daemon.join(30)
+    assert errors == [] and alive
+    handled = [r["message_id"] for r in db.query("select message_id from messages")]
+    assert sorted(handled) == sorted(expected)  # each exactly once
+    replies = [r["in_reply_to"] for r in db.query("select in_reply_to from outbox where in_reply_to is not null")]
+    assert sorted(replies) == sorted(expected)  # one reply each
+    assert db.execute("select count(*) from events where kind = 'extend'").fetchone()[0] == n  # none skipped
+    sent = [m["In-Reply-To"] for m in smtp.sink.messages if m["In-Reply-To"] and "imap" in m["In-Reply-To"]]
+    assert sorted(sent) == sorted(f"<imap{i}@players.test>" for i in range(n))  # sent once each
+    assert "Traceback" not in caplog.text and "locked" not in caplog.text
+    assert phase(cfg) == "S1901M"

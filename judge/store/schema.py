@@ -100,6 +100,7 @@ def m004_reliable_mail(db: Database) -> None:
     db.execute("update outbox set next_attempt = created_at where next_attempt is null")
     db.table("outbox").create_index(["status", "next_attempt"])
     db.table("outbox").create_index(["created_at"])
+    db.table("outbox").create_index(["to_addr", "created_at"])  # the per-address reply cap counts by these
     db.table("messages").create_index(["received_at"])
     db.table("quarantine").create({  # mail that could not be parsed or handled, moved to [imap] quarantine_folder
         "id": int, "account": str, "uid": int, "digest": str, "reason": str, "at": str,
