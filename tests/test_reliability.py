@@ -422,3 +422,26 @@ def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_n
     assert sorted(sent) == sorted(f"<imap{i}@players.test>" for i in range(n))  # sent once each
     assert "Traceback" not in caplog.text and "locked" not in caplog.text
     assert phase(cfg) == "S1901M"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not __import__("os").environ.get("JUDGE_SLOW_TESTS"), reason="slow: set JUDGE_SLOW_TESTS=1")
+def test_judge_demo_ten_times_while_the_cpu_is_busy(tmp_path: Path) -> None:
+    import io
+    import multiprocessing
+    import subprocess
+    import sys
+
+    from judge.demo import run_demo
+
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(max(2, multiprocessing.cpu_count()))]
+    try:
+        for run in range(10):
+            out = io.StringIO()
+            assert run_demo(str(tmp_path / f"demo{run}"), years=1, seed=run, quiet=True, out=out) == 0, run
+            assert "phases played by mail" in out.getvalue()
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait(10)

@@ -151,25 +151,26 @@ def orders_of(db: Database, game_id: int, phase: str) -> dict[str, list[str]]:
 
 
 def set_orders(db: Database, game_id: int, phase: str, power: str, lines: list[str], now: datetime) -> None:
-    db.table("orders").upsert({"game_id": game_id, "phase": phase, "power": power, "lines": json.dumps(lines),
-                               "updated_at": iso_utc(now)}, pk=("game_id", "phase", "power"))
+    db.execute("insert into orders (game_id, phase, power, lines, updated_at) values (?, ?, ?, ?, ?) "
+               "on conflict (game_id, phase, power) do update set lines = excluded.lines, "
+               "updated_at = excluded.updated_at", [game_id, phase, power, json.dumps(lines), iso_utc(now)])
 
 
 def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kind: str, detail: Any = None) -> None:
     """Append to the event log (never updated or deleted)."""
-    db.table("events").insert({"game_id": game_id, "at": iso_utc(now), "sender": sender, "kind": kind,
-                               "detail": json.dumps(detail, ensure_ascii=False) if detail is not None else None})
+    db.execute("insert into events (game_id, at, sender, kind, detail) values (?, ?, ?, ?, ?)",
+               [game_id, iso_utc(now), sender, kind,
+                json.dumps(detail, ensure_ascii=False) if detail is not None else None])
 
 
 def queue_mail(db: Database, to: str, subject: str, body: str, now: datetime, *, game_id: int | None = None,
                in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None,
                picture_id: int | None = None) -> None:
     """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry."""
-    db.table("outbox").insert({"to_addr": to, "subject": subject, "body": body, "status": "queued",
-                               "created_at": iso_utc(now), "sent_at": None, "in_reply_to": in_reply_to,
-                               "game_id": game_id, "attempts": 0, "html": html, "image": image,
-                               "picture_id": picture_id, "next_attempt": iso_utc(now),
-                               "message_id": new_message_id(db)})
+    db.execute("insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
+               "html, image, picture_id, next_attempt, message_id) values (?, ?, ?, 'queued', ?, ?, ?, 0, ?, ?, ?, ?, ?)",
+               [to, subject, body, iso_utc(now), in_reply_to, game_id, html, image, picture_id, iso_utc(now),
+                new_message_id(db)])
 
 
 def new_message_id(db: Database) -> str:
