@@ -55,6 +55,7 @@ MAX_BACKOFF = 30.0
 CHUNK_GAMES = 25  # games adjudicated between two looks at the mail
 CHUNK_MAIL = 200  # messages read, and mails sent, per round
 UPKEEP_EVERY = timedelta(hours=1)
+TICK_EVERY = 2.0  # seconds between looks for due reminders (deadlines are waited for exactly)
 
 
 def utcnow() -> datetime:
@@ -145,19 +146,56 @@ class Daemon:
         cfg = self.cfg
         log.info("serving %s with %s", cfg.address, cfg.db)
         self._step("start", self._start)
-        try:
-            while not self.stop.is_set():
-                deadlines_left, outbox_left = self.round()
-                if once:
+        if once:  # a cron round: steps in turn until the wave is done and the due mail sent
+            try:
+                while not self.stop.is_set():
+                    deadlines_left, outbox_left = self.round()
                     if (deadlines_left and "deadlines" not in self.failed) or \
                             (outbox_left and "outbox" not in self.failed):
-                        continue  # a cron round finishes the wave (reading and sending between chunks)
+                        continue  # reading and sending between chunks of a wave
                     return 1 if self.failed else 0
-                if not (deadlines_left or outbox_left):
+            finally:
+                self.inbox.drop()
+            return 0
+        # the daemon: deadlines and reminders in a thread of their own (own connection), so that no mail server
+        # that hangs or is down can hold them up; this thread reads and sends
+        ticker = threading.Thread(target=self._deadline_loop, name="judge-deadlines", daemon=True)
+        ticker.start()
+        try:
+            while not self.stop.is_set():
+                _, outbox_left = self.round(deadlines=False)
+                if not outbox_left:
                     self._wait()
         finally:
+            self.stop.set()
             self.inbox.drop()
+            ticker.join(30)
         return 0
+
+    def _deadline_loop(self) -> None:
+        db = open_db(self.cfg.db)
+        backoff = Backoff()
+        while not self.stop.is_set():
+            try:
+                now = self.clock()
+                remind(db, now)
+                done = tick(db, now, limit=CHUNK_GAMES)
+                for name in done:
+                    log.info("game %s: deadline passed, adjudicated", name)
+                backoff.ok()
+                if done and due_games(db, now, 1):
+                    continue  # the next chunk of a wave (other threads get their turn between transactions)
+                wait = TICK_EVERY
+                when = next_deadline(db)
+                if when is not None:
+                    wait = min(wait, max(0.0, (when - now).total_seconds()) + 0.2)
+            except Exception as exc:  # as every step: one line for a passing error, a traceback for a bug
+                wait = backoff.failed()
+                if is_busy(exc):
+                    log.warning("deadlines: %s: %s; again in %.0f s", type(exc).__name__, _short(exc), wait)
+                else:
+                    log.exception("deadlines failed; again in %.0f s", wait)
+            self.stop.wait(wait)
 
     def _start(self) -> None:
         with write(self.db):
@@ -171,10 +209,10 @@ class Daemon:
         if released:
             log.warning("smtp: %d mail(s) claimed by a sender that stopped are queued again", released)
 
-    def round(self) -> tuple[bool, bool]:
+    def round(self, deadlines: bool = True) -> tuple[bool, bool]:
         """One pass over every step that is due; returns whether deadline work and due mail are left."""
         deadlines_left = outbox_left = False
-        if self._step("deadlines", self._deadlines):
+        if deadlines and self._step("deadlines", self._deadlines):
             deadlines_left = bool(due_games(self.db, self.clock(), 1))
         self._step("mail", self._mail)
         if self._step("outbox", self._outbox):
@@ -235,8 +273,8 @@ class Daemon:
         now = self.clock()
         wait = MAX_WAIT
         for when in (next_deadline(self.db), next_send_time(self.db)):
-            if when is not None:
-                wait = min(wait, max(0.0, (when - now).total_seconds()) + 0.5)
+            if when is not None:  # a passed deadline: the ticker is at work, and its mail is to be sent soon
+                wait = min(wait, max(1.0, (when - now).total_seconds() + 0.5))
         for backoff in self.backoff.values():
             if backoff.until:
                 wait = min(wait, backoff.remaining() + 0.05)

@@ -309,7 +309,8 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
     """
     done = 0
     for row in list(db.query("select name, phase, deadline, settings from games where status = 'active' "
-                             "and deadline > ? and coalesce(reminded, 0) = 0 order by deadline", [iso_utc(now)])):
+                             "and deadline > ? and deadline <= ? and coalesce(reminded, 0) = 0 order by deadline",
+                             [iso_utc(now), iso_utc(now + REMINDER_BEFORE)])):
         if limit is not None and done >= limit:
             break
         try:
