@@ -2,10 +2,11 @@
 
 One loop of independent steps, each with its own schedule and its own capped backoff:
 
-- **deadlines**: reminders, then games whose deadline passed (earliest first, also those that passed while the
-  daemon was down), at most ``CHUNK_GAMES`` per round, so that in a deadline wave mail keeps being read and sent
-  between chunks. It never waits for a mail server: with IMAP or SMTP down, phases are still adjudicated on time and
-  the results wait in the outbox.
+- **deadlines** (in a thread of its own with its own connection; a step of each round with ``--once``): reminders,
+  then games whose deadline passed (earliest first, also those that passed while the daemon was down), at most
+  ``CHUNK_GAMES`` per transaction batch, so that in a deadline wave mail keeps being read and sent in between. It
+  never waits for a mail server: with IMAP or SMTP down (or hanging), phases are still adjudicated on time and the
+  results wait in the outbox.
 - **mail**: new messages by IMAP (at most ``CHUNK_MAIL`` per round); a dropped connection is reopened after a pause
   of 1 s doubling to ``MAX_BACKOFF`` (30 s), with jitter.
 - **outbox**: due mail over one SMTP connection per batch; an unreachable server is tried again after the same
@@ -173,10 +174,12 @@ class Daemon:
         return 0
 
     def _deadline_loop(self) -> None:
-        db = open_db(self.cfg.db)
+        db = None
         backoff = Backoff()
         while not self.stop.is_set():
             try:
+                if db is None:
+                    db = open_db(self.cfg.db)
                 now = self.clock()
                 remind(db, now)
                 done = tick(db, now, limit=CHUNK_GAMES)

@@ -445,3 +445,23 @@ def test_judge_demo_ten_times_while_the_cpu_is_busy(tmp_path: Path) -> None:
         for burner in burners:
             burner.kill()
             burner.wait(10)
+
+
+def test_a_deferred_backlog_never_blocks_a_new_reply_and_a_claim_is_taken_once(tmp_path: Path) -> None:
+    from judge.game.records import queue_mail
+    from judge.mail.smtp_out import claim_due, release_stale_claims
+
+    db = open_db(tmp_path / "judge.db")
+    now = Clock()()
+    with write(db):
+        for i in range(600):
+            queue_mail(db, f"p{i}@players.test", "deferred", "x", now - timedelta(hours=1))
+        db.execute("update outbox set attempts = 3, next_attempt = ?", [(now + timedelta(minutes=20))
+                                                                       .strftime("%Y-%m-%dT%H:%M:%SZ")])
+        queue_mail(db, "new@players.test", "Re: orders", "y", now)
+    claimed = claim_due(db, now, 500)
+    assert [r["to_addr"] for r in claimed] == ["new@players.test"]  # chosen in SQL: only what is due
+    assert claim_due(db, now, 500) == []  # claimed: a second sender (or round) cannot take it again
+    assert release_stale_claims(db, now + timedelta(hours=2)) == 1  # a sender that died gives it back
+    later = claim_due(db, now + timedelta(minutes=21), 1000)
+    assert len(later) == 601 and [r["subject"] for r in later[:2]] == ["Re: orders", "deferred"]  # due first
