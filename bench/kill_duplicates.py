@@ -3,7 +3,7 @@
     python bench/kill_duplicates.py [--phases 20] [--kills 50] [--seed 1]
 
 pymap (IMAP) and an aiosmtpd sink that keeps every mail run on loopback in this process; the daemon runs as a child
-process and is killed at a random moment 0.3-2.5 s after each start. Seven scripted players append their orders and
+process and is killed at a random moment 0.5-4 s after each start. Seven scripted players append their orders and
 READY to the judge's inbox each phase. At the end a last daemon drains the outbox. Reported: kills, phases played,
 mails received, mails received more than once (same Message-ID), orders messages handled more than once (must be
 0), and `PRAGMA integrity_check`.
@@ -120,7 +120,7 @@ security = "none"
                     imap.append("judge", bytes(msg))
             proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-            time.sleep(rng.uniform(0.3, 2.5))
+            time.sleep(rng.uniform(0.5, 4.0))
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             kills += 1

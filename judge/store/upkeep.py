@@ -1,10 +1,10 @@
 """Keeping the database bounded: pruning old mail bodies and records, and the size of every table.
 
 What is pruned, and when (``[judge]`` settings): the body and HTML of mail sent (or failed) more than
-``mail_retention_days`` ago (default 30), while its record stays (recipient, subject, Message-ID, status, times);
-map pictures once no mail waiting to be sent carries them (``judge map GAME PHASE`` draws one again); records of
-handled mail, sign-on failures and quarantined mail older than ``handled_retention_days`` (default 90). Games,
-phases, orders and the event log are never pruned.
+``mail_retention_days`` ago (default 30), while its record moves to ``mail_log`` (recipient, subject, Message-ID,
+status, times); map pictures once no mail waiting to be sent carries them (``judge map GAME PHASE`` draws one
+again); records of handled mail, sign-on failures and quarantined mail older than ``handled_retention_days``
+(default 90). Games, phases, orders and the event log are never pruned.
 """
 
 from __future__ import annotations
@@ -31,11 +31,15 @@ def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: f
     mail_cutoff = iso_utc(now - timedelta(days=mail_days))
     handled_cutoff = iso_utc(now - timedelta(days=handled_days))
     with write(db):
-        bodies = db.execute(
-            "update outbox set body = '', html = null, image = null "
-            "where ((status = 'sent' and sent_at < ?) or (status = 'failed' and created_at < ?)) "
-            "and (body != '' or html is not null or image is not null)",
-            [mail_cutoff, mail_cutoff]).rowcount
+        # the record moves to mail_log and the row with its body leaves the outbox: deleting the oldest rows frees
+        # whole pages for reuse, where emptying the bodies in place would leave every page mostly empty. The newest
+        # row always stays, so that outbox ids are never given out twice.
+        old = ("from outbox where ((status = 'sent' and sent_at < ?) or (status = 'failed' and created_at < ?)) "
+               "and id < (select max(id) from outbox)")
+        db.execute("insert into mail_log (outbox_id, to_addr, subject, message_id, status, created_at, sent_at, "
+                   "attempts, last_error, game_id, in_reply_to) select id, to_addr, subject, message_id, status, "
+                   f"created_at, sent_at, attempts, last_error, game_id, in_reply_to {old}", [mail_cutoff, mail_cutoff])
+        bodies = db.execute(f"delete {old}", [mail_cutoff, mail_cutoff]).rowcount
         # a map is kept while a mail that carries it waits to be sent; after that `judge map GAME PHASE` draws it
         pictures = db.execute(
             "delete from pictures where id not in (select picture_id from outbox where picture_id is not null "
