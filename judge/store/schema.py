@@ -102,11 +102,15 @@ def m004_reliable_mail(db: Database) -> None:
     db.table("outbox").create_index(["created_at"])
     db.table("outbox").create_index(["to_addr", "created_at"])  # the per-address reply cap counts by these
     db.table("messages").create_index(["received_at"])
+    db.table("quarantine").create({  # mail that could not be parsed or handled, moved to [imap] quarantine_folder
+        "id": int, "account": str, "uid": int, "digest": str, "reason": str, "at": str,
+    }, pk="id")
+
+
+@migrations()
+def m005_mail_log(db: Database) -> None:
     db.table("mail_log").create({  # the record of sent (or failed) mail whose body was pruned from the outbox
         "id": int, "outbox_id": int, "to_addr": str, "subject": str, "message_id": str, "status": str,
         "created_at": str, "sent_at": str, "attempts": int, "last_error": str, "game_id": int, "in_reply_to": str,
     }, pk="id")
     db.table("mail_log").create_index(["to_addr"])
-    db.table("quarantine").create({  # mail that could not be parsed or handled, moved to [imap] quarantine_folder
-        "id": int, "account": str, "uid": int, "digest": str, "reason": str, "at": str,
-    }, pk="id")
