@@ -87,6 +87,11 @@ def config_from_data(data: dict[str, Any], env: dict[str, str] | os._Environ[str
     language = str(judge.get("language", "en"))
     if language not in ("en", "ru", "de"):
         problems.append("[judge] language: en, ru or de")
+    for section, key in (("judge", "mail_retention_days"), ("judge", "handled_retention_days"),
+                         ("smtp", "max_delivery_days")):
+        value = (data.get(section) or {}).get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+            problems.append(f"[{section}] {key}: a number of days above 0")
     if problems:
         raise ConfigError(f"{source or 'config'}: {len(problems)} problem(s):\n" +
                           "\n".join(f"  - {p}" for p in problems))
