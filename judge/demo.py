@@ -126,7 +126,7 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
             _wait(lambda: _game(db).phase != phase or _game(db).status != "active", 180)
             phases += 1
             say(f"  {phase} adjudicated -> {_game(db).phase}")
-        _wait(lambda: not list(db.query("select 1 from outbox where status = 'queued'")), 60)
+        _wait(lambda: not list(db.query("select 1 from outbox where status in ('queued', 'sending')")), 60)
         elapsed = time.monotonic() - started
         _report(imap, variant_powers, say, quiet)
         shown = service.show_game(db, GAME)
