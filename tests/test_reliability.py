@@ -468,3 +468,32 @@ def test_a_deferred_backlog_never_blocks_a_new_reply_and_a_claim_is_taken_once(t
     assert release_stale_claims(db, now + timedelta(hours=2)) == 1  # a sender that died gives it back
     later = claim_due(db, now + timedelta(minutes=21), 1000)
     assert len(later) == 601 and [r["subject"] for r in later[:2]] == ["Re: orders", "deferred"]  # due first
+
+
+def test_a_database_busy_for_too_long_is_a_passing_error_not_the_end(tmp_path: Path, imap: Any, smtp: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    import sqlite3
+
+    from judge.store import db as store_db
+
+    cfg, clock = make_config(tmp_path, imap, smtp), Clock()
+    new_game(cfg, clock)
+    send(imap, "France", "A par - bur")
+    clock.advance(hours=1, seconds=1)
+    monkeypatch.setattr(store_db, "BUSY_TIMEOUT_MS", 200)  # another writer holds the lock longer than this
+    holder = sqlite3.connect(cfg.db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with caplog.at_level(logging.WARNING, logger="judge"):
+            assert serve(cfg, once=True, clock=clock) == 1  # every step failed, and said so; nothing raised
+        assert "database is locked" in caplog.text and "Traceback" not in caplog.text
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert len(folder_uids(imap, "INBOX")) == 1 and phase(cfg) == "S1901M"  # nothing half done
+    assert serve(cfg, once=True, clock=clock) == 0  # the lock gone: all of it, once
+    assert phase(cfg) == "F1901M" and folder_uids(imap, "INBOX") == []
+    db = open_db(cfg.db)
+    assert [r["message_id"] for r in db.query("select message_id from messages")] and \
+        len(list(db.query("select 1 from messages"))) == 1
