@@ -9,6 +9,7 @@ again); records of handled mail, sign-on failures and quarantined mail older tha
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -57,9 +58,12 @@ def table_sizes(db: Database) -> list[tuple[str, int, int]]:
     pages: dict[str, int] = {}
     owner = {r["name"]: r["tbl_name"] for r in db.query("select name, tbl_name from sqlite_master "
                                                          "where type in ('table', 'index')")}
-    for r in db.query("select name, sum(pgsize) as size from dbstat group by name"):
-        table = owner.get(r["name"], r["name"])
-        pages[table] = pages.get(table, 0) + int(r["size"])
+    try:
+        for r in db.query("select name, sum(pgsize) as size from dbstat group by name"):
+            table = owner.get(r["name"], r["name"])
+            pages[table] = pages.get(table, 0) + int(r["size"])
+    except sqlite3.OperationalError:  # an SQLite built without the dbstat table: rows only
+        pass
     out = []
     for table in db.table_names():
         rows = db.execute(f'select count(*) from "{table}"').fetchone()[0]
