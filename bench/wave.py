@@ -5,7 +5,7 @@ queue every report, then send the reports to an aiosmtpd sink on loopback.
     python bench/wave.py --games 200 --no-map   # without the map picture, to see the map's share
 
 Stages run in separate processes so that each one's peak RSS is its own: ``setup`` (games, random legal orders for
-every power, deadlines in the past; the start mails are marked sent), ``wave`` (the daemon's chunked ``tick`` until
+every power, deadlines in the past; the start mails are marked sent), ``wave`` (the daemon's ``deadline_chunk`` until
 nothing is due; time, peak RSS, time spent drawing maps), ``sizes`` (every results mail built as sent: largest and
 total bytes), ``send`` (``drain_outbox`` over one connection per batch of 500 to a sink that only counts).
 """
@@ -64,8 +64,8 @@ def setup(db_path: str, games: int) -> dict[str, Any]:
 
 
 def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
-    from judge.daemon import CHUNK_GAMES
-    from judge.game import notify, service
+    from judge.daemon import deadline_chunk
+    from judge.game import notify
     from judge.store import open_db
 
     map_seconds = [0.0]
@@ -92,15 +92,11 @@ def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
     now = START + timedelta(hours=2)
     rss_before = peak_rss_mb()
     started = time.perf_counter()
-    done = 0
-    chunks = 0
-    while True:
-        names = service.tick(db, now, limit=CHUNK_GAMES)
-        if not names:
-            break
-        done += len(names)
+    chunks = 1
+    while deadline_chunk(db, now):  # the daemon's chunks (it reads and sends between them)
         chunks += 1
     elapsed = time.perf_counter() - started
+    done = db.execute("select count(*) from phases").fetchone()[0]
     queued = db.execute("select count(*) from outbox where status = 'queued'").fetchone()[0]
     return {"adjudicated": done, "chunks": chunks, "wave_s": round(elapsed, 2), "queued": queued,
             "games_per_s": round(done / elapsed, 1), "map_s": round(map_seconds[0], 2),

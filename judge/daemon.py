@@ -3,8 +3,9 @@
 One loop of independent steps, each with its own schedule and its own capped backoff:
 
 - **deadlines** (in a thread of its own with its own connection; a step of each round with ``--once``): reminders,
-  then games whose deadline passed (earliest first, also those that passed while the daemon was down), at most
-  ``CHUNK_GAMES`` per transaction batch, so that in a deadline wave mail keeps being read and sent in between. It
+  then games whose deadline passed (earliest first, also those that passed while the daemon was down), one
+  transaction per game, in chunks of ``CHUNK_GAMES`` or ``CHUNK_SECONDS`` with a pause between them, so that in a
+  deadline wave mail keeps being read and sent, and game-master commands get the database. It
   never waits for a mail server: with IMAP or SMTP down (or hanging), phases are still adjudicated on time and the
   results wait in the outbox.
 - **mail**: new messages by IMAP (at most ``CHUNK_MAIL`` per round); a dropped connection is reopened after a pause
@@ -39,7 +40,7 @@ from imapclient.exceptions import IMAPClientError
 
 from judge.config import Config
 from judge.game.records import set_default_language, set_judge_address
-from judge.game.service import due_games, remind, tick
+from judge.game.service import due_games, remind, tick_game
 from judge.mail.failures import report_failures
 from judge.mail.imap_in import Inbox, handle_new_mail
 from judge.mail.smtp_out import SmtpUnavailable, drain_outbox, next_send_time, release_stale_claims
@@ -54,6 +55,8 @@ TRANSIENT = (*IMAP_ERRORS, smtplib.SMTPException, SmtpUnavailable)
 MAX_WAIT = 300.0
 MAX_BACKOFF = 30.0
 CHUNK_GAMES = 25  # games adjudicated between two looks at the mail
+CHUNK_SECONDS = 1.0  # and at most this long (a writer waiting for the lock waits about this long)
+CHUNK_PAUSE = 0.2  # seconds the ticker leaves the database to other writers between chunks
 CHUNK_MAIL = 200  # messages read, and mails sent, per round
 UPKEEP_EVERY = timedelta(hours=1)
 TICK_EVERY = 2.0  # seconds between looks for due reminders (deadlines are waited for exactly)
@@ -181,13 +184,11 @@ class Daemon:
                 if db is None:
                     db = open_db(self.cfg.db)
                 now = self.clock()
-                remind(db, now)
-                done = tick(db, now, limit=CHUNK_GAMES)
-                for name in done:
-                    log.info("game %s: deadline passed, adjudicated", name)
+                more = deadline_chunk(db, now)
                 backoff.ok()
-                if done and due_games(db, now, 1):
-                    continue  # the next chunk of a wave (other threads get their turn between transactions)
+                if more:  # the next chunk of a wave, after a pause in which other writers get the lock
+                    self.stop.wait(CHUNK_PAUSE)
+                    continue
                 wait = TICK_EVERY
                 when = next_deadline(db)
                 if when is not None:
@@ -247,10 +248,7 @@ class Daemon:
         return True
 
     def _deadlines(self) -> None:
-        now = self.clock()
-        remind(self.db, now)
-        for name in tick(self.db, now, limit=CHUNK_GAMES):
-            log.info("game %s: deadline passed, adjudicated", name)
+        deadline_chunk(self.db, self.clock())
 
     def _mail(self) -> None:
         if not self.inbox.connected:
@@ -290,6 +288,20 @@ class Daemon:
                 self.inbox.drop()
                 return
         self.stop.wait(min(wait, self.cfg.imap.poll_seconds if self.cfg.imap else wait))
+
+
+def deadline_chunk(db, now: datetime) -> bool:  # type: ignore[no-untyped-def]
+    """Reminders, then due games one transaction each, for at most ``CHUNK_GAMES`` games or ``CHUNK_SECONDS``;
+    True while more games are due. Between chunks the caller lets others write (a writer waiting for SQLite's lock
+    only looks every 100 ms or so, and would otherwise not get in between two of these transactions)."""
+    remind(db, now)
+    started = time.monotonic()
+    for name, phase in due_games(db, now, CHUNK_GAMES):
+        if tick_game(db, name, phase, now):
+            log.info("game %s: deadline passed, adjudicated", name)
+        if time.monotonic() - started > CHUNK_SECONDS:
+            break
+    return bool(due_games(db, now, 1))
 
 
 def _short(exc: BaseException) -> str:

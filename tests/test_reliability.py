@@ -497,3 +497,27 @@ def test_a_database_busy_for_too_long_is_a_passing_error_not_the_end(tmp_path: P
     db = open_db(cfg.db)
     assert [r["message_id"] for r in db.query("select message_id from messages")] and \
         len(list(db.query("select 1 from messages"))) == 1
+
+
+def test_mail_keeps_flowing_during_a_deadline_wave(tmp_path: Path, imap: Any, smtp: Any) -> None:
+    cfg = make_config(tmp_path, imap, smtp)
+    games = 80
+    _due_games(cfg, games)  # drawing each phase's map makes this wave last many seconds
+    imap.append("judge", raw_mail("france.79@players.test", "SIGNON France w79 pw\nA par - bur",
+                                  message_id="<during@players.test>"))
+    stop = threading.Event()
+    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop}, daemon=True)
+    db = open_db(cfg.db)
+    daemon.start()
+    try:
+        wait_for(lambda: any(m["In-Reply-To"] == "<during@players.test>" for m in smtp.sink.messages), 120)
+        adjudicated_when_answered = db.execute("select count(*) from phases").fetchone()[0]
+        results_when_answered = len([m for m in smtp.sink.messages if "results of" in m["Subject"]])
+        wait_for(lambda: db.execute("select count(*) from phases").fetchone()[0] == games, 300)
+    finally:
+        stop.set()
+        daemon.join(60)
+    assert adjudicated_when_answered < games  # answered in the middle of the wave, not after it
+    reply = next(m for m in smtp.sink.messages if m["In-Reply-To"] == "<during@players.test>")
+    assert "OK: A par - bur" in text_of(reply)
+    assert results_when_answered < games * 7  # and results were going out too

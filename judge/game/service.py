@@ -353,26 +353,29 @@ def tick(db: Database, now: datetime, limit: int | None = None) -> list[str]:
     since the choice wins, and the game is left alone.
     """
     remind(db, now)
-    done = []
-    for name, phase in due_games(db, now, limit):
-        with write(db):
-            game = load_game(db, name)
-            if (game is None or game.status != "active" or game.deadline is None or game.deadline > now
-                    or game.phase != phase):
-                continue
-            seats = players(db, game.id)
-            late = _late_players(db, game, seats)
-            if game.settings.grace and not game.in_grace and late:
-                game.in_grace = True
-                game.deadline = now + timedelta(seconds=game.settings.grace)
-                save_game(db, game, now)
-                log_event(db, game.id, now, "judge", "grace", {"late": [p.power for p in late]})
-                for p in late:
-                    notify.late_notice(db, game, p, now)
-                continue
-            adjudicate(db, game, now, "deadline")
-            done.append(game.name)
-    return done
+    return [name for name, phase in due_games(db, now, limit) if tick_game(db, name, phase, now)]
+
+
+def tick_game(db: Database, name: str, phase: str, now: datetime) -> bool:
+    """One game whose deadline was seen passed at ``phase``: in its own write transaction, checked again, then
+    adjudicated (True), or given its grace period, or left alone when something changed meanwhile (False)."""
+    with write(db):
+        game = load_game(db, name)
+        if (game is None or game.status != "active" or game.deadline is None or game.deadline > now
+                or game.phase != phase):
+            return False
+        seats = players(db, game.id)
+        late = _late_players(db, game, seats)
+        if game.settings.grace and not game.in_grace and late:
+            game.in_grace = True
+            game.deadline = now + timedelta(seconds=game.settings.grace)
+            save_game(db, game, now)
+            log_event(db, game.id, now, "judge", "grace", {"late": [p.power for p in late]})
+            for p in late:
+                notify.late_notice(db, game, p, now)
+            return False
+        adjudicate(db, game, now, "deadline")
+        return True
 
 
 def _late_players(db: Database, game: Game, seats: list[Player]) -> list[Player]:
