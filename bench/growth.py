@@ -22,7 +22,6 @@ import time
 from datetime import datetime, timedelta, timezone
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]

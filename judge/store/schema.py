@@ -114,3 +114,6 @@ def m005_mail_log(db: Database) -> None:
         "created_at": str, "sent_at": str, "attempts": int, "last_error": str, "game_id": int, "in_reply_to": str,
     }, pk="id")
     db.table("mail_log").create_index(["to_addr"])
+    # mail queued before Message-IDs were fixed at queue time: a random one now (the domain is added when sent)
+    db.execute("update outbox set message_id = lower(hex(randomblob(16))) "
+               "where message_id is null and status in ('queued', 'sending')")
