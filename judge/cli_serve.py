@@ -81,9 +81,15 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     # SIGTERM (systemd stop) interrupts even a wait in IDLE; an interrupted transaction rolls back, and mail
     # handled but not yet moved is recognised and tidied at the next start
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    stop = threading.Event()
+
+    def terminate(signum: int, frame: Any) -> None:
+        stop.set()  # kept even when the interrupt below is replaced by an error of the connection it cut short
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
     try:
-        return serve(cfg, once=args.once, stop=threading.Event())
+        return serve(cfg, once=args.once, stop=stop)
     except KeyboardInterrupt:
         logging.getLogger("judge").info("stopped")
         return EXIT_OK

@@ -521,3 +521,33 @@ def test_mail_keeps_flowing_during_a_deadline_wave(tmp_path: Path, imap: Any, sm
     reply = next(m for m in smtp.sink.messages if m["In-Reply-To"] == "<during@players.test>")
     assert "OK: A par - bur" in text_of(reply)
     assert results_when_answered < games * 7  # and results were going out too
+
+
+def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp_path: Path, smtp: Any) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from mailservers import write_config
+
+    for attempt in range(3):  # the interrupt used to be replaced by the error of the IDLE it cut short, and lost
+        server = start_imap("pymap", tmp_path / f"imap{attempt}")
+        cfg = make_config(tmp_path, server, smtp)
+        config = write_config(tmp_path / "judge.toml", server, smtp, cfg.db, imap_extra="poll_seconds = 30")
+        proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                cwd=Path(__file__).parent.parent)
+        try:
+            assert proc.stderr is not None
+            while "connected to" not in proc.stderr.readline():
+                assert proc.poll() is None
+            time.sleep(1.5)  # nothing to do: it is in IDLE well before this (if not, this round proves less)
+            assert server.proc is not None
+            server.proc.terminate()
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+            server.stop()
