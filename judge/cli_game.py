@@ -10,6 +10,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from judge.cli_common import EXIT_USAGE, CliError, add_password_options, open_store, read_password, settings
+from judge.store import write
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
 
 EXIT_OK, EXIT_PROBLEMS = 0, 1
@@ -182,7 +183,7 @@ def _create(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args, create=True)
-        with db.atomic():
+        with write(db):
             game = create_game(db, args.name, args.variant, settings, _now(args))
         print(f"created {game.name} ({game.variant.name}); players join with: judge game join {game.name} "
               f"--email ADDR [--power P] (the password is asked for), or by mail: JOIN {game.name} <password>")
@@ -197,7 +198,7 @@ def _join(args: argparse.Namespace) -> int:
     def body() -> int:
         db = _db(args)
         password = read_password(args)
-        with db.atomic():
+        with write(db):
             player = join_game(db, args.name, args.email, password, _now(args), power=args.power,
                                sender="master")
         print(f"{player.email} joined {args.name}" + (f" as {player.power}" if player.power else ""))
@@ -212,7 +213,7 @@ def _simple(args: argparse.Namespace) -> int:
     def body() -> int:
         db = _db(args)
         now = _now(args)
-        with db.atomic():
+        with write(db):
             if args.action == "start":
                 rng = random.Random(args.seed) if args.seed is not None else random.Random()
                 game = service.start_game(db, args.name, now, rng)
@@ -257,7 +258,7 @@ def _deadline(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             game = master.change_deadline(db, args.name, _now(args), by=by, to=to, shorten=args.shorten)
         if game.status == "paused":
             print(f"{game.name}: paused, {format_duration(timedelta(seconds=game.paused_remaining or 0))} left")
@@ -274,7 +275,7 @@ def _replace(args: argparse.Namespace) -> int:
     def body() -> int:
         db = _db(args)
         password = read_password(args, "the new player's password")
-        with db.atomic():
+        with write(db):
             seat = master.replace(db, args.name, args.power, args.email, password, _now(args))
         print(f"{seat.power} in {args.name} is now played by {seat.email}; both players have been mailed")
         return EXIT_OK
@@ -287,7 +288,7 @@ def _eject(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             seat = master.eject(db, args.name, args.power, _now(args))
         print(f"{seat.email} no longer plays {seat.power} in {args.name}; replace with: judge game replace "
               f"{args.name} --power {seat.power} --email ADDR")
@@ -302,7 +303,7 @@ def _end(args: argparse.Namespace) -> int:
     def body() -> int:
         db = _db(args)
         how = master.Ending.ABANDONED if args.abandoned else master.Ending.DRAW
-        with db.atomic():
+        with write(db):
             game = master.end(db, args.name, how, _now(args), draw=tuple(args.draw or ()))
         result = game.result or {}
         print(f"{game.name} is over: " + (f"a draw among {', '.join(result['powers'])}" if how is master.Ending.DRAW
@@ -317,7 +318,7 @@ def _delete(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             told = master.delete(db, args.name, _now(args))
         print(f"deleted {args.name}" + (f"; told {', '.join(told)}" if told else ""))
         return EXIT_OK
@@ -339,7 +340,7 @@ def _settings(args: argparse.Namespace) -> int:
         if args.value is None:
             raise CliError(f"judge game settings: {args.key} needs a value (see: judge game settings --help)",
                            EXIT_USAGE)
-        with db.atomic():
+        with write(db):
             game = master.change_setting(db, args.name, args.key, args.value, _now(args))
         print(f"{game.name}: {args.key} = {args.value}")
         return EXIT_OK
@@ -352,7 +353,7 @@ def _rollback(args: argparse.Namespace) -> int:
 
     def body() -> int:
         db = _db(args)
-        with db.atomic():
+        with write(db):
             game = rollback_game(db, args.name, args.phase, _now(args))
         print(f"{game.name} is back at {game.phase}")
         return EXIT_OK
@@ -406,7 +407,7 @@ def _tick(args: argparse.Namespace) -> int:
 
 
 def _mail_handle(args: argparse.Namespace) -> int:
-    from judge.mail.handler import handle_raw
+    from judge.mail.imap_in import mail_handle_settings, handle_one
 
     if args.file == "-":
         raw = sys.stdin.buffer.read()
@@ -414,8 +415,15 @@ def _mail_handle(args: argparse.Namespace) -> int:
         with open(args.file, "rb") as f:
             raw = f.read()
     db = _db(args, create=True)
-    replies = handle_raw(db, raw, _now(args))
-    for reply in replies:
+    address, cap, age, note = mail_handle_settings(db, settings(args))
+    if note:
+        print(f"judge: {note}", file=sys.stderr)
+    handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age)
+    if handled.outcome == "duplicate":
+        print("duplicate: this message was handled before; nothing changed and nothing was sent")
+    elif not handled.replies:
+        print(f"{handled.outcome}; no reply")
+    for reply in handled.replies:
         print(f"To: {reply['to_addr']}\nSubject: {reply['subject']}\n\n{reply['body']}\n" + "-" * 72)
     return EXIT_OK
 

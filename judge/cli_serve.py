@@ -52,6 +52,17 @@ def add_serve_commands(sub: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=_demo)
 
+    db = sub.add_parser("db", help="the database: size per table, pruning old mail and records")
+    dsub = db.add_subparsers(title="db commands", metavar="ACTION")
+    for action, helptext in (("stats", "rows and bytes on disk per table (indexes included), largest first"),
+                             ("prune", "prune now what judge serve prunes hourly (old mail bodies, old records)")):
+        p = dsub.add_parser(action, help=helptext)
+        p.add_argument("--db", default=None, help="the SQLite file (default: the config's, else $JUDGE_DB, "
+                                                   "else ./judge.db)")
+        p.add_argument("--config", default=None, help="the TOML config (its [judge] db and retention settings)")
+        p.add_argument("--json", action="store_true", help="print JSON")
+        p.set_defaults(func=_db_command, action=action)
+
 
 def _logging(verbose: bool) -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if verbose else logging.WARNING,
@@ -89,9 +100,15 @@ def _serve(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     # SIGTERM (systemd stop) interrupts even a wait in IDLE; an interrupted transaction rolls back, and mail
     # handled but not yet moved is recognised and tidied at the next start
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    stop = threading.Event()
+
+    def terminate(signum: int, frame: Any) -> None:
+        stop.set()  # kept even when the interrupt below is replaced by an error of the connection it cut short
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
     try:
-        return serve(cfg, once=args.once, stop=threading.Event())
+        return serve(cfg, once=args.once, stop=stop)
     except KeyboardInterrupt:
         logging.getLogger("judge").info("stopped")
         return EXIT_OK
@@ -156,6 +173,44 @@ def _check(args: argparse.Namespace) -> int:
             print(f"smtp {cfg.smtp.host}:{cfg.smtp.port}: FAILED: {type(exc).__name__}: {exc}")
             status = EXIT_PROBLEMS
     return status
+
+
+def _db_command(args: argparse.Namespace) -> int:
+    import json
+    import os
+    from datetime import datetime, timezone
+
+    from judge.config import Config
+    from judge.store import open_db
+    from judge.store.upkeep import prune, table_sizes
+
+    cfg: Any = None
+    if args.config or (args.db is None and os.environ.get("JUDGE_CONFIG")):
+        cfg = _load(args.config)
+        if cfg is None:
+            return EXIT_CONFIG
+    path = args.db or (cfg.db if cfg else None) or os.environ.get("JUDGE_DB") or "judge.db"
+    if not Path(path).exists():
+        print(f"judge: {path}: no such database", file=sys.stderr)
+        return EXIT_PROBLEMS
+    db = open_db(path)
+    if args.action == "prune":
+        defaults = cfg or Config(address="judge@localhost")
+        done = prune(db, datetime.now(timezone.utc), mail_days=defaults.mail_retention_days,
+                     handled_days=defaults.handled_retention_days)
+        print(json.dumps(done.__dict__) if args.json else
+              f"pruned: {done.mail_bodies} mail bodies, {done.pictures} pictures, {done.handled} handled-mail "
+              f"records, {done.signon_failures} sign-on failures, {done.quarantine} quarantine records")
+        return EXIT_OK
+    sizes = table_sizes(db)
+    if args.json:
+        print(json.dumps([{"table": t, "rows": r, "bytes": b} for t, r, b in sizes], indent=2))
+        return EXIT_OK
+    print(f"{'table':<22} {'rows':>9} {'bytes':>12}")
+    for table, rows, size in sizes:
+        print(f"{table:<22} {rows:>9} {size:>12}")
+    print(f"{'total':<22} {'':>9} {sum(s for _, _, s in sizes):>12}  ({Path(path).stat().st_size} in the file)")
+    return EXIT_OK
 
 
 def _demo(args: argparse.Namespace) -> int:

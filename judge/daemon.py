@@ -1,36 +1,65 @@
 """`judge serve`: read mail, adjudicate at deadlines, send the outbox — the only part that touches the network.
 
-One loop: handle waiting mail → adjudicate games whose deadline passed (in deadline order, also those that passed
-while the daemon was down) → drain the outbox → wait for new mail (IMAP IDLE, else polling) until the next deadline.
-A dropped IMAP connection is reopened with growing pauses (1 s doubling to 5 min); an SMTP server that is down leaves
-mail queued for the next round. Deadlines are kept in UTC, so a change to or from summer time never skips or doubles
-one.
+One loop of independent steps, each with its own schedule and its own capped backoff:
+
+- **deadlines** (in a thread of its own with its own connection; a step of each round with ``--once``): reminders,
+  then games whose deadline passed (earliest first, also those that passed while the daemon was down), one
+  transaction per game, in chunks of ``CHUNK_GAMES`` or ``CHUNK_SECONDS`` with a pause between them, so that in a
+  deadline wave mail keeps being read and sent, and game-master commands get the database. It
+  never waits for a mail server: with IMAP or SMTP down (or hanging), phases are still adjudicated on time and the
+  results wait in the outbox.
+- **mail**: new messages by IMAP (at most ``CHUNK_MAIL`` per round); a dropped connection is reopened after a pause
+  of 1 s doubling to ``MAX_BACKOFF`` (30 s), with jitter.
+- **outbox**: due mail over one SMTP connection per batch; an unreachable server is tried again after the same
+  capped backoff.
+- **upkeep**, hourly: the digest of undeliverable mail to game masters, and pruning of old mail bodies and records.
+
+A step that fails for a passing reason (database busy, network) logs one line and is tried again after its backoff;
+no error ends the loop. Only one daemon or ``serve --once`` round runs per database: a lock file beside it
+(``<db>.lock``) is held for the whole run, and a second one says so and exits 0. Deadlines are kept in UTC, so a
+change to or from summer time never skips or doubles one.
 """
 
 from __future__ import annotations
 
+import fcntl
 import imaplib
 import logging
+import os
 import random
+import smtplib
 import ssl
 import threading
+import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import IO, Any
 
 from imapclient.exceptions import IMAPClientError
 
 from judge.config import Config
-from judge.game.records import set_default_language
-from judge.game.service import tick
+from judge.game.records import set_default_language, set_judge_address
+from judge.game.service import due_games, remind, tick_game
+from judge.mail.failures import report_failures
 from judge.mail.imap_in import Inbox, handle_new_mail
-from judge.mail.smtp_out import drain_outbox, next_send_time
-from judge.store import open_db
+from judge.mail.smtp_out import SmtpUnavailable, drain_outbox, next_send_time, release_stale_claims
+from judge.store import is_busy, open_db, write
+from judge.store.upkeep import prune
 from judge.timeutil import parse_iso_utc
 
 log = logging.getLogger("judge")
 
 IMAP_ERRORS = (imaplib.IMAP4.error, imaplib.IMAP4.abort, IMAPClientError, OSError, ssl.SSLError, ConnectionError)
+TRANSIENT = (*IMAP_ERRORS, smtplib.SMTPException, SmtpUnavailable)
 MAX_WAIT = 300.0
+MAX_BACKOFF = 30.0
+CHUNK_GAMES = 25  # games adjudicated between two looks at the mail
+CHUNK_SECONDS = 1.0  # and at most this long (a writer waiting for the lock waits about this long)
+CHUNK_PAUSE = 0.2  # seconds the ticker leaves the database to other writers between chunks
+CHUNK_MAIL = 200  # messages read, and mails sent, per round
+UPKEEP_EVERY = timedelta(hours=1)
+TICK_EVERY = 2.0  # seconds between looks for due reminders (deadlines are waited for exactly)
 
 
 def utcnow() -> datetime:
@@ -42,62 +71,239 @@ def next_deadline(db) -> datetime | None:  # type: ignore[no-untyped-def]
     return parse_iso_utc(rows[0]["d"]) if rows and rows[0]["d"] else None
 
 
+class Backoff:
+    """When a failing step may run again: 1 s, doubling to ``MAX_BACKOFF``, ±20 % jitter; reset by a success."""
+
+    def __init__(self) -> None:
+        self.delay = 0.0
+        self.until = 0.0
+
+    def ready(self) -> bool:
+        return time.monotonic() >= self.until
+
+    def remaining(self) -> float:
+        return max(0.0, self.until - time.monotonic())
+
+    def ok(self) -> None:
+        self.delay, self.until = 0.0, 0.0
+
+    def failed(self) -> float:
+        self.delay = min(self.delay * 2 or 1.0, MAX_BACKOFF)
+        pause = self.delay * random.uniform(0.8, 1.2)
+        self.until = time.monotonic() + pause
+        return pause
+
+
+class ServeLock:
+    """An exclusive lock on ``<db>.lock``: one daemon or cron round per database."""
+
+    def __init__(self, db_path: str) -> None:
+        self.path = Path(f"{db_path}.lock")
+        self.file: IO[str] | None = None
+
+    def acquire(self) -> bool:
+        handle = open(self.path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            return False
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self.file = handle
+        return True
+
+    def release(self) -> None:
+        if self.file is not None:
+            fcntl.flock(self.file.fileno(), fcntl.LOCK_UN)
+            self.file.close()
+            self.file = None
+
+
 def serve(cfg: Config, *, once: bool = False, clock: Callable[[], datetime] = utcnow,
           stop: threading.Event | None = None) -> int:
     """Run until stopped (or one round with ``once``). Returns the process exit status."""
     assert cfg.imap is not None and cfg.smtp is not None
-    db = open_db(cfg.db)
-    with db.atomic():
-        set_default_language(db, cfg.language)
-    inbox = Inbox(cfg.imap)
-    stop = stop or threading.Event()
-    backoff = 1.0
-    log.info("serving %s with %s", cfg.address, cfg.db)
-    while not stop.is_set():
-        try:
-            if not inbox.connected:
-                inbox.open()
-            handle_new_mail(db, inbox, clock, cfg.address, cfg.max_replies_per_hour)
-            backoff = 1.0
-        except IMAP_ERRORS as exc:
-            log.warning("imap: %s: %s; reconnecting in %.0f s", type(exc).__name__, _short(exc), backoff)
-            inbox.drop()
-            if once:
-                _deadlines_and_outbox(db, cfg, clock)
-                return 1
-            stop.wait(backoff * random.uniform(0.8, 1.2))
-            backoff = min(backoff * 2, 300.0)
-            continue
-        _deadlines_and_outbox(db, cfg, clock)
-        if once:
-            inbox.drop()
+    lock = ServeLock(cfg.db)
+    if not lock.acquire():
+        log.warning("another judge serve is running on %s (lock %s); this one exits", cfg.db, lock.path)
+        return 0
+    try:
+        return Daemon(cfg, clock, stop or threading.Event()).run(once)
+    finally:
+        lock.release()
+
+
+class Daemon:
+    def __init__(self, cfg: Config, clock: Callable[[], datetime], stop: threading.Event) -> None:
+        assert cfg.imap is not None and cfg.smtp is not None
+        self.cfg, self.clock, self.stop = cfg, clock, stop
+        self.db = open_db(cfg.db)
+        self.inbox = Inbox(cfg.imap)
+        self.backoff = {name: Backoff() for name in ("deadlines", "mail", "outbox", "upkeep")}
+        self.failed: set[str] = set()
+        self.next_upkeep = 0.0
+
+    def run(self, once: bool) -> int:
+        cfg = self.cfg
+        log.info("serving %s with %s", cfg.address, cfg.db)
+        self._step("start", self._start)
+        if once:  # a cron round: steps in turn until the wave is done and the due mail sent
+            try:
+                while not self.stop.is_set():
+                    deadlines_left, outbox_left = self.round()
+                    if (deadlines_left and "deadlines" not in self.failed) or \
+                            (outbox_left and "outbox" not in self.failed):
+                        continue  # reading and sending between chunks of a wave
+                    return 1 if self.failed else 0
+            finally:
+                self.inbox.drop()
             return 0
+        # the daemon: deadlines and reminders in a thread of their own (own connection), so that no mail server
+        # that hangs or is down can hold them up; this thread reads and sends
+        ticker = threading.Thread(target=self._deadline_loop, name="judge-deadlines", daemon=True)
+        ticker.start()
         try:
-            inbox.wait(_seconds_to_wait(db, clock))
-        except IMAP_ERRORS as exc:
-            log.warning("imap: %s while waiting: %s", type(exc).__name__, _short(exc))
-            inbox.drop()
-    inbox.drop()
-    return 0
+            while not self.stop.is_set():
+                _, outbox_left = self.round(deadlines=False)
+                if not outbox_left:
+                    self._wait()
+        finally:
+            self.stop.set()
+            self.inbox.drop()
+            ticker.join(30)
+        return 0
+
+    def _deadline_loop(self) -> None:
+        db = None
+        backoff = Backoff()
+        while not self.stop.is_set():
+            try:
+                if db is None:
+                    db = open_db(self.cfg.db)
+                now = self.clock()
+                more = deadline_chunk(db, now)
+                backoff.ok()
+                if more:  # the next chunk of a wave, after a pause in which other writers get the lock
+                    self.stop.wait(CHUNK_PAUSE)
+                    continue
+                wait = TICK_EVERY
+                when = next_deadline(db)
+                if when is not None:
+                    wait = min(wait, max(0.0, (when - now).total_seconds()) + 0.2)
+            except Exception as exc:  # as every step: one line for a passing error, a traceback for a bug
+                wait = backoff.failed()
+                if is_busy(exc):
+                    log.warning("deadlines: %s: %s; again in %.0f s", type(exc).__name__, _short(exc), wait)
+                else:
+                    log.exception("deadlines failed; again in %.0f s", wait)
+            self.stop.wait(wait)
+
+    def _start(self) -> None:
+        with write(self.db):
+            set_default_language(self.db, self.cfg.language)
+            set_judge_address(self.db, self.cfg.address)
+            domain = self.cfg.address.rpartition("@")[2]
+            # mail queued before the judge's address was known carries a bare random token: complete it now
+            self.db.execute("update outbox set message_id = '<' || message_id || '@' || ? || '>' "
+                            "where status in ('queued', 'sending') and message_id not like '<%'", [domain])
+        released = release_stale_claims(self.db, self.clock(), everything=True)  # we hold the lock: no sender runs
+        if released:
+            log.warning("smtp: %d mail(s) claimed by a sender that stopped are queued again", released)
+
+    def round(self, deadlines: bool = True) -> tuple[bool, bool]:
+        """One pass over every step that is due; returns whether deadline work and due mail are left."""
+        deadlines_left = outbox_left = False
+        if deadlines and self._step("deadlines", self._deadlines):
+            deadlines_left = bool(due_games(self.db, self.clock(), 1))
+        self._step("mail", self._mail)
+        if self._step("outbox", self._outbox):
+            outbox_left = self._outbox_due()
+        if time.monotonic() >= self.next_upkeep:
+            if self._step("upkeep", self._upkeep):
+                self.next_upkeep = time.monotonic() + UPKEEP_EVERY.total_seconds()
+        return deadlines_left, outbox_left
+
+    def _step(self, name: str, action: Callable[[], Any]) -> bool:
+        backoff = self.backoff.get(name)
+        if backoff is not None and not backoff.ready():
+            return False
+        try:
+            action()
+        except Exception as exc:  # nothing ends the loop; a passing error is one line, a bug its traceback
+            pause = backoff.failed() if backoff is not None else 0.0
+            self.failed.add(name)
+            if name == "mail":
+                self.inbox.drop()
+            if is_busy(exc) or isinstance(exc, TRANSIENT):
+                log.warning("%s: %s: %s; again in %.0f s", name, type(exc).__name__, _short(exc), pause)
+            else:
+                log.exception("%s failed; again in %.0f s", name, pause)
+            return False
+        if backoff is not None:
+            backoff.ok()
+        self.failed.discard(name)
+        return True
+
+    def _deadlines(self) -> None:
+        deadline_chunk(self.db, self.clock())
+
+    def _mail(self) -> None:
+        if not self.inbox.connected:
+            self.inbox.open()
+        handle_new_mail(self.db, self.inbox, self.clock, self.cfg.address, self.cfg.max_replies_per_hour,
+                        limit=CHUNK_MAIL, max_mail_age_days=self.cfg.max_mail_age_days)
+
+    def _outbox(self) -> None:
+        assert self.cfg.smtp is not None
+        drain_outbox(self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL)
+
+    def _outbox_due(self) -> bool:
+        when = next_send_time(self.db)
+        return when is not None and when <= self.clock()
+
+    def _upkeep(self) -> None:
+        now = self.clock()
+        report_failures(self.db, now)
+        prune(self.db, now, mail_days=self.cfg.mail_retention_days, handled_days=self.cfg.handled_retention_days)
+        release_stale_claims(self.db, now)
+
+    def _wait(self) -> None:
+        now = self.clock()
+        wait = MAX_WAIT
+        for when in (next_deadline(self.db), next_send_time(self.db)):
+            if when is not None:  # a passed deadline: the ticker is at work, and its mail is to be sent soon
+                wait = min(wait, max(1.0, (when - now).total_seconds() + 0.5))
+        for backoff in self.backoff.values():
+            if backoff.until:
+                wait = min(wait, backoff.remaining() + 0.05)
+        if self.inbox.connected:
+            try:
+                self.inbox.wait(wait)
+                return
+            except IMAP_ERRORS as exc:
+                log.warning("mail: %s while waiting: %s", type(exc).__name__, _short(exc))
+                self.inbox.drop()
+                return
+        self.stop.wait(min(wait, self.cfg.imap.poll_seconds if self.cfg.imap else wait))
 
 
-def _deadlines_and_outbox(db, cfg: Config, clock: Callable[[], datetime]) -> None:  # type: ignore[no-untyped-def]
-    assert cfg.smtp is not None
-    for name in tick(db, clock()):
-        log.info("game %s: deadline passed, adjudicated", name)
-    drain_outbox(db, cfg.smtp, cfg.address, clock)
-
-
-def _seconds_to_wait(db, clock: Callable[[], datetime]) -> float:  # type: ignore[no-untyped-def]
-    now = clock()
-    wait = MAX_WAIT
-    for when in (next_deadline(db), next_send_time(db)):
-        if when is not None:
-            wait = min(wait, max(0.0, (when - now).total_seconds()) + 0.5)
-    return wait
+def deadline_chunk(db, now: datetime) -> bool:  # type: ignore[no-untyped-def]
+    """Reminders, then due games one transaction each, for at most ``CHUNK_GAMES`` games or ``CHUNK_SECONDS``;
+    True while more games are due. Between chunks the caller lets others write (a writer waiting for SQLite's lock
+    only looks every 100 ms or so, and would otherwise not get in between two of these transactions)."""
+    remind(db, now)
+    started = time.monotonic()
+    for name, phase in due_games(db, now, CHUNK_GAMES):
+        if tick_game(db, name, phase, now):
+            log.info("game %s: deadline passed, adjudicated", name)
+        if time.monotonic() - started > CHUNK_SECONDS:
+            break
+    return bool(due_games(db, now, 1))
 
 
 def _short(exc: BaseException) -> str:
     text = str(exc).replace("\n", " ")
     return text[:200]
-

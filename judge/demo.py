@@ -28,7 +28,7 @@ from judge.rules.board import Position
 from judge.rules.legality import retreat_options
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
-from judge.store import open_db
+from judge.store import open_db, write
 
 DOMAIN = "demo.judge"
 PASSWORD = "demo"
@@ -99,7 +99,7 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=out, flush=True))
     try:
         db = open_db(db_path)
-        with db.atomic():
+        with write(db):
             if records.load_game(db, GAME) is None:
                 service.create_game(db, GAME, "classic", GameSettings(
                     movement_deadline=120, retreat_deadline=60, adjustment_deadline=60,
@@ -109,7 +109,7 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
         for power in variant_powers:
             _send(smtp.port, f"{power.lower()}@{DOMAIN}", f"JOIN {GAME} pw-{power} {power}", "join")
         _wait(lambda: len([p for p in records.players(db, _game(db).id) if p.role == "player"]) == 7, 60)
-        with db.atomic():
+        with write(db):
             service.start_game(db, GAME, service_now(), rng)
         say("all seven players joined by mail; the game has started")
         last_year = _game(db).position.phase.year + years - 1  # type: ignore[union-attr]
@@ -126,7 +126,7 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
             _wait(lambda: _game(db).phase != phase or _game(db).status != "active", 180)
             phases += 1
             say(f"  {phase} adjudicated -> {_game(db).phase}")
-        _wait(lambda: not list(db.query("select 1 from outbox where status = 'queued'")), 60)
+        _wait(lambda: not list(db.query("select 1 from outbox where status in ('queued', 'sending')")), 60)
         elapsed = time.monotonic() - started
         _report(imap, variant_powers, say, quiet)
         shown = service.show_game(db, GAME)

@@ -5,6 +5,12 @@ the cost parameters can be raised later and old hashes still verify. Passwords a
 NFC, so the same password typed on two keyboards that compose accents differently still matches.
 
 Passwords are never logged and never appear in an exception message.
+
+A correct sign-on is remembered for the life of the process, so that a player who sends many mails with the same
+password pays for scrypt once: the memory holds only an HMAC-SHA256, under a key drawn at random when the process
+starts, of the stored hash and the password (never the password, nor anything that outlives the process or could be
+checked without that key). A changed password changes the stored hash, so an old entry never matches again. A wrong
+password is never remembered: every failed attempt pays the full hash.
 """
 
 from __future__ import annotations
@@ -14,7 +20,9 @@ import binascii
 import hashlib
 import hmac
 import os
+import threading
 import unicodedata
+from collections import OrderedDict
 
 SCHEME = "scrypt"
 N = 2**14
@@ -77,6 +85,16 @@ def _parse_stored(stored: str) -> tuple[int, int, int, bytes, bytes] | None:
     return n, r, p, salt, digest
 
 
+_CACHE_KEY = os.urandom(32)  # per process; never stored
+_CACHE_SIZE = 4096
+_verified: OrderedDict[bytes, None] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _cache_key(password: bytes, stored: str) -> bytes:
+    return hmac.new(_CACHE_KEY, stored.encode("ascii") + b"\0" + password, hashlib.sha256).digest()
+
+
 def verify_password(password: str, stored: str) -> bool:
     """True if ``password`` matches the hash ``stored``; False for a wrong password or a malformed stored string."""
     parsed = _parse_stored(stored)
@@ -84,7 +102,28 @@ def verify_password(password: str, stored: str) -> bool:
         return False
     n, r, p, salt, digest = parsed
     try:
-        candidate = _derive(_password_bytes(password), salt, n, r, p, DKLEN)
+        secret = _password_bytes(password)
+    except (ValueError, UnicodeError):
+        return False
+    key = _cache_key(secret, stored)
+    with _lock:
+        if key in _verified:
+            _verified.move_to_end(key)
+            return True
+    try:
+        candidate = _derive(secret, salt, n, r, p, DKLEN)
     except (ValueError, MemoryError, OverflowError):
         return False
-    return hmac.compare_digest(candidate, digest)
+    if not hmac.compare_digest(candidate, digest):
+        return False
+    with _lock:
+        _verified[key] = None
+        while len(_verified) > _CACHE_SIZE:
+            _verified.popitem(last=False)
+    return True
+
+
+def forget_verified() -> None:
+    """Empty the cache of verified sign-ons (tests, and a host who wants every sign-on to pay the hash again)."""
+    with _lock:
+        _verified.clear()

@@ -102,3 +102,26 @@ def test_errors_never_show_the_password() -> None:
     assert "sw0rdfish" not in str(caught.value)
     with pytest.raises(ValueError, match="must not be empty"):
         hash_password("")
+
+
+def test_a_verified_sign_on_is_remembered_and_a_failure_always_pays_the_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from judge import passwords
+
+    stored = hash_password("correct horse")
+    other = hash_password("correct horse")  # another seat with the same password: its own salt, its own entry
+    passwords.forget_verified()
+    calls = []
+    real = passwords._derive
+    monkeypatch.setattr(passwords, "_derive", lambda *a: calls.append(1) or real(*a))
+    assert verify_password("correct horse", stored) and len(calls) == 1
+    for _ in range(5):
+        assert verify_password("correct horse", stored)
+    assert len(calls) == 1  # remembered: no second scrypt
+    for _ in range(3):
+        assert not verify_password("wrong horse", stored)
+    assert len(calls) == 4  # every failure paid in full
+    assert verify_password("correct horse", other) and len(calls) == 5
+    assert not verify_password("correct horse", hash_password("changed"))  # a new hash: no stale match
+    assert all(b"correct horse" not in k for k in passwords._verified)  # only keyed hashes are held
+    passwords.forget_verified()
+    assert verify_password("correct horse", stored) and len(calls) == 8  # (hashing "changed" was one)

@@ -68,7 +68,9 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
 
 def test_every_mail_kind_is_sent_in_a_real_game(played: tuple[Table, list]) -> None:
     _, seen = played
-    assert {name for name, _ in seen} >= set(template_names()) - {"help", "eliminated", "internal_error"}
+    # delivery_failed goes to the game master only when mail cannot be delivered: tests/test_reliability.py
+    assert {name for name, _ in seen} >= set(template_names()) - {"help", "eliminated", "internal_error",
+                                                                   "delivery_failed"}
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -82,6 +84,9 @@ def test_every_template_renders_in_every_language(played: tuple[Table, list], la
     contexts.setdefault("internal_error", {"game": contexts["resigned"]["game"], "sender": "a@p.test",
                                            "message_id": "x@p.test", "when": "2026-12-01 12:00", "what": "KeyError",
                                            "partial": True, "count": 1, "since": "2026-12-01 11:00"})
+    contexts.setdefault("delivery_failed", {"failures": [
+        {"to": "x@p.test", "subject": "Diplomacy game g: results", "error": "refused: 550 5.1.1 no such user",
+         "game": "g", "queued": "2026-12-01T12:00:00Z"}]})
     assert set(contexts) == set(template_names())
     for name, context in contexts.items():
         mail = render_mail(name, language, **context)
@@ -111,7 +116,11 @@ def test_results_carry_the_tally_with_changes(played: tuple[Table, list]) -> Non
     assert "France      4 centres (+1),  3 units, builds 1" in fall["body"]
     assert "Germany     3 centres,  3 units" in fall["body"]
     assert "Change" in fall["html"] and "+1" in fall["html"]
-    assert fall["image"][:8] == b"\x89PNG\r\n\x1a\n" and 'src="cid:map@judge"' in fall["html"]  # the map
+    assert fall["image"] is None and 'src="cid:map@judge"' in fall["html"]  # the map, stored once per phase:
+    pictures = list(t.db.query("select * from pictures where id = ?", [fall["picture_id"]]))
+    assert pictures[0]["png"][:8] == b"\x89PNG\r\n\x1a\n" and pictures[0]["phase"] == "F1901M"
+    same = [m["picture_id"] for m in t.outbox() if "results of Fall 1901 movement" in m["subject"]]
+    assert len(same) >= 7 and set(same) == {fall["picture_id"]}
 
 
 def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
@@ -146,23 +155,26 @@ def test_reminder_once_before_the_deadline(tmp_path: Path) -> None:
     assert reminded == sorted(addr(p) for p in POWERS if p != "France")
 
 
-def test_sent_mail_is_multipart_with_the_map_inline_and_attached() -> None:
+def test_sent_mail_carries_the_map_once_for_html_and_text_readers() -> None:
     png = b"\x89PNG\r\n\x1a\n" + b"0" * 100
     row = {"id": 7, "to_addr": "x@p.test", "subject": "Diplomacy game g: results", "body": "plain text",
-           "html": "<html><body><img src=\"cid:map@judge\"></body></html>", "image": png, "in_reply_to": "",
-           "message_id": None}
+           "html": "<html><body><img src=\"cid:map@judge\"></body></html>", "in_reply_to": "",
+           "message_id": "<abc@judge.test>"}
     from datetime import datetime, timezone
 
-    msg = build_message(row, "judge@judge.test", "g", datetime(2026, 12, 1, tzinfo=timezone.utc))
-    parsed = message_from_bytes(bytes(msg), policy=policy.default)
-    assert parsed.get_content_type() == "multipart/mixed"
-    alternative, attachment = parsed.get_payload()
+    msg = build_message(row, "judge@judge.test", "g", datetime(2026, 12, 1, tzinfo=timezone.utc), png)
+    raw = bytes(msg)
+    parsed = message_from_bytes(raw, policy=policy.default)
+    assert parsed.get_content_type() == "multipart/related"
+    alternative, picture = parsed.get_payload()
     assert alternative.get_content_type() == "multipart/alternative"
-    plain, related = alternative.get_payload()
-    assert plain.get_content() == "plain text\n"
-    html, inline = related.get_payload()
-    assert html.get_content_type() == "text/html" and inline["Content-ID"] == "<map@judge>"
-    assert attachment.get_filename() == "map.png" and attachment.get_content() == png
+    plain, html = alternative.get_payload()
+    assert plain.get_content() == "plain text\n" and html.get_content_type() == "text/html"
+    assert picture["Content-ID"] == "<map@judge>" and picture.get_filename() == "map.png"
+    assert picture.get_content() == png
+    assert [p.get_filename() for p in parsed.iter_attachments()] == ["map.png"]  # what a text reader lists
+    assert sum(1 for p in parsed.walk() if p.get_content_type() == "image/png") == 1  # carried once
+    assert parsed["Message-ID"] == "<abc@judge.test>"
     assert parsed["Auto-Submitted"] == "auto-replied" and parsed["List-Id"].endswith("<g.judge.test>")
 
 

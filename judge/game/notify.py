@@ -15,22 +15,35 @@ from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position
 from judge.rules.phase import Step
 from judge.rules.turn import TurnResult
-from judge.timeutil import format_deadline
+from judge.timeutil import format_deadline, iso_utc
 
 
 def send(db: Database, to: str, template: str, now: datetime, *, game: Game | None = None,
-         in_reply_to: str | None = None, image: bytes | None = None, thread_refs: str | None = None,
+         in_reply_to: str | None = None, image: bytes | None = None, picture_id: int | None = None,
+         rendered: dict[tuple[str, str], Any] | None = None, thread_refs: str | None = None,
          **context: Any) -> None:
-    """Render mail ``template`` in the recipient's language, with deadlines in their zone and UTC, and queue it."""
+    """Render mail ``template`` in the recipient's language, with deadlines in their zone and UTC, and queue it.
+
+    With ``rendered`` (a dict the caller keeps for one mail sent to many), the mail is rendered once per language
+    and time zone: the context must then not depend on the recipient."""
     prefs = user_settings(db, to)
+    key = (prefs["language"], prefs["timezone"])
+    if rendered is not None and key in rendered:
+        mail = rendered[key]
+        queue_mail(db, to, mail.subject, mail.text, now, game_id=game.id if game else None,
+                   in_reply_to=in_reply_to, html=mail.html, image=image, picture_id=picture_id,
+                   thread_refs=thread_refs)
+        return
     deadline = None
     if game is not None and game.deadline is not None:
         deadline = format_deadline(game.deadline, prefs["timezone"], now)
         if prefs["timezone"] != "UTC":
             deadline += f" = {game.deadline:%Y-%m-%d %H:%M} UTC"
     mail = marked(render_mail(template, prefs["language"], game=game, deadline=deadline, **context), prefs["language"])
+    if rendered is not None:
+        rendered[key] = mail
     queue_mail(db, to, mail.subject, mail.text, now, game_id=game.id if game else None, in_reply_to=in_reply_to,
-               html=mail.html, image=image, thread_refs=thread_refs)
+               html=mail.html, image=image, picture_id=picture_id, thread_refs=thread_refs)
 
 
 def _everyone(game: Game, seats: list[Player]) -> list[str]:
@@ -80,6 +93,32 @@ def map_picture(game: Game, pos: Position, lines: list[dict[str, Any]], language
         return None
 
 
+def palette_png(png: bytes) -> bytes:
+    """The picture as a palette PNG (at most 256 colours): a map of flat colours loses nothing and shrinks a lot."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as im:
+        if im.mode == "P":
+            return png
+        small = im.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+    out = io.BytesIO()
+    small.save(out, format="PNG", compress_level=6)  # 9 is four times slower for 3 % less
+    data = out.getvalue()
+    return data if len(data) < len(png) else png
+
+
+def store_picture(db: Database, game: Game, phase: str, language: str, png: bytes, now: datetime) -> int:
+    """Keep the map of a phase once per language; every results mail of the phase refers to this row."""
+    db.execute("insert into pictures (game_id, phase, language, png, created_at) values (?, ?, ?, ?, ?) "
+               "on conflict (game_id, phase, language) do update set png = excluded.png, "
+               "created_at = excluded.created_at", [game.id, phase, language, png, iso_utc(now)])
+    row = list(db.query("select id from pictures where game_id = ? and phase = ? and language = ?",
+                        [game.id, phase, language]))
+    return int(row[0]["id"])
+
+
 def results(db: Database, game: Game, seats: list[Player], before: Position, turn: TurnResult,
             lines: list[dict[str, Any]], now: datetime) -> None:
     after = turn.position
@@ -91,13 +130,16 @@ def results(db: Database, game: Game, seats: list[Player], before: Position, tur
         "phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
         "tally": tally(game, after, before), "winner": turn.winner,
         "threshold": game.settings.victory(game.variant).threshold(len(game.variant.centres), before.phase.year)}
-    pictures: dict[str, bytes | None] = {}
+    pictures: dict[str, int | None] = {}
+    rendered: dict[tuple[str, str], Any] = {}  # the same report for everyone: rendered once per language and zone
     for to in _everyone(game, seats):
         language = user_settings(db, to)["language"]
         if language not in pictures:
-            pictures[language] = map_picture(game, before, lines, language, after)
-        send(db, to, "results", now, game=game, image=pictures[language], has_map=pictures[language] is not None,
-             **context)
+            png = map_picture(game, before, lines, language, after)
+            pictures[language] = (store_picture(db, game, before.phase.code, language, palette_png(png), now)
+                                  if png is not None else None)
+        send(db, to, "results", now, game=game, picture_id=pictures[language],
+             has_map=pictures[language] is not None, rendered=rendered, **context)
 
 
 def reminder(db: Database, game: Game, player: Player, now: datetime) -> None:

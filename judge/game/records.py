@@ -1,11 +1,14 @@
 """Reading and writing games, players, orders, events and queued mail in the store.
 
-Every function here works inside the caller's transaction (``db.atomic()``); none commits on its own.
+Every function here works inside the caller's transaction (``judge.store.write``); none commits on its own.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -74,11 +77,29 @@ def load_game_by_id(db: Database, game_id: int) -> Game:
 def _game(row: dict[str, Any]) -> Game:
     variant = load_variant(row["variant"])
     settings = GameSettings.from_json(row["settings"])
-    position = position_from_json(variant, json.loads(row["position"])) if row["position"] else None
+    position = _position(variant, row["position"]) if row["position"] else None
     return Game(row["id"], row["name"], variant, row["status"], settings, position,
                 parse_iso_utc(row["deadline"]) if row["deadline"] else None,
                 json.loads(row["result"]) if row["result"] else None, row["paused_remaining"],
                 bool(row["in_grace"]), bool(row.get("reminded")))
+
+
+_POSITIONS: OrderedDict[tuple[str, str], Position] = OrderedDict()  # stored text -> board (immutable)
+_POSITIONS_LOCK = threading.Lock()
+
+
+def _position(variant: Variant, text: str) -> Position:
+    """The board stored as ``text``, parsed once while it is in use (a message reads its game several times)."""
+    key = (variant.key, text)
+    with _POSITIONS_LOCK:
+        found = _POSITIONS.get(key)
+    if found is None:
+        found = position_from_json(variant, json.loads(text))
+        with _POSITIONS_LOCK:
+            _POSITIONS[key] = found
+            while len(_POSITIONS) > 256:
+                _POSITIONS.popitem(last=False)
+    return found
 
 
 def insert_game(db: Database, name: str, variant: Variant, settings: GameSettings, now: datetime) -> Game:
@@ -130,24 +151,40 @@ def orders_of(db: Database, game_id: int, phase: str) -> dict[str, list[str]]:
 
 
 def set_orders(db: Database, game_id: int, phase: str, power: str, lines: list[str], now: datetime) -> None:
-    db.table("orders").upsert({"game_id": game_id, "phase": phase, "power": power, "lines": json.dumps(lines),
-                               "updated_at": iso_utc(now)}, pk=("game_id", "phase", "power"))
+    db.execute("insert into orders (game_id, phase, power, lines, updated_at) values (?, ?, ?, ?, ?) "
+               "on conflict (game_id, phase, power) do update set lines = excluded.lines, "
+               "updated_at = excluded.updated_at", [game_id, phase, power, json.dumps(lines), iso_utc(now)])
 
 
 def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kind: str, detail: Any = None) -> None:
     """Append to the event log (never updated or deleted)."""
-    db.table("events").insert({"game_id": game_id, "at": iso_utc(now), "sender": sender, "kind": kind,
-                               "detail": json.dumps(detail, ensure_ascii=False) if detail is not None else None})
+    db.execute("insert into events (game_id, at, sender, kind, detail) values (?, ?, ?, ?, ?)",
+               [game_id, iso_utc(now), sender, kind,
+                json.dumps(detail, ensure_ascii=False) if detail is not None else None])
 
 
 def queue_mail(db: Database, to: str, subject: str, body: str, now: datetime, *, game_id: int | None = None,
                in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None,
-               thread_refs: str | None = None) -> None:
-    row = {"to_addr": to, "subject": subject, "body": body, "status": "queued", "created_at": iso_utc(now),
-           "sent_at": None, "in_reply_to": in_reply_to, "game_id": game_id, "attempts": 0, "html": html, "image": image}
-    if thread_refs:
-        row["thread_refs"] = thread_refs
-    db.table("outbox").insert(row)
+               picture_id: int | None = None, thread_refs: str | None = None) -> None:
+    """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry."""
+    db.execute("insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
+               "html, image, picture_id, next_attempt, message_id, thread_refs) "
+               "values (?, ?, ?, 'queued', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+               [to, subject, body, iso_utc(now), in_reply_to, game_id, html, image, picture_id, iso_utc(now),
+                new_message_id(db), thread_refs or None])
+
+
+def new_message_id(db: Database) -> str:
+    """A globally unique Message-ID: 128 random bits at the judge's domain (or a bare token, given the domain when
+    sent, while the judge's address is not yet known to this database)."""
+    token = secrets.token_hex(16)
+    rows = list(db.query("select value from meta where key = 'judge_address'"))
+    domain = rows[0]["value"].rpartition("@")[2] if rows and rows[0]["value"] else ""
+    return f"<{token}@{domain}>" if domain else token
+
+
+def set_judge_address(db: Database, address: str) -> None:
+    db.table("meta").upsert({"key": "judge_address", "value": address.lower()}, pk="key")
 
 
 def default_language(db: Database) -> str:

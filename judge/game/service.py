@@ -25,7 +25,8 @@ from judge.rules.board import Position, Unit
 from judge.rules.orders import order_text
 from judge.rules.phase import Phase, Season, Step
 from judge.rules.turn import TurnResult, parse_submissions, play
-from judge.timeutil import iso_utc
+from judge.timeutil import iso_utc, parse_iso_utc
+from judge.store import write
 
 NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
@@ -301,43 +302,87 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
 REMINDER_BEFORE = timedelta(hours=12)
 
 
-def remind(db: Database, now: datetime) -> None:
-    """Remind players who have sent no orders yet, once per phase, 12 hours (or a quarter of the phase) before."""
-    for row in list(db.query("select name from games where status = 'active' and deadline > ? "
-                             "and coalesce(reminded, 0) = 0", [iso_utc(now)])):
-        with db.atomic():
-            game = get_game(db, row["name"])
-            assert game.deadline is not None and game.position is not None
-            window = min(REMINDER_BEFORE, game.settings.deadline_for(game.position.phase.step) / 4)
-            if game.deadline - now > window:
+def _reminder_window(settings: GameSettings, phase_code: str) -> timedelta:
+    """Reminders go out 12 hours before the deadline, or a quarter of the phase's time when that is shorter."""
+    return min(REMINDER_BEFORE, settings.deadline_for(Phase.parse(phase_code).step) / 4)
+
+
+def remind(db: Database, now: datetime, limit: int | None = None) -> int:
+    """Remind players who have sent no orders yet, once per phase; return how many games were reminded.
+
+    Games are chosen by a read, and each is checked again inside its own write transaction (still active, the
+    deadline still set and not passed, the phase unchanged, not reminded yet), so a pause, an extension or an
+    adjudication landing in between is respected.
+    """
+    done = 0
+    for row in list(db.query("select name, phase, deadline, settings from games where status = 'active' "
+                             "and deadline > ? and deadline <= ? and coalesce(reminded, 0) = 0 order by deadline",
+                             [iso_utc(now), iso_utc(now + REMINDER_BEFORE)])):
+        if limit is not None and done >= limit:
+            break
+        try:
+            window = _reminder_window(GameSettings.from_json(row["settings"]), row["phase"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if parse_iso_utc(row["deadline"]) - now > window:
+            continue
+        with write(db):
+            game = load_game(db, row["name"])
+            if (game is None or game.status != "active" or game.deadline is None or game.position is None
+                    or game.reminded or game.phase != row["phase"] or game.deadline <= now
+                    or game.deadline - now > _reminder_window(game.settings, game.position.phase.code)):
                 continue
             for p in _late_players(db, game, players(db, game.id)):
                 notify.reminder(db, game, p, now)
             game.reminded = True
             save_game(db, game, now)
-
-
-def tick(db: Database, now: datetime) -> list[str]:
-    """Adjudicate every active game whose deadline has passed (after a grace period, when the game has one)."""
-    remind(db, now)
-    done = []
-    for row in list(db.query("select name from games where status = 'active' and deadline is not null "
-                             "and deadline <= ? order by deadline", [iso_utc(now)])):
-        with db.atomic():
-            game = get_game(db, row["name"])
-            seats = players(db, game.id)
-            late = _late_players(db, game, seats)
-            if game.settings.grace and not game.in_grace and late:
-                game.in_grace = True
-                game.deadline = now + timedelta(seconds=game.settings.grace)
-                save_game(db, game, now)
-                log_event(db, game.id, now, "judge", "grace", {"late": [p.power for p in late]})
-                for p in late:
-                    notify.late_notice(db, game, p, now)
-                continue
-            adjudicate(db, game, now, "deadline")
-            done.append(game.name)
+            done += 1
     return done
+
+
+def due_games(db: Database, now: datetime, limit: int | None = None) -> list[tuple[str, str]]:
+    """(name, phase) of the active games whose deadline has passed, earliest deadline first."""
+    sql = ("select name, phase from games where status = 'active' and deadline is not null and deadline <= ? "
+           "order by deadline, id")
+    params: list[Any] = [iso_utc(now)]
+    if limit is not None:
+        sql += " limit ?"
+        params.append(limit)
+    return [(r["name"], r["phase"]) for r in db.query(sql, params)]
+
+
+def tick(db: Database, now: datetime, limit: int | None = None) -> list[str]:
+    """Adjudicate active games whose deadline has passed (after a grace period, when the game has one), at most
+    ``limit`` of them; return the names of those adjudicated.
+
+    Each game is its own write transaction that checks again that the game is still active, its deadline still due
+    and its phase unchanged: a game master's ``process``, ``extend`` or ``pause`` (or another round) that landed
+    since the choice wins, and the game is left alone.
+    """
+    remind(db, now)
+    return [name for name, phase in due_games(db, now, limit) if tick_game(db, name, phase, now)]
+
+
+def tick_game(db: Database, name: str, phase: str, now: datetime) -> bool:
+    """One game whose deadline was seen passed at ``phase``: in its own write transaction, checked again, then
+    adjudicated (True), or given its grace period, or left alone when something changed meanwhile (False)."""
+    with write(db):
+        game = load_game(db, name)
+        if (game is None or game.status != "active" or game.deadline is None or game.deadline > now
+                or game.phase != phase):
+            return False
+        seats = players(db, game.id)
+        late = _late_players(db, game, seats)
+        if game.settings.grace and not game.in_grace and late:
+            game.in_grace = True
+            game.deadline = now + timedelta(seconds=game.settings.grace)
+            save_game(db, game, now)
+            log_event(db, game.id, now, "judge", "grace", {"late": [p.power for p in late]})
+            for p in late:
+                notify.late_notice(db, game, p, now)
+            return False
+        adjudicate(db, game, now, "deadline")
+        return True
 
 
 def _late_players(db: Database, game: Game, seats: list[Player]) -> list[Player]:
@@ -347,7 +392,14 @@ def _late_players(db: Database, game: Game, seats: list[Player]) -> list[Player]
 
 
 def maybe_adjudicate_when_ready(db: Database, game: Game, now: datetime) -> TurnResult | None:
-    """Adjudicate at once when every active player who owes orders has said READY."""
+    """Adjudicate at once when every active player who owes orders has said READY.
+
+    Called inside the caller's write transaction; the game is read again there, so a phase another writer has just
+    adjudicated (or a game just paused) is left alone."""
+    current = load_game(db, game.name)
+    if current is None or current.phase != game.phase:
+        return None
+    game = current
     seats = players(db, game.id)
     owing = owing_powers(game)
     voters = [p for p in seats if p.active and p.power in owing]

@@ -42,6 +42,7 @@ from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import LANGUAGES, render_mail
 from judge.timeutil import check_timezone, iso_utc
+from judge.store import is_busy, write
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +143,7 @@ def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: st
         if arrived is not None:
             msg = replace(msg, arrived=arrived)
         limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address)
-        with db.atomic():
+        with write(db):
             if _seen(db, msg):
                 return Handled("duplicate", [])
             first_new = _last_outbox_id(db)
@@ -151,6 +152,8 @@ def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: st
                                          "received_at": iso_utc(now), "outcome": outcome})
         return Handled(outcome, list(db.query("select * from outbox where id > ? order by id", [first_new])))
     except Exception as exc:  # nothing may stop the daemon: the caller moves the message aside
+        if is_busy(exc):
+            raise  # the database is busy: the daemon backs off and the message is tried again, not quarantined
         log.exception("a message could not be handled at all")
         return Handled(f"error: {type(exc).__name__}", [])
 
@@ -192,7 +195,7 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
         return "refused: too old"
     session = Session(msg, now, quiet=paused_until is not None)
     try:
-        with db.atomic():
+        with write(db):
             outcome = _handle(db, session)
     except Exception as exc:  # a bug must not lose the message or leave half an effect
         log.exception("handling message %s from %s failed", msg.message_id, msg.sender)
@@ -322,7 +325,7 @@ def _handle(db: Database, s: Session) -> str:
         if isinstance(named, str) and named and not s.mentioned:
             s.mentioned = named
         try:
-            with db.atomic():  # a savepoint: a failing command undoes itself only
+            with write(db):  # a savepoint: a failing command undoes itself only
                 _command(db, s, reply, entry)
         except GameError as exc:
             reply.say(_shown(entry), f"ERROR: {exc}")

@@ -5,10 +5,16 @@ UIDVALIDITY and the last UID in the same transaction → move it to the processe
 re-handles at most the message in hand, and the handled-message record makes that harmless. New mail is found with
 ``UID SEARCH`` filtered to UIDs above the last one handled (``n:*`` always returns the highest UID); IDLE, where the
 server has it, is only a wake-up.
+
+Mail is fetched and moved in batches, but each message is handled in its own transaction. A UID that SEARCH returned
+and FETCH did not is skipped; the next round finds it among the leftovers and handles it then. A message that cannot
+be parsed or handled (the handler raised, or answered with an internal error) is moved to the quarantine folder and
+recorded with the reason in the ``quarantine`` table, and the inbox position moves past it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import ssl
 import time
@@ -18,9 +24,10 @@ from datetime import datetime
 from imapclient import IMAPClient
 from sqlite_utils import Database
 
-from judge.config import ImapConfig
-from judge.mail.handler import MAX_MESSAGE_BYTES, handle_message
+from judge.config import Config, ImapConfig
+from judge.mail.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, handle_message
 from judge.timeutil import iso_utc
+from judge.store import is_busy, write
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +53,7 @@ class Inbox:
         if cfg.security == "starttls":
             client.starttls(context)
         client.login(cfg.username, cfg.password)
-        for folder in (cfg.processed_folder, cfg.rejected_folder):
+        for folder in (cfg.processed_folder, cfg.rejected_folder, quarantine_folder(cfg)):
             if not client.folder_exists(folder):
                 client.create_folder(folder)
         selected = client.select_folder(cfg.folder)
@@ -78,23 +85,45 @@ class Inbox:
         return sorted(u for u in self.client.search(["UID", f"1:{last_uid}"]) if u <= last_uid)
 
     def fetch(self, uid: int) -> tuple[bytes, int | None]:
-        """The raw message, or its headers and its size when it is too large to read."""
+        """The raw message, or its headers and its size when it is too large to read (KeyError: not fetched)."""
+        return self.fetch_many([uid])[uid]
+
+    def fetch_many(self, uids: list[int]) -> dict[int, tuple[bytes, int | None]]:
+        """Raw messages by UID, in two commands whatever their number; UIDs the server did not return are left
+        out (a message expunged meanwhile, or a server that answered SEARCH and not FETCH)."""
         assert self.client is not None
-        size = self.client.fetch([uid], ["RFC822.SIZE"]).get(uid, {}).get(b"RFC822.SIZE", 0)
-        if size > MAX_MESSAGE_BYTES:
-            data = self.client.fetch([uid], ["BODY.PEEK[HEADER]"])[uid]
-            return data[b"BODY[HEADER]"], size
-        data = self.client.fetch([uid], ["BODY.PEEK[]"])[uid]
-        return data[b"BODY[]"], None
+        if not uids:
+            return {}
+        sizes = {u: d.get(b"RFC822.SIZE", 0) for u, d in self.client.fetch(uids, ["RFC822.SIZE"]).items()}
+        small = [u for u in uids if u in sizes and sizes[u] <= MAX_MESSAGE_BYTES]
+        large = [u for u in uids if u in sizes and sizes[u] > MAX_MESSAGE_BYTES]
+        out: dict[int, tuple[bytes, int | None]] = {}
+        if small:
+            for u, d in self.client.fetch(small, ["BODY.PEEK[]"]).items():
+                if b"BODY[]" in d:
+                    out[u] = (d[b"BODY[]"], None)
+        if large:
+            for u, d in self.client.fetch(large, ["BODY.PEEK[HEADER]"]).items():
+                if b"BODY[HEADER]" in d:
+                    out[u] = (d[b"BODY[HEADER]"], sizes[u])
+        return out
 
     def move(self, uid: int, folder: str) -> None:
+        self.move_many([uid], folder)
+
+    def move_many(self, uids: list[int], folder: str) -> None:
         assert self.client is not None
+        if not uids:
+            return
         if b"MOVE" in self.client.capabilities():
-            self.client.move([uid], folder)
+            self.client.move(uids, folder)
         else:
-            self.client.copy([uid], folder)
-            self.client.delete_messages([uid])
-            self.client.expunge()
+            self.client.copy(uids, folder)
+            self.client.delete_messages(uids)
+            if b"UIDPLUS" in self.client.capabilities():
+                self.client.uid_expunge(uids)
+            else:
+                self.client.expunge()
 
     def wait(self, seconds: float) -> bool:
         """Wait for new mail at most ``seconds``; True when the server said something arrived.
@@ -123,34 +152,140 @@ def _state(db: Database, account: str) -> tuple[int, int]:
     return (rows[0]["uidvalidity"], rows[0]["last_uid"]) if rows else (0, 0)
 
 
+def quarantine_folder(cfg: ImapConfig) -> str:
+    return getattr(cfg, "quarantine_folder", "") or "Quarantine"
+
+
+def handle_one(db: Database, raw: bytes, now: datetime, judge_address: str, max_replies_per_hour: int,
+               declared_size: int | None = None, position: tuple[str, int, int] | None = None, *,
+               max_mail_age_days: float = MAX_MAIL_AGE_DAYS) -> Handled:
+    """Handle one message exactly as the daemon does (``judge mail handle`` calls this too), in one write
+    transaction; with ``position`` (account, UIDVALIDITY, UID) the inbox position advances in the same one."""
+    with write(db):
+        handled = handle_message(db, raw, now, judge_address=judge_address,
+                                 max_replies_per_hour=max_replies_per_hour, declared_size=declared_size,
+                                 max_mail_age_days=max_mail_age_days)
+        if position is not None:
+            _advance(db, position, now)
+    return handled
+
+
+def mail_handle_settings(db: Database, cfg: Config | None) -> tuple[str, int, float, str]:
+    """The judge's address, reply cap and mail age limit for ``judge mail handle``: the configuration's when there is
+    one, else the address the daemon recorded in the database; with a note when the address is unknown."""
+    from judge.mail.handler import MAX_REPLIES_PER_HOUR
+
+    if cfg is not None and cfg.address:
+        return cfg.address, cfg.max_replies_per_hour, cfg.max_mail_age_days, ""
+    rows = list(db.query("select value from meta where key = 'judge_address'"))
+    if rows and rows[0]["value"]:
+        return rows[0]["value"], MAX_REPLIES_PER_HOUR, MAX_MAIL_AGE_DAYS, ""
+    return "", MAX_REPLIES_PER_HOUR, MAX_MAIL_AGE_DAYS, (
+        "the judge's own address is unknown (no configuration, and judge serve never ran on this database): mail "
+        "from it would not be recognised")
+
+
+def _advance(db: Database, position: tuple[str, int, int], now: datetime) -> None:
+    account, uidvalidity, uid = position
+    db.table("mailbox_state").upsert({"account": account, "uidvalidity": uidvalidity, "last_uid": uid,
+                                      "updated_at": iso_utc(now)}, pk="account")
+
+
+def _quarantine(db: Database, inbox: Inbox, uid: int, raw: bytes, reason: str, now: datetime,
+                advance: bool) -> None:
+    with write(db):
+        db.table("quarantine").insert({"account": inbox.account, "uid": uid,
+                                       "digest": hashlib.sha256(raw).hexdigest(), "reason": reason[:500],
+                                       "at": iso_utc(now)})
+        if advance:
+            _advance(db, (inbox.account, inbox.uidvalidity, uid), now)
+    log.warning("imap: message uid %s quarantined: %s", uid, reason[:200])
+
+
+def _folder_of_earlier(db: Database, inbox: Inbox, raw: bytes) -> str:
+    """Where a message handled before a crash (and not moved) belongs, from the record of its handling."""
+    digest = hashlib.sha256(raw).hexdigest()
+    if list(db.query("select 1 from quarantine where digest = ?", [digest])):
+        return quarantine_folder(inbox.cfg)
+    rows = list(db.query("select outcome from messages where digest = ?", [digest]))
+    earlier = Handled(rows[0]["outcome"] if rows else "", [])
+    if earlier.quarantine_reason is not None:
+        return quarantine_folder(inbox.cfg)
+    return inbox.cfg.rejected_folder if earlier.rejected else inbox.cfg.processed_folder
+
+
+FETCH_BATCH = 50
+
+
 def handle_new_mail(db: Database, inbox: Inbox, clock: Callable[[], datetime], judge_address: str,
-                    max_replies_per_hour: int) -> int:
-    """Handle every message that arrived since the last one handled; return how many."""
+                    max_replies_per_hour: int, limit: int | None = None, *,
+                    max_mail_age_days: float = MAX_MAIL_AGE_DAYS) -> int:
+    """Handle the messages that arrived since the last one handled (at most ``limit``); return how many."""
     uidvalidity, last_uid = _state(db, inbox.account)
     if uidvalidity != inbox.uidvalidity:
         if uidvalidity:
             log.warning("imap: UIDVALIDITY changed (%s -> %s): rescanning; handled mail is recognised and skipped",
                         uidvalidity, inbox.uidvalidity)
         last_uid = 0
-    for uid in inbox.leftover_uids(last_uid):  # handled, not moved: recognised by the record, then moved
-        raw, too_large = inbox.fetch(uid)
-        with db.atomic():
-            handled = handle_message(db, raw, clock(), judge_address=judge_address,
-                                     max_replies_per_hour=max_replies_per_hour, declared_size=too_large)
-        inbox.move(uid, inbox.cfg.rejected_folder if handled.rejected else inbox.cfg.processed_folder)
-        log.info("imap: message uid %s was handled before; moved", uid)
+    # handled before a crash kept them from being moved, or skipped when FETCH did not return them
+    leftovers = inbox.leftover_uids(last_uid)
+    for start in range(0, len(leftovers), FETCH_BATCH):
+        batch = leftovers[start:start + FETCH_BATCH]
+        moves: dict[str, list[int]] = {}
+        for uid, (raw, too_large) in sorted(inbox.fetch_many(batch).items()):
+            folder = _handle_fetched(db, inbox, uid, raw, too_large, clock(), judge_address, max_replies_per_hour,
+                                     advance=False, max_mail_age_days=max_mail_age_days)
+            moves.setdefault(folder, []).append(uid)
+        for folder, uids in moves.items():
+            inbox.move_many(uids, folder)
     count = 0
-    for uid in inbox.new_uids(last_uid):
-        raw, too_large = inbox.fetch(uid)
-        now = clock()
-        with db.atomic():
-            handled = handle_message(db, raw, now, judge_address=judge_address,
-                                              max_replies_per_hour=max_replies_per_hour, declared_size=too_large)
-            db.table("mailbox_state").upsert({"account": inbox.account, "uidvalidity": inbox.uidvalidity,
-                                              "last_uid": uid, "updated_at": iso_utc(now)}, pk="account")
-        folder = inbox.cfg.rejected_folder if handled.rejected else inbox.cfg.processed_folder
-        inbox.move(uid, folder)
-        log.info("imap: message uid %s: %s, %d repl%s queued", uid, handled.outcome.split(":")[0],
-                 len(handled.replies), "y" if len(handled.replies) == 1 else "ies")
-        count += 1
+    new = inbox.new_uids(last_uid)
+    if limit is not None:
+        new = new[:limit]
+    for start in range(0, len(new), FETCH_BATCH):
+        batch = new[start:start + FETCH_BATCH]
+        fetched = inbox.fetch_many(batch)
+        moves = {}
+        for uid in batch:
+            if uid not in fetched:  # SEARCH listed it, FETCH did not: a later round retries it as a leftover
+                log.warning("imap: message uid %s could not be fetched; retrying later", uid)
+                continue
+            raw, too_large = fetched[uid]
+            folder = _handle_fetched(db, inbox, uid, raw, too_large, clock(), judge_address, max_replies_per_hour,
+                                     advance=True, max_mail_age_days=max_mail_age_days)
+            moves.setdefault(folder, []).append(uid)
+            count += 1
+        for folder, uids in moves.items():
+            inbox.move_many(uids, folder)
     return count
+
+
+def _handle_fetched(db: Database, inbox: Inbox, uid: int, raw: bytes, too_large: int | None, now: datetime,
+                    judge_address: str, max_replies_per_hour: int, *, advance: bool,
+                    max_mail_age_days: float = MAX_MAIL_AGE_DAYS) -> str:
+    """Handle one fetched message; return the folder it belongs in."""
+    position = (inbox.account, inbox.uidvalidity, uid) if advance else None
+    if list(db.query("select 1 from quarantine where digest = ?", [hashlib.sha256(raw).hexdigest()])):
+        if position is not None:
+            with write(db):
+                _advance(db, position, now)
+        return quarantine_folder(inbox.cfg)
+    try:
+        handled = handle_one(db, raw, now, judge_address, max_replies_per_hour, too_large, position,
+                             max_mail_age_days=max_mail_age_days)
+    except Exception as exc:
+        if is_busy(exc):
+            raise  # the database is busy: the daemon backs off and the message is tried again
+        log.exception("imap: message uid %s could not be handled", uid)
+        _quarantine(db, inbox, uid, raw, f"{type(exc).__name__}: {exc}", now, advance)
+        return quarantine_folder(inbox.cfg)
+    if handled.outcome == "duplicate":
+        log.info("imap: message uid %s was handled before; moved", uid)
+        return _folder_of_earlier(db, inbox, raw)
+    log.info("imap: message uid %s: %s, %d repl%s queued", uid, handled.outcome.split(":")[0],
+             len(handled.replies), "y" if len(handled.replies) == 1 else "ies")
+    reason = handled.quarantine_reason  # an internal error, or mail that could not be parsed at all
+    if reason is not None:
+        _quarantine(db, inbox, uid, raw, reason, now, False)
+        return quarantine_folder(inbox.cfg)
+    return inbox.cfg.rejected_folder if handled.rejected else inbox.cfg.processed_folder

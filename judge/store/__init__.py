@@ -1,5 +1,5 @@
-"""The judge's SQLite store: schema (migrations) and opening a database."""
+"""The judge's SQLite store: schema (migrations), opening a database, the one write transaction."""
 
-from judge.store.db import open_db
+from judge.store.db import is_busy, open_db, write
 
-__all__ = ["open_db"]
+__all__ = ["is_busy", "open_db", "write"]

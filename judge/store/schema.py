@@ -92,3 +92,36 @@ def m004_reply_references(db: Database) -> None:
     db.table("signon_failures").add_column("game", str)  # failures are counted per game and power, not per address
     db.table("signon_failures").add_column("power", str)
     db.table("signon_failures").create_index(["game", "power", "at"])
+
+
+@migrations()
+def m005_reliable_mail(db: Database) -> None:
+    # the map of a phase, stored once per language and referenced by every results mail of that phase
+    db.table("pictures").create({
+        "id": int, "game_id": int, "phase": str, "language": str, "png": bytes, "created_at": str,
+    }, pk="id")
+    db.table("pictures").create_index(["game_id", "phase", "language"], unique=True)
+    db.table("outbox").add_column("picture_id", int)
+    db.table("outbox").add_column("claimed_at", str)  # when a sender took it (status sending)
+    db.table("outbox").add_column("reported", int)  # 1 once a failed mail was in a digest to the game master
+    # status: queued | sending (claimed; DATA may be under way) | sent | failed
+    db.execute("update outbox set next_attempt = created_at where next_attempt is null")
+    db.table("outbox").create_index(["status", "next_attempt"])
+    db.table("outbox").create_index(["created_at"])
+    db.table("outbox").create_index(["to_addr", "created_at"])  # the per-address reply cap counts by these
+    db.table("messages").create_index(["received_at"])
+    db.table("quarantine").create({  # mail that could not be parsed or handled, moved to [imap] quarantine_folder
+        "id": int, "account": str, "uid": int, "digest": str, "reason": str, "at": str,
+    }, pk="id")
+
+
+@migrations()
+def m006_mail_log(db: Database) -> None:
+    db.table("mail_log").create({  # the record of sent (or failed) mail whose body was pruned from the outbox
+        "id": int, "outbox_id": int, "to_addr": str, "subject": str, "message_id": str, "status": str,
+        "created_at": str, "sent_at": str, "attempts": int, "last_error": str, "game_id": int, "in_reply_to": str,
+    }, pk="id")
+    db.table("mail_log").create_index(["to_addr"])
+    # mail queued before Message-IDs were fixed at queue time: a random one now (the domain is added when sent)
+    db.execute("update outbox set message_id = lower(hex(randomblob(16))) "
+               "where message_id is null and status in ('queued', 'sending')")
