@@ -135,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     from judge.cli_serve import add_serve_commands
 
     add_game_commands(sub, common)
-    add_serve_commands(sub)
+    add_serve_commands(sub, common)
     add_map_command(sub)
     return parser
 

@@ -13,7 +13,7 @@ from typing import Any
 EXIT_OK, EXIT_PROBLEMS, EXIT_CONFIG = 0, 1, 2
 
 
-def add_serve_commands(sub: Any) -> None:
+def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("serve", help="run the mail daemon: read orders by IMAP, adjudicate, send results by SMTP",
                        description="Run the judge. Config errors exit with status 2 (systemd does not restart then).")
     p.add_argument("--config", default=argparse.SUPPRESS,
@@ -53,13 +53,10 @@ def add_serve_commands(sub: Any) -> None:
     p.set_defaults(func=_demo)
 
     db = sub.add_parser("db", help="the database: size per table, pruning old mail and records")
-    dsub = db.add_subparsers(title="db commands", metavar="ACTION")
+    dsub = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
     for action, helptext in (("stats", "rows and bytes on disk per table (indexes included), largest first"),
                              ("prune", "prune now what judge serve prunes hourly (old mail bodies, old records)")):
-        p = dsub.add_parser(action, help=helptext)
-        p.add_argument("--db", default=None, help="the SQLite file (default: the config's, else $JUDGE_DB, "
-                                                   "else ./judge.db)")
-        p.add_argument("--config", default=None, help="the TOML config (its [judge] db and retention settings)")
+        p = dsub.add_parser(action, parents=[common], help=helptext)
         p.add_argument("--json", action="store_true", help="print JSON")
         p.set_defaults(func=_db_command, action=action)
 
@@ -177,23 +174,15 @@ def _check(args: argparse.Namespace) -> int:
 
 def _db_command(args: argparse.Namespace) -> int:
     import json
-    import os
     from datetime import datetime, timezone
 
+    from judge.cli_common import db_path, open_store, settings
     from judge.config import Config
-    from judge.store import open_db
     from judge.store.upkeep import prune, table_sizes
 
-    cfg: Any = None
-    if args.config or (args.db is None and os.environ.get("JUDGE_CONFIG")):
-        cfg = _load(args.config)
-        if cfg is None:
-            return EXIT_CONFIG
-    path = args.db or (cfg.db if cfg else None) or os.environ.get("JUDGE_DB") or "judge.db"
-    if not Path(path).exists():
-        print(f"judge: {path}: no such database", file=sys.stderr)
-        return EXIT_PROBLEMS
-    db = open_db(path)
+    cfg = settings(args)
+    db = open_store(args)  # reading never creates a database
+    path = db_path(args)
     if args.action == "prune":
         defaults = cfg or Config(address="judge@localhost")
         done = prune(db, datetime.now(timezone.utc), mail_days=defaults.mail_retention_days,

@@ -105,6 +105,11 @@ CASES = [
     (["demo", "--years", "many"], USAGE, "invalid int"),
     (["map", "nosuch", *DB], RUNTIME, "no game called"),
     (["map", "g", "--db", "nosuch.db"], RUNTIME, "no database"),
+    (["db"], USAGE, "ACTION"),
+    (["db", "stats", "--db", "nosuch.db"], RUNTIME, "no database"),
+    (["db", "stats"], USAGE, "no configuration found"),
+    (["db", "prune", "--db", "nosuch.db"], RUNTIME, "no database"),
+    (["db", "prune", "--config", "bad.toml"], USAGE, "not valid TOML"),
 ]
 
 
