@@ -129,7 +129,9 @@ def results(db: Database, game: Game, seats: list[Player], before: Position, tur
     context: dict[str, Any] = {
         "phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
         "tally": tally(game, after, before), "winner": turn.winner,
-        "threshold": game.settings.victory(game.variant).threshold(len(game.variant.centres), before.phase.year)}
+        "threshold": game.settings.victory(game.variant).threshold(game.variant.victory.total(game.variant.centres),
+                                                                   before.phase.year),
+        "scores": turn.scores if game.variant.victory.uses_points else None}
     pictures: dict[str, int | None] = {}
     rendered: dict[tuple[str, str], Any] = {}  # the same report for everyone: rendered once per language and zone
     for to in _everyone(game, seats):
