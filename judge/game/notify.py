@@ -131,7 +131,8 @@ def results(db: Database, game: Game, seats: list[Player], before: Position, tur
         "tally": tally(game, after, before), "winner": turn.winner,
         "threshold": game.settings.victory(game.variant).threshold(game.variant.victory.total(game.variant.centres),
                                                                    before.phase.year),
-        "scores": turn.scores if game.variant.victory.uses_points else None}
+        "scores": ({p: turn.scores.get(p, 0) for p in game.variant.powers}
+                   if turn.scores and game.settings.victory(game.variant).uses_points else None)}
     pictures: dict[str, int | None] = {}
     rendered: dict[tuple[str, str], Any] = {}  # the same report for everyone: rendered once per language and zone
     for to in _everyone(game, seats):
