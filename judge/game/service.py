@@ -297,6 +297,9 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     if turn.winner is not None:
         game.status, game.deadline = "finished", None
         game.result = {"kind": "solo", "winner": turn.winner}
+        side = next((s for s in sides(db, game) if turn.winner in s), None)
+        if side is not None:
+            game.result["powers"] = list(side)
     elif turn.draw:
         game.status, game.deadline = "finished", None
         game.result = {"kind": "draw", "powers": list(turn.draw), "by": "rule"}

@@ -91,6 +91,11 @@ class GameSettings:
                 problems.append(f"tie_break: {p!r} is not one of the powers of {variant.name}")
         if self.tie_break is not None and len(set(self.tie_break)) != len(self.tie_break):
             problems.append("tie_break lists a power twice")
+        named = {variant.power_named(p) for p in self.tie_break or ()}
+        missing = [p for p in variant.powers if p not in named]
+        if self.tie_break and missing and self.tie_others is None:
+            problems.append(f"tie_break does not name {', '.join(missing)}: name every power, or say what a tie "
+                            "among the others means with tie_others (play-on or draw)")
         if problems or self.solo is None:
             return problems
         total = variant.victory.total(variant.centres)
