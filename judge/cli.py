@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
     sandbox.add_argument("--batch", action="store_true", help="JSON Lines in, JSON Lines out")
     sandbox.add_argument("--pretty", action="store_true", help="indent the JSON output (not with --batch)")
+    sandbox.add_argument("--from-game", metavar="NAME", default=None,
+                         help="start from this game's current position (the input's units and supply_centers change "
+                              "it, per power) and play under the game's victory settings; the game is not changed")
     sandbox.set_defaults(func=_sandbox)
 
     variant = sub.add_parser("variant", help="list and check variant files")
@@ -143,6 +146,8 @@ def _parser() -> argparse.ArgumentParser:
 def _sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import MAX_INPUT_CHARS, read_lines, run_json_line
 
+    if args.from_game and args.batch:
+        raise CliError("--from-game plays one input; leave out --batch", EXIT_USAGE)
     # bytes that are not UTF-8 become U+FFFD: the JSON reader then reports them on their own line
     stream = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if args.file == "-"
               else open(args.file, encoding="utf-8", errors="replace"))
@@ -154,12 +159,32 @@ def _sandbox(args: argparse.Namespace) -> int:
                 out.write(json.dumps(result, ensure_ascii=False) + "\n")
                 out.flush()
             return EXIT_OK
-        result = run_json_line(stream.read(MAX_INPUT_CHARS + 1))
+        text = stream.read(MAX_INPUT_CHARS + 1)
+        result = _from_game(args, text) if args.from_game else run_json_line(text)
     finally:
         if args.file != "-":
             stream.close()
     print(json.dumps(result, ensure_ascii=False, indent=2 if args.pretty else None))
     return EXIT_OK if result["error"] is None else EXIT_PROBLEMS
+
+
+def _from_game(args: argparse.Namespace, text: str) -> dict[str, Any]:
+    """``judge sandbox --from-game NAME``: the input (``{}`` when empty) played from the game's position."""
+    from judge.cli_common import open_store
+    from judge.game.sandbox_game import from_game
+    from judge.sandbox import MAX_INPUT_CHARS, _error
+
+    if len(text) > MAX_INPUT_CHARS:
+        return _error(None, f"the input is longer than {MAX_INPUT_CHARS} characters")
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError) as exc:
+        return _error(None, f"malformed JSON: {exc}")
+    db = open_store(args)
+    try:
+        return from_game(db, args.from_game, data)
+    finally:
+        db.conn.close()
 
 
 def victory_text(variant: Any) -> str:

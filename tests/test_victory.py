@@ -239,3 +239,54 @@ def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:
     assert res["powers"] == ["France", "Germany"]
     over = [m for m in t.outbox() if m["to_addr"] == "west@p.test" and "is over" in m["subject"]]
     assert len(over) == 1  # the player is addressed once
+
+
+# --- SANDBOX FROM GAME ----------------------------------------------------------------------------------------------
+
+def game_rows(t: Table) -> list[str]:
+    return [line for line in t.db.conn.iterdump()
+            if any(f'INSERT INTO "{table}"' in line for table in ("games", "players", "orders", "phases", "draws"))]
+
+
+def test_by_mail_sandbox_from_game_uses_the_game_and_leaves_it_alone(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--solo", "17", "--tie-break", "Germany,France,Austria,England,Italy,Russia,Turkey")
+    two_at_17(t)
+    t.reply(addr("France"), sign("France", "A bre - pic"))  # real orders of the game, kept as they were
+    before = game_rows(t)
+    text = t.reply("someone@else.test", "SANDBOX FROM GAME g\nFrance: A bre, A gas\nORDERS\nFrance: A gas - spa\n"
+                                        "ENDSANDBOX")
+    assert "from game g" in text and "Centres after:" in text
+    # Spain was Germany's (the later half of the list); France takes it: 18 to 16, a solo by the game's own line
+    assert "France     18" in text and "Germany    16" in text and "France wins" in text
+    assert game_rows(t) == before  # the game itself is untouched
+    tie = t.reply("someone@else.test", "SANDBOX FROM GAME g\nENDSANDBOX")  # the position as it stands: a 17-17 tie
+    assert "Germany wins" in tie  # settled by the game's own tie-break order, not the variant's 18
+    assert game_rows(t) == before
+    assert "there is no game 'nope'" in t.reply("x@else.test", "SANDBOX FROM GAME nope\nENDSANDBOX")
+    assert "SANDBOX FROM GAME and the game's name" in t.reply("x@else.test", "SANDBOX FROM g\nENDSANDBOX")
+    assert "leave out the variant" in t.reply("x@else.test", "SANDBOX FROM GAME g\nvariant coldwar\nENDSANDBOX")
+
+
+def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
+    import json
+
+    from judge.cli import main
+
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--last-year", "1902")
+    board(t, {"phase": "F1902M", "units": {"France": ["A gas"], "Germany": ["A ruh"]},
+              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    before = game_rows(t)
+    path = tmp_path / "changes.json"
+    path.write_text(json.dumps({"orders": {"France": ["A gas - spa"], "Germany": ["A ruh - hol"]}}))
+    capsys.readouterr()
+    assert main(["sandbox", "--db", str(t.path), "--from-game", "g", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["draw"] == ["France", "Germany", "Russia"] and out["winner"] is None  # the game's last year applies
+    assert "spa" in out["supply_centers"]["France"] and "hol" in out["supply_centers"]["Germany"]
+    assert game_rows(t) == before
+    path.write_text(json.dumps({"phase": "S1901M"}))
+    assert main(["sandbox", "--db", str(t.path), "--from-game", "g", str(path)]) == 1
+    assert "leave out 'phase'" in capsys.readouterr().out
+    assert main(["sandbox", "--db", str(t.path), "--from-game", "g", "--batch", str(path)]) == 2
