@@ -188,27 +188,38 @@ def _from_game(args: argparse.Namespace, text: str) -> dict[str, Any]:
 
 
 def victory_text(variant: Any) -> str:
-    """Every victory setting of a variant, in words: the solo (and how it was reached), the threshold table, the last
-    year and its tie-break."""
+    """Every victory setting of a variant, in words: the solo (and how it was reached), the threshold table, the tie
+    rules over the line and at the last year, and the points of places where it counts points."""
     from fractions import Fraction
 
-    rule, total = variant.victory, len(variant.centres)
+    rule = variant.victory
+    total = rule.total(variant.centres)
+    unit = "points" if rule.uses_points else "centres"
     solo = rule.solo
     if isinstance(solo, Fraction):
-        words = f"solo at {variant.solo_threshold(variant.start_year)} ({solo} of {total} centres, rounded up)"
+        words = f"solo at {variant.solo_threshold(variant.start_year)} ({solo} of {total} {unit}, rounded up)"
     elif solo == total // 2 + 1:
-        words = f"solo at {solo} (more than half of {total} centres)"
+        words = f"solo at {solo} (more than half of {total} {unit})"
     else:
-        words = f"solo at {solo} of {total} centres"
+        words = f"solo at {solo} of {total} {unit}"
     parts = [words]
+    if rule.uses_points:
+        names = variant.geo.provinces
+        parts.append("points " + ", ".join(f"{names[p].abbr} {v}" for p, v in rule.points)
+                     + " (other centres 1, other places 0)")
     if rule.by_year:
         parts.append("from " + ", ".join(f"{year}: {count}" for year, count in sorted(rule.by_year)))
+    others = {None: None, "play-on": "plays on", "draw": "is a draw"}[rule.tie_others.value if rule.tie_others
+                                                                       else None]
+    order = f"ties broken in the order {' > '.join(rule.tie_break)}" if rule.tie_break else "no tie-break order"
+    if rule.tie_break and len(rule.tie_break) < len(variant.powers):
+        order += f", a tie among the others {others}"
+    parts.append(order)
+    if not rule.tie_break or len(rule.tie_break) < len(variant.powers):
+        parts.append(f"a tie over the line no order settles {others or 'plays on (one leader needed)'}")
     if rule.last_year is not None:
-        ties = (f"ties broken in the order {' > '.join(rule.tie_break)}" if rule.tie_break
-                else "a tie plays on")
-        if rule.tie_break and len(rule.tie_break) < len(variant.powers):
-            ties += ", a tie among the others plays on"
-        parts.append(f"last year {rule.last_year}: the most centres wins, {ties}")
+        parts.append(f"last year {rule.last_year}: the most {unit} wins, a tie no order settles "
+                     f"{others or 'is a draw among the leaders'}")
     else:
         parts.append("no last year")
     return "; ".join(parts)
