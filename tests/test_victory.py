@@ -290,3 +290,30 @@ def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
     assert main(["sandbox", "--db", str(t.path), "--from-game", "g", str(path)]) == 1
     assert "leave out 'phase'" in capsys.readouterr().out
     assert main(["sandbox", "--db", str(t.path), "--from-game", "g", "--batch", str(path)]) == 2
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from judge.mail import commands  # noqa: E402
+from judge.mail.sandbox_text import run_sandbox_text  # noqa: E402
+from judge.sandbox import _error  # noqa: E402
+
+_WORD = st.text(st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc", "Cf")), min_size=1, max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=_WORD, body=st.text(max_size=200))
+def test_property_sandbox_from_game_header_and_body_never_crash(name: str, body: str) -> None:
+    parsed = commands.parse_body(f"SANDBOX FROM GAME {name}\n{body}\nENDSANDBOX")
+    boxes = [i for i in parsed.items if isinstance(i, commands.Sandbox)]
+    if boxes:
+        assert boxes[0].from_game == name
+        seen: list[dict] = []
+
+        def play(data: dict) -> dict:
+            seen.append(data)
+            assert "variant" not in data and "phase" not in data  # the game's own are played
+            return _error(None, "no such game")
+
+        text = run_sandbox_text(boxes[0].body, play, name)
+        assert text.startswith("SANDBOX")

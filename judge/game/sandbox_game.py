@@ -27,7 +27,8 @@ def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
                 raise InputError(f"a sandbox from a game plays the game's {key}; leave out {key!r}")
         game = load_game(db, name.strip())
         if game is None:
-            raise InputError(f"there is no game {name.strip()!r}")
+            shown = name.strip()
+            raise InputError(f"there is no game {shown[:40]!r}{'…' if len(shown) > 40 else ''}")
         if game.position is None:
             raise InputError(f"game {game.name} has not started: it has no position yet")
         variant = game.variant
