@@ -302,7 +302,9 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
             game.result["powers"] = list(side)
     elif turn.draw:
         game.status, game.deadline = "finished", None
-        game.result = {"kind": "draw", "powers": list(turn.draw), "by": "rule"}
+        held = {side[0]: side for side in sides(db, game)}  # a combined side shares the draw with all its powers
+        game.result = {"kind": "draw", "powers": sorted(p for name in turn.draw for p in held.get(name, (name,))),
+                       "by": "rule"}
     elif game.status == "active":
         game.deadline = now + game.settings.deadline_for(turn.position.phase.step)
     save_game(db, game, now)
