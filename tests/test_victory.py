@@ -241,6 +241,21 @@ def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:
     assert len(over) == 1  # the player is addressed once
 
 
+def test_by_mail_combined_side_tied_at_the_last_year_shares_the_draw(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
+    for power in POWERS:
+        email = "west@p.test" if power in ("France", "Germany") else addr(power)
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
+    assert t.cli("game", "start", "g") == 0
+    centres = {p: list(cs) for p, cs in HOMES.items()}
+    centres["Russia"] += ["rum", "swe"]  # Russia 6, France + Germany 3 + 3
+    board(t, {"phase": "F1902M", "units": {"Russia": ["A mos"]}, "supply_centers": centres})
+    t.mail("west@p.test", sign("Germany", "READY"))
+    assert t.cli("game", "process", "g") == 0
+    assert result(t) == ("finished", {"kind": "draw", "powers": ["France", "Germany", "Russia"], "by": "rule"})
+
+
 # --- SANDBOX FROM GAME ----------------------------------------------------------------------------------------------
 
 def game_rows(t: Table) -> list[str]:
