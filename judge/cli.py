@@ -117,6 +117,9 @@ def _parser() -> argparse.ArgumentParser:
     sandbox.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
     sandbox.add_argument("--batch", action="store_true", help="JSON Lines in, JSON Lines out")
     sandbox.add_argument("--pretty", action="store_true", help="indent the JSON output (not with --batch)")
+    sandbox.add_argument("--from-game", metavar="NAME", default=None,
+                         help="start from this game's current position (the input's units and supply_centers change "
+                              "it, per power) and play under the game's victory settings; the game is not changed")
     sandbox.set_defaults(func=_sandbox)
 
     variant = sub.add_parser("variant", help="list and check variant files")
@@ -143,6 +146,8 @@ def _parser() -> argparse.ArgumentParser:
 def _sandbox(args: argparse.Namespace) -> int:
     from judge.sandbox import MAX_INPUT_CHARS, read_lines, run_json_line
 
+    if args.from_game and args.batch:
+        raise CliError("--from-game plays one input; leave out --batch", EXIT_USAGE)
     # bytes that are not UTF-8 become U+FFFD: the JSON reader then reports them on their own line
     stream = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if args.file == "-"
               else open(args.file, encoding="utf-8", errors="replace"))
@@ -154,7 +159,8 @@ def _sandbox(args: argparse.Namespace) -> int:
                 out.write(json.dumps(result, ensure_ascii=False) + "\n")
                 out.flush()
             return EXIT_OK
-        result = run_json_line(stream.read(MAX_INPUT_CHARS + 1))
+        text = stream.read(MAX_INPUT_CHARS + 1)
+        result = _from_game(args, text) if args.from_game else run_json_line(text)
     finally:
         if args.file != "-":
             stream.close()
@@ -162,28 +168,58 @@ def _sandbox(args: argparse.Namespace) -> int:
     return EXIT_OK if result["error"] is None else EXIT_PROBLEMS
 
 
+def _from_game(args: argparse.Namespace, text: str) -> dict[str, Any]:
+    """``judge sandbox --from-game NAME``: the input (``{}`` when empty) played from the game's position."""
+    from judge.cli_common import open_store
+    from judge.game.sandbox_game import from_game
+    from judge.sandbox import MAX_INPUT_CHARS, _error
+
+    if len(text) > MAX_INPUT_CHARS:
+        return _error(None, f"the input is longer than {MAX_INPUT_CHARS} characters")
+    try:
+        data = json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError) as exc:
+        return _error(None, f"malformed JSON: {exc}")
+    db = open_store(args)
+    try:
+        return from_game(db, args.from_game, data)
+    finally:
+        db.conn.close()
+
+
 def victory_text(variant: Any) -> str:
-    """Every victory setting of a variant, in words: the solo (and how it was reached), the threshold table, the last
-    year and its tie-break."""
+    """Every victory setting of a variant, in words: the solo (and how it was reached), the threshold table, the tie
+    rules over the line and at the last year, and the points of places where it counts points."""
     from fractions import Fraction
 
-    rule, total = variant.victory, len(variant.centres)
+    rule = variant.victory
+    total = rule.total(variant.centres)
+    unit = "points" if rule.uses_points else "centres"
     solo = rule.solo
     if isinstance(solo, Fraction):
-        words = f"solo at {variant.solo_threshold(variant.start_year)} ({solo} of {total} centres, rounded up)"
+        words = f"solo at {variant.solo_threshold(variant.start_year)} ({solo} of {total} {unit}, rounded up)"
     elif solo == total // 2 + 1:
-        words = f"solo at {solo} (more than half of {total} centres)"
+        words = f"solo at {solo} (more than half of {total} {unit})"
     else:
-        words = f"solo at {solo} of {total} centres"
+        words = f"solo at {solo} of {total} {unit}"
     parts = [words]
+    if rule.uses_points:
+        names = variant.geo.provinces
+        parts.append("points " + ", ".join(f"{names[p].abbr} {v}" for p, v in rule.points)
+                     + " (other centres 1, other places 0)")
     if rule.by_year:
         parts.append("from " + ", ".join(f"{year}: {count}" for year, count in sorted(rule.by_year)))
+    others = {None: None, "play-on": "plays on", "draw": "is a draw"}[rule.tie_others.value if rule.tie_others
+                                                                       else None]
+    order = f"ties broken in the order {' > '.join(rule.tie_break)}" if rule.tie_break else "no tie-break order"
+    if rule.tie_break and len(rule.tie_break) < len(variant.powers):
+        order += f", a tie among the others {others}"
+    parts.append(order)
+    if not rule.tie_break or len(rule.tie_break) < len(variant.powers):
+        parts.append(f"a tie over the line no order settles {others or 'plays on (one leader needed)'}")
     if rule.last_year is not None:
-        ties = (f"ties broken in the order {' > '.join(rule.tie_break)}" if rule.tie_break
-                else "a tie plays on")
-        if rule.tie_break and len(rule.tie_break) < len(variant.powers):
-            ties += ", a tie among the others plays on"
-        parts.append(f"last year {rule.last_year}: the most centres wins, {ties}")
+        parts.append(f"last year {rule.last_year}: the most {unit} wins, a tie no order settles "
+                     f"{others or 'is a draw among the leaders'}")
     else:
         parts.append("no last year")
     return "; ".join(parts)

@@ -33,6 +33,13 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--press", default="white", choices=["white", "grey", "none"])
     p.add_argument("--solo", type=int, default=None, help="centres needed to win (overrides the variant's)")
     p.add_argument("--last-year", type=int, default=None, help="after this Fall the power with most centres wins")
+    p.add_argument("--tie-break", default=None, metavar="POWERS",
+                   help="powers in the order that settles a tie of leaders, e.g. England,France (overrides the "
+                        "variant's)")
+    p.add_argument("--tie-others", choices=("play-on", "draw"), default=None,
+                   help="a tie no order settles: play on (the line needs a single leader) or a draw among them")
+    p.add_argument("--combined", action="store_true",
+                   help="the powers one player holds count their centres (or points) together for victory")
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
     p.add_argument("--master", default=None, help="the game master's address")
     p.add_argument("--assign", default="preference", choices=["master", "preference", "random"],
@@ -98,7 +105,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = gsub.add_parser("settings", parents=[clock], help="show a game's settings, or change one",
                         description="Without KEY VALUE: show every setting. Keys: press (white|grey|none), deadline, "
                                     "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
-                                    "default), last_year (a year or none), anonymous, shared_addresses (true|false), "
+                                    "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
+                                    "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), "
                                     "master (an address or none), assignment (before the start).")
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
@@ -179,7 +187,9 @@ def _create(args: argparse.Namespace) -> int:
         press=args.press, solo=args.solo, last_year=args.last_year,
         grace=int(_duration(args.grace, "--grace").total_seconds()) if args.grace else 0,
         master=args.master.strip().lower() if args.master else None, assignment=args.assign,
-        anonymous=args.anonymous, shared_addresses=args.shared_addresses)
+        anonymous=args.anonymous, shared_addresses=args.shared_addresses,
+        tie_break=tuple(args.tie_break.replace(",", " ").split()) if args.tie_break else None,
+        tie_others=args.tie_others, combined=args.combined)
 
     def body() -> int:
         db = _db(args, create=True)

@@ -17,6 +17,7 @@ from judge.rules.board import Position
 from judge.rules.orders import order_text
 from judge.rules.turn import TurnResult, parse_submissions, play
 from judge.rules.variant import Variant, VariantError
+from judge.rules.victory import Victory
 
 
 class InputError(ValueError):
@@ -116,23 +117,7 @@ def run(data: Any) -> dict[str, Any]:
         if "id" in data and data["id"] is not None and ident is None:
             raise InputError("id must be a string, a number or null")
         variant, pos = read_position(data)
-        orders = data.get("orders") or {}
-        if not isinstance(orders, dict):
-            raise InputError("orders must be an object: power -> list of order lines")
-        texts: dict[str, list[str]] = {}
-        count = 0
-        for power_name, lines in orders.items():
-            power = read_power(variant, power_name, "orders")
-            if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
-                raise InputError(f"orders of {power} must be a list of strings")
-            count += len(lines)
-            if count > MAX_ORDER_LINES:
-                raise InputError(f"more than {MAX_ORDER_LINES} order lines")
-            if any(len(x) > MAX_LINE_CHARS for x in lines):
-                raise InputError(f"an order line of {power} is longer than {MAX_LINE_CHARS} characters")
-            texts.setdefault(power, []).extend(lines)
-        turn = play(variant, pos, parse_submissions(variant, pos.phase.step, texts))
-        return write_result(ident, variant, pos, turn)
+        return play_input(ident, variant, pos, data)
     except (InputError, PositionError) as exc:
         return _error(ident, str(exc))
     except (RecursionError, MemoryError):
@@ -141,9 +126,32 @@ def run(data: Any) -> dict[str, Any]:
         return _error(ident, f"the judge could not play this input ({type(exc).__name__}); please report it")
 
 
+def play_input(ident: Any, variant: Variant, pos: Position, data: dict[str, Any], victory: Victory | None = None,
+               sides: tuple[tuple[str, ...], ...] = ()) -> dict[str, Any]:
+    """Play ``data["orders"]`` from ``pos`` under ``victory`` (the variant's rule when None); raises InputError."""
+    orders = data.get("orders") or {}
+    if not isinstance(orders, dict):
+        raise InputError("orders must be an object: power -> list of order lines")
+    texts: dict[str, list[str]] = {}
+    count = 0
+    for power_name, lines in orders.items():
+        power = read_power(variant, power_name, "orders")
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            raise InputError(f"orders of {power} must be a list of strings")
+        count += len(lines)
+        if count > MAX_ORDER_LINES:
+            raise InputError(f"more than {MAX_ORDER_LINES} order lines")
+        if any(len(x) > MAX_LINE_CHARS for x in lines):
+            raise InputError(f"an order line of {power} is longer than {MAX_LINE_CHARS} characters")
+        texts.setdefault(power, []).extend(lines)
+    turn = play(variant, pos, parse_submissions(variant, pos.phase.step, texts), victory, sides)
+    return write_result(ident, variant, pos, turn, victory)
+
+
 def _error(ident: Any, message: str) -> dict[str, Any]:
     return {"id": ident, "phase": None, "results": [], "units": {}, "dislodged": {}, "standoffs": [],
-            "supply_centers": {}, "next_phase": None, "winner": None, "error": message}
+            "supply_centers": {}, "next_phase": None, "winner": None, "draw": [], "scores": None, "uses_points": False,
+            "error": message}
 
 
 # --- reading ------------------------------------------------------------------------------------------------------
@@ -172,7 +180,8 @@ def read_position(data: dict[str, Any]) -> tuple[Variant, Position]:
 
 # --- writing ------------------------------------------------------------------------------------------------------
 
-def write_result(ident: Any, variant: Variant, before: Position, turn: TurnResult) -> dict[str, Any]:
+def write_result(ident: Any, variant: Variant, before: Position, turn: TurnResult,
+                 victory: Victory | None = None) -> dict[str, Any]:
     geo = variant.geo
     results = [{"power": r.power, "input": r.input,
                 "order": order_text(geo, r.order, before.units) if r.order is not None else None,
@@ -181,4 +190,5 @@ def write_result(ident: Any, variant: Variant, before: Position, turn: TurnResul
     return {"id": ident, "phase": turn.phase.code, "results": results, "units": board["units"],
             "dislodged": board["dislodged"], "standoffs": board["standoffs"],
             "supply_centers": board["supply_centers"], "next_phase": board["phase"], "winner": turn.winner,
-            "error": None}
+            "draw": list(turn.draw), "scores": turn.scores,
+            "uses_points": (victory or variant.victory).uses_points, "error": None}

@@ -98,7 +98,7 @@ def test_classic_game_by_mail(tmp_path: Path, capsys) -> None:
     # --- Spring 1902: a draw proposed and rejected; Italy resigns --------------------------------------------------
     text = orders(t, "England", "DRAW PROPOSE", ready=False)
     assert "draw proposed" in text
-    assert "one proposal per phase" in orders(t, "Russia", "DRAW PROPOSE", ready=False)
+    assert "one proposal per turn" in orders(t, "Russia", "DRAW PROPOSE", ready=False)
     assert "rejected" in orders(t, "France", "DRAW REJECT", ready=False)
     assert "has resigned" in orders(t, "Italy", "RESIGN", ready=False)
     shown = t.show("g1", capsys)

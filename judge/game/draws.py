@@ -1,6 +1,8 @@
-"""Draws: at most one proposal per phase; every player still in the game must accept; one refusal rejects it.
+"""Draws: at most one proposal per TURN; every player still in the game must accept; one refusal rejects it.
 
-A proposal lapses when the phase is adjudicated. An accepted draw ends the game with no winner.
+A turn (seed 000) is Spring (its movement and retreats), or Fall with its retreats and the Winter adjustments that
+follow: ``S1901`` or ``F1901``. A proposal stays open through its turn and lapses when the turn ends. An accepted draw
+ends the game with no winner. The ``phase`` column of the draws table holds the turn.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from sqlite_utils import Database
 from judge.game import notify
 from judge.game.records import Game, Player, log_event, players, save_game
 from judge.game.service import GameError
+from judge.rules.phase import Phase, Season
 
 
 def voters(db: Database, game: Game) -> list[Player]:
@@ -20,9 +23,26 @@ def voters(db: Database, game: Game) -> list[Player]:
     return [p for p in players(db, game.id) if p.active]
 
 
+def turn_of(phase: Phase) -> str:
+    """The turn a phase belongs to: ``S1901`` (Spring), ``F1901`` (Fall and the Winter after it)."""
+    season = Season.SPRING if phase.season is Season.SPRING else Season.FALL
+    return f"{season.value}{phase.year}"
+
+
+def _turn(game: Game) -> str:
+    assert game.position is not None
+    return turn_of(game.position.phase)
+
+
 def _open(db: Database, game: Game) -> dict | None:
-    rows = list(db.query("select * from draws where game_id = ? and phase = ?", [game.id, game.phase]))
+    rows = list(db.query("select * from draws where game_id = ? and phase = ?", [game.id, _turn(game)]))
     return rows[0] if rows else None
+
+
+def lapse(db: Database, game_id: int, now_phase: Phase) -> None:
+    """An open proposal of an earlier turn lapses once the game is in another turn."""
+    db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open' and phase != ?",
+               [game_id, turn_of(now_phase)])
 
 
 def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> str:
@@ -33,24 +53,25 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
     row = _open(db, game)
     if action == "propose":
         if row is not None:
-            raise GameError("a draw has already been proposed this phase (one proposal per phase)")
-        db.table("draws").insert({"game_id": game.id, "phase": game.phase, "proposer": player.power,
+            raise GameError("a draw has already been proposed this turn (one proposal per turn: Spring, or Fall with "
+                            "its retreats and adjustments)")
+        db.table("draws").insert({"game_id": game.id, "phase": _turn(game), "proposer": player.power,
                                   "votes": json.dumps({player.power: "accept"}), "status": "open"})
         log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
         others = [p for p in voters(db, game) if p.id != player.id]
         notify.draw_news(db, game, others, now, "proposed")
         return recount(db, game, now) or "draw proposed; every player still in the game must accept"
     if row is None or row["status"] != "open":
-        raise GameError("no draw is proposed in this phase; propose one with DRAW PROPOSE")
+        raise GameError("no draw is proposed in this turn; propose one with DRAW PROPOSE")
     votes = json.loads(row["votes"])
     if action == "reject":
         votes[player.power] = "reject"
-        db.table("draws").update((game.id, game.phase), {"votes": json.dumps(votes), "status": "rejected"})
+        db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes), "status": "rejected"})
         log_event(db, game.id, now, player.email, "draw-reject", {"power": player.power})
         notify.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
         return "you rejected the draw; it is off"
     votes[player.power] = "accept"
-    db.table("draws").update((game.id, game.phase), {"votes": json.dumps(votes)})
+    db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes)})
     log_event(db, game.id, now, player.email, "draw-accept", {"power": player.power})
     return recount(db, game, now) or "you accepted the draw; waiting for the others"
 
@@ -64,7 +85,7 @@ def recount(db: Database, game: Game, now: datetime) -> str | None:
     still_in = voters(db, game)
     if not still_in or any(votes.get(p.power) != "accept" for p in still_in):
         return None
-    db.table("draws").update((game.id, game.phase), {"status": "accepted"})
+    db.table("draws").update((game.id, _turn(game)), {"status": "accepted"})
     game.status, game.deadline = "finished", None
     game.result = {"kind": "draw", "powers": sorted(p.power for p in still_in if p.power)}
     save_game(db, game, now)

@@ -206,6 +206,8 @@ SETTING_KEYS = {
     "grace": "e.g. 12h, or 0", "solo": "centres to win, or default", "last_year": "a year, or none",
     "anonymous": "true or false", "shared_addresses": "true or false", "master": "an address, or none",
     "assignment": "master, preference or random (before the start)",
+    "tie_break": "powers in order, e.g. England,France (or none)", "tie_others": "play-on, draw or none",
+    "combined": "true or false",
 }
 
 
@@ -256,7 +258,12 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
         new = dataclasses.replace(s, solo=None if none else _whole(value, "solo"))
     elif k == "last_year":
         new = dataclasses.replace(s, last_year=None if none else _whole(value, "last_year"))
-    elif k in ("anonymous", "shared_addresses"):
+    elif k == "tie_break":
+        order = tuple(game.variant.power_named(w) or w for w in value.replace(",", " ").split())
+        new = dataclasses.replace(s, tie_break=None if none else order)
+    elif k == "tie_others":
+        new = dataclasses.replace(s, tie_others=None if none else value.strip().lower())
+    elif k in ("anonymous", "shared_addresses", "combined"):
         new = dataclasses.replace(s, **{k: _flag(value)})
     elif k == "master":
         if not none and "@" not in value:
@@ -323,7 +330,7 @@ def show(db: Database, name: str) -> dict[str, Any]:
         p["order_lines"] = len(given.get(p["power"], [])) if p["power"] else 0
     shown["settings"] = settings_view(game.settings)
     shown["victory"] = {"solo_now": game.settings.victory(game.variant).threshold(
-        len(game.variant.centres), game.position.phase.year if game.position else game.variant.start_year)}
+        game.variant.victory.total(game.variant.centres), game.position.phase.year if game.position else game.variant.start_year)}
     shown["paused_remaining"] = game.paused_remaining
     return shown
 

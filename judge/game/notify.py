@@ -119,6 +119,18 @@ def store_picture(db: Database, game: Game, phase: str, language: str, png: byte
     return int(row[0]["id"])
 
 
+def _scores(db: Database, game: Game, turn: TurnResult) -> dict[str, int] | None:
+    """After a Fall in a game that counts points: each power's points, a combined side's under ``A+B``."""
+    if not turn.scores or not game.settings.victory(game.variant).uses_points:
+        return None
+    from judge.game.service import sides
+
+    out = {p: turn.scores.get(p, 0) for p in game.variant.powers}
+    for side in sides(db, game):
+        out["+".join(side)] = sum(out.pop(p, 0) for p in side)
+    return out
+
+
 def results(db: Database, game: Game, seats: list[Player], before: Position, turn: TurnResult,
             lines: list[dict[str, Any]], now: datetime) -> None:
     after = turn.position
@@ -129,7 +141,9 @@ def results(db: Database, game: Game, seats: list[Player], before: Position, tur
     context: dict[str, Any] = {
         "phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
         "tally": tally(game, after, before), "winner": turn.winner,
-        "threshold": game.settings.victory(game.variant).threshold(len(game.variant.centres), before.phase.year)}
+        "threshold": game.settings.victory(game.variant).threshold(game.variant.victory.total(game.variant.centres),
+                                                                   before.phase.year),
+        "scores": _scores(db, game, turn)}
     pictures: dict[str, int | None] = {}
     rendered: dict[tuple[str, str], Any] = {}  # the same report for everyone: rendered once per language and zone
     for to in _everyone(game, seats):

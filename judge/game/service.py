@@ -254,13 +254,25 @@ def process_game(db: Database, name: str, now: datetime, sender: str = "master")
     return adjudicate(db, game, now, sender)
 
 
+def sides(db: Database, game: Game) -> tuple[tuple[str, ...], ...]:
+    """With the ``combined`` setting: the powers each player (address) holds, when more than one, in variant order."""
+    if not game.settings.combined:
+        return ()
+    held: dict[str, list[str]] = {}
+    for p in players(db, game.id):
+        if p.role == "player" and p.power and p.email:
+            held.setdefault(p.email, []).append(p.power)
+    order = {power: i for i, power in enumerate(game.variant.powers)}
+    return tuple(tuple(sorted(ps, key=order.__getitem__)) for ps in held.values() if len(ps) > 1)
+
+
 def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResult:
     assert game.position is not None
     variant, before = game.variant, game.position
     phase = before.phase.code
     submitted = orders_of(db, game.id, phase)
     turn = play(variant, before, parse_submissions(variant, before.phase.step, submitted),
-                game.settings.victory(variant))
+                game.settings.victory(variant), sides(db, game))
     results = [{"power": r.power, "input": r.input,
                 "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
                 "outcome": r.outcome.value, "reason": r.reason} for r in turn.results]
@@ -269,7 +281,9 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         "orders": json.dumps(submitted), "results": json.dumps(results),
         "board_after": json.dumps(position_to_json(variant, turn.position)), "adjudicated_at": iso_utc(now)},
         pk=("game_id", "phase"))
-    db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
+    from judge.game.draws import lapse
+
+    lapse(db, game.id, turn.position.phase)
     game.position = turn.position
     game.in_grace = game.reminded = False
     seats = players(db, game.id)
@@ -283,6 +297,14 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     if turn.winner is not None:
         game.status, game.deadline = "finished", None
         game.result = {"kind": "solo", "winner": turn.winner}
+        side = next((s for s in sides(db, game) if turn.winner in s), None)
+        if side is not None:
+            game.result["powers"] = list(side)
+    elif turn.draw:
+        game.status, game.deadline = "finished", None
+        held = {side[0]: side for side in sides(db, game)}  # a combined side shares the draw with all its powers
+        game.result = {"kind": "draw", "powers": sorted(p for name in turn.draw for p in held.get(name, (name,))),
+                       "by": "rule"}
     elif game.status == "active":
         game.deadline = now + game.settings.deadline_for(turn.position.phase.step)
     save_game(db, game, now)

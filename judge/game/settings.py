@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
-from judge.rules.victory import Victory
+from judge.rules.victory import TieOthers, Victory
 
 PRESS_KINDS = ("white", "grey", "none")
 ASSIGNMENTS = ("master", "preference", "random")
@@ -27,6 +27,9 @@ class GameSettings:
     assignment: str = "preference"  # how powers are given out at the start: master | preference | random
     anonymous: bool = False  # players are not told each other's addresses
     shared_addresses: bool = False  # one address may play two powers (the game master allows it)
+    tie_break: tuple[str, ...] | None = None  # overrides the variant's tie-break order (first listed wins a tie)
+    tie_others: str | None = None  # a tie no order settles: "play-on" or "draw" (None: the variant's rule)
+    combined: bool = False  # the powers one player holds count their centres (or points) together for victory
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {Step.MOVEMENT: self.movement_deadline, Step.RETREAT: self.retreat_deadline,
@@ -40,6 +43,10 @@ class GameSettings:
             rule = replace(rule, solo=self.solo, by_year=())
         if self.last_year is not None:
             rule = replace(rule, last_year=self.last_year)
+        if self.tie_break is not None:
+            rule = replace(rule, tie_break=tuple(variant.power_named(p) or p for p in self.tie_break))
+        if self.tie_others is not None:
+            rule = replace(rule, tie_others=TieOthers(self.tie_others))
         return rule
 
     def to_json(self) -> str:
@@ -48,6 +55,8 @@ class GameSettings:
     @classmethod
     def from_json(cls, text: str | None) -> "GameSettings":
         data = json.loads(text) if text else {}
+        if isinstance(data.get("tie_break"), list):
+            data["tie_break"] = tuple(data["tie_break"])
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -58,13 +67,41 @@ class GameSettings:
             problems.append(f"press must be one of {', '.join(PRESS_KINDS)}")
         if self.assignment not in ASSIGNMENTS:
             problems.append(f"assignment must be one of {', '.join(ASSIGNMENTS)}")
-        if self.solo is not None and not 1 <= self.solo <= len(variant.centres):
-            problems.append(f"solo must be between 1 and {len(variant.centres)} for {variant.name}")
+        total = variant.victory.total(variant.centres)
+        if self.solo is not None and not 1 <= self.solo <= total:
+            problems.append(f"solo must be between 1 and {total} for {variant.name}")
         if self.last_year is not None and self.last_year <= variant.start_year:
             problems.append(f"last year must be after {variant.start_year}")
+        problems.extend(self._tie_problems(variant))
         for name in ("movement_deadline", "retreat_deadline", "adjustment_deadline"):
             if not 60 <= getattr(self, name) <= 60 * 86400:
                 problems.append(f"{name.replace('_', ' ')} must be between 1 minute and 60 days")
         if not 0 <= self.grace <= 7 * 86400:
             problems.append("grace must be between 0 and 7 days")
+        return problems
+
+    def _tie_problems(self, variant: Variant) -> list[str]:
+        """A tie rule that names no power of the variant, or a line two powers can reach together with no tie rule."""
+        problems = []
+        if self.tie_others is not None and self.tie_others not in [t.value for t in TieOthers]:
+            problems.append(f"tie_others must be one of {', '.join(t.value for t in TieOthers)}")
+            return problems
+        for p in self.tie_break or ():
+            if variant.power_named(p) is None:
+                problems.append(f"tie_break: {p!r} is not one of the powers of {variant.name}")
+        if self.tie_break is not None and len(set(self.tie_break)) != len(self.tie_break):
+            problems.append("tie_break lists a power twice")
+        named = {variant.power_named(p) for p in self.tie_break or ()}
+        missing = [p for p in variant.powers if p not in named]
+        if self.tie_break and missing and self.tie_others is None:
+            problems.append(f"tie_break does not name {', '.join(missing)}: name every power, or say what a tie "
+                            "among the others means with tie_others (play-on or draw)")
+        if problems or self.solo is None:
+            return problems
+        total = variant.victory.total(variant.centres)
+        rule = self.victory(variant)
+        if self.solo <= total // 2 and not (self.tie_break or self.tie_others is not None):
+            problems.append(f"solo {self.solo} is at or below half of the {total} "
+                            f"{'points' if rule.uses_points else 'centres'}, so two powers can reach it together: "
+                            "give a tie rule (tie_break: an order of powers, or tie_others: play-on or draw)")
         return problems

@@ -123,9 +123,11 @@ class History(_Located):
 
 @dataclass(frozen=True)
 class Sandbox(_Located):
-    """``SANDBOX`` … ``ENDSANDBOX``: the lines between, for the server to read as a position and orders."""
+    """``SANDBOX`` … ``ENDSANDBOX``: the lines between, for the server to read as a position and orders.
+    ``SANDBOX FROM GAME name``: the lines are changes and orders from that game's current position."""
 
     body: str
+    from_game: str | None = None
 
 
 @dataclass(frozen=True)
@@ -537,6 +539,7 @@ class _Block:
     header_problem: str | None = None  # the opening line was wrong: the block is read but nothing is done
     unreadable: int | None = None  # the first line inside that could not be read
     body: list[tuple[int, str]] = field(default_factory=list)  # (line number, line without trailing whitespace)
+    from_game: str | None = None  # SANDBOX FROM GAME name
 
 
 def _closes(line: str, end: str) -> bool:
@@ -559,11 +562,11 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
     if block.unreadable is not None:
         problems.append(LineProblem(block.line, block.text, f"this {what} {not_done} because line {block.unreadable} "
                                                             f"in it could not be read"))
-    elif not body:
+    elif not body and block.from_game is None:
         problems.append(LineProblem(block.line, block.text, f"this {what} is empty and {not_done}; put the text "
                                                             f"between {block.kind} and {block.end}"))
     elif what == "sandbox":
-        items.append(Sandbox(block.line, block.text, body))
+        items.append(Sandbox(block.line, block.text, body, block.from_game))
     else:
         items.append(Press(block.line, block.text, block.to, body))
 
@@ -628,6 +631,11 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
         return problem(f"{head} without {opener} before it: nothing to end here")
     if head == "PRESS":
         return _press(number, line, rest.strip())
+    if head == "SANDBOX" and len(args) == 3 and [a.upper() for a in args[:2]] == ["FROM", "GAME"]:
+        return _Block(head, "ENDSANDBOX", number, line, from_game=args[2])
+    if head == "SANDBOX" and args and args[0].upper() == "FROM":
+        return _Block(head, "ENDSANDBOX", number, line, header_problem="write SANDBOX FROM GAME and the game's name "
+                      "on its line, then your changes and ORDERS, then ENDSANDBOX")
     if head in ("BROADCAST", "SANDBOX"):
         end = "ENDPRESS" if head == "BROADCAST" else "ENDSANDBOX"
         header = f"{head} takes nothing after it: write {head} alone on its line, then the text, then {end}" if args \

@@ -437,7 +437,13 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         reply.notes.append(_history_text(db, item.game, item.phase))
     elif isinstance(item, c.Sandbox):
         reply.say("SANDBOX", "see below")
-        reply.notes.append(run_sandbox_text(item.body))
+        if item.from_game is not None:
+            from judge.game.sandbox_game import from_game
+
+            game_name = item.from_game
+            reply.notes.append(run_sandbox_text(item.body, lambda data: from_game(db, game_name, data), game_name))
+        else:
+            reply.notes.append(run_sandbox_text(item.body))
     elif isinstance(item, c.SetPassword):
         game, player = _signed(db, s)
         if len(item.password) < 4:

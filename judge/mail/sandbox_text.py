@@ -14,7 +14,7 @@ No game is touched; this only runs ``judge.sandbox.run`` on the same JSON the sa
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from judge.sandbox import run
 
@@ -57,16 +57,25 @@ def sandbox_input(body: str) -> dict[str, Any]:
     return data
 
 
-def run_sandbox_text(body: str) -> str:
+def run_sandbox_text(body: str, from_game: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                     game: str | None = None) -> str:
+    """The SANDBOX answer; with ``from_game`` (SANDBOX FROM GAME) the block's units and centres are changes to the
+    game's position, and ``from_game`` plays them under the game's own victory settings."""
     data = sandbox_input(body)
     problems = data.pop("problems", [])
     if problems:
         return ("SANDBOX: these lines are not 'Power: …' lines: " + "; ".join(problems)
                 + "\nWrite units as 'England: F nth, A lon', then ORDERS, then 'England: F nth - bel'.")
-    result = run(data)
+    if from_game is not None:
+        if data["variant"] != "classic" or "phase" in data:
+            return "SANDBOX FROM GAME: the game's variant and phase are played; leave out the variant and phase line"
+        data.pop("variant")
+        result = from_game(data)
+    else:
+        result = run(data)
     if result["error"]:
         return f"SANDBOX: {result['error']}"
-    lines = [f"SANDBOX: {result['phase']} ({data['variant']})"]
+    lines = [f"SANDBOX: {result['phase']} ({'from game ' + game if from_game is not None else data['variant']})"]
     for r in result["results"]:
         text = r["order"] or r["input"]
         lines.append(f"  {r['power']:<10} {text}: {r['outcome']}" + (f" ({r['reason']})" if r["reason"] and
@@ -77,5 +86,12 @@ def run_sandbox_text(body: str) -> str:
     for power, dislodged in result["dislodged"].items():
         for d in dislodged:
             lines.append(f"  {power:<10} {d['unit']} dislodged; may retreat to {', '.join(d['retreats']) or 'nowhere'}")
-    lines.append(f"Next phase: {result['next_phase']}" + (f"; {result['winner']} wins" if result["winner"] else ""))
+    lines.append("Centres after:")
+    for power, centres in result["supply_centers"].items():
+        lines.append(f"  {power:<10} {len(centres):>2}: {', '.join(centres)}")
+    if result.get("scores") and from_game is not None and result.get("uses_points"):
+        lines.append("Points after: " + ", ".join(f"{p} {n}" for p, n in result["scores"].items()))
+    outcome = (f"; {result['winner']} wins" if result["winner"] else
+               f"; a draw among {', '.join(result['draw'])}" if result.get("draw") else "")
+    lines.append(f"Next phase: {result['next_phase']}" + outcome)
     return "\n".join(lines)

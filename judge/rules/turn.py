@@ -7,7 +7,6 @@ victory rule is checked then.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,6 +37,8 @@ class TurnResult:
     results: list[Result]
     position: Position  # the position at the next phase to play
     winner: str | None = None
+    draw: tuple[str, ...] = ()  # the powers sharing a draw the victory rule declared (a last-year tie)
+    scores: dict[str, int] | None = None  # after a Fall: each power's score (centres, or points where used)
 
 
 def parse_submissions(variant: Variant, step: Step, texts: dict[str, list[str]]) -> list[Submitted]:
@@ -45,14 +46,16 @@ def parse_submissions(variant: Variant, step: Step, texts: dict[str, list[str]])
             for power, lines in texts.items() for line in lines]
 
 
-def play(variant: Variant, pos: Position, submitted: list[Submitted], victory: Victory | None = None) -> TurnResult:
-    """Play one phase. ``victory`` overrides the variant's victory rule (a game's own solo count or last year)."""
+def play(variant: Variant, pos: Position, submitted: list[Submitted], victory: Victory | None = None,
+         sides: tuple[tuple[str, ...], ...] = ()) -> TurnResult:
+    """Play one phase. ``victory`` overrides the variant's victory rule (a game's own solo count or last year);
+    ``sides``: powers held by one player whose scores count together for victory."""
     step = pos.phase.step
     rule = victory or variant.victory
     if step is Step.MOVEMENT:
-        return _movement(variant, pos, submitted, rule)
+        return _movement(variant, pos, submitted, rule, sides)
     if step is Step.RETREAT:
-        return _retreats(variant, pos, submitted, rule)
+        return _retreats(variant, pos, submitted, rule, sides)
     return _adjustments(variant, pos, submitted)
 
 
@@ -89,7 +92,8 @@ def _unit_orders(variant: Variant, pos: Position, submitted: list[Submitted], ch
     return chosen, results, voided
 
 
-def _movement(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory) -> TurnResult:
+def _movement(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory,
+              sides: tuple[tuple[str, ...], ...]) -> TurnResult:
     geo = variant.geo
     owners = {prov: unit.power for prov, unit in pos.units.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_movement, owners)
@@ -112,10 +116,11 @@ def _movement(variant: Variant, pos: Position, submitted: list[Submitted], rule:
         nxt = Position(Phase(pos.phase.year, pos.phase.season, Step.RETREAT), outcome.units, dict(pos.owners),
                        outcome.dislodged, outcome.standoffs)
         return TurnResult(pos.phase, final, nxt)
-    return _season_end(variant, pos.phase, outcome.units, pos.owners, final, rule)
+    return _season_end(variant, pos.phase, outcome.units, pos.owners, final, rule, sides)
 
 
-def _retreats(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory) -> TurnResult:
+def _retreats(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory,
+              sides: tuple[tuple[str, ...], ...]) -> TurnResult:
     geo = variant.geo
     owners = {prov: dis.unit.power for prov, dis in pos.dislodged.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_retreat, owners)
@@ -129,7 +134,7 @@ def _retreats(variant: Variant, pos: Position, submitted: list[Submitted], rule:
         if prov not in chosen and prov not in voided:
             final.append(Result(dis.unit.power, Disband(dis.unit.kind, dis.unit.loc), None, Outcome.DISBANDED,
                                 "no valid retreat ordered: disbanded"))
-    return _season_end(variant, pos.phase, units, pos.owners, final, rule)
+    return _season_end(variant, pos.phase, units, pos.owners, final, rule, sides)
 
 
 def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
@@ -155,7 +160,7 @@ def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) ->
 
 
 def _season_end(variant: Variant, phase: Phase, units: dict[int, Unit], owners: dict[int, str],
-                results: list[Result], rule: Victory) -> TurnResult:
+                results: list[Result], rule: Victory, sides: tuple[tuple[str, ...], ...] = ()) -> TurnResult:
     """After the last movement or retreat of a season: change owners and check victory after the Fall."""
     if phase.season is Season.SPRING:
         nxt = Position(Phase(phase.year, Season.FALL, Step.MOVEMENT), units, dict(owners))
@@ -165,12 +170,14 @@ def _season_end(variant: Variant, phase: Phase, units: dict[int, Unit], owners: 
     for prov, unit in units.items():
         if prov in centres:
             owners[prov] = unit.power
-    winner = rule.winner(Counter(owners.values()), len(centres), phase.year)
+    scores = rule.scores(centres, owners, {prov: unit.power for prov, unit in units.items()})
+    outcome = rule.decide(scores, rule.total(centres), phase.year, sides)
+    ended = dict(winner=outcome.winner, draw=outcome.powers, scores=scores)
     winter = Position(Phase(phase.year, Season.WINTER, Step.ADJUSTMENT), units, owners)
     if any(_needs_adjustment(variant, winter, p) for p in variant.powers):
-        return TurnResult(phase, results, winter, winner)
+        return TurnResult(phase, results, winter, **ended)
     spring = Position(Phase(phase.year + 1, Season.SPRING, Step.MOVEMENT), units, owners)
-    return TurnResult(phase, results, spring, winner)
+    return TurnResult(phase, results, spring, **ended)
 
 
 def _needs_adjustment(variant: Variant, pos: Position, power: str) -> bool:

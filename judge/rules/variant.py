@@ -17,15 +17,15 @@ from functools import cached_property
 from typing import Any
 
 from judge.rules.geography import Geography, Province, Terrain, UnitKind
-from judge.rules.victory import Victory, parse_solo
+from judge.rules.victory import TieOthers, Victory, parse_solo
 
 SEASONS = ("spring", "fall")
 COASTS = ("nc", "sc", "ec", "wc")
 TOP_KEYS = ("name", "description", "powers", "start", "victory", "provinces", "army", "fleet", "units")
 START_KEYS = ("year", "season")
-VICTORY_KEYS = ("solo", "by_year", "last_year", "tie_break", "tie_others")
+VICTORY_KEYS = ("solo", "by_year", "last_year", "tie_break", "tie_others", "points")
 PROVINCE_KEYS = ("name", "kind", "centre", "home", "coasts", "aliases", "at", "coast_at")
-TIE_OTHERS = ("play-on",)  # a tie among powers the tie_break does not list: the game goes on, a year at a time
+TIE_OTHERS = tuple(t.value for t in TieOthers)  # a tie no tie_break order settles: play on, or a draw among them
 
 
 class VariantError(ValueError):
@@ -71,7 +71,7 @@ class Variant:
         return {p.id: p.home for p in self.geo.provinces if p.home is not None}
 
     def solo_threshold(self, year: int) -> int:
-        return self.victory.threshold(len(self.centres), year)
+        return self.victory.threshold(self.victory.total(self.centres), year)
 
     def power_named(self, text: str) -> str | None:
         """The power whose name matches ``text`` in any case, or None."""
@@ -131,7 +131,7 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
         year = None
     if str(start.get("season", "spring")).lower() not in SEASONS:
         bad(f"[start] season must be one of {', '.join(SEASONS)}")
-    victory = _victory(data["victory"], powers, len([p for p in provinces if p.centre]), year, bad)
+    victory = _victory(data["victory"], powers, provinces, year, bad)
 
     if problems:
         raise VariantError(problems, key)
@@ -297,11 +297,15 @@ def _start_units(table: dict[str, Any], powers: tuple[str, ...], geo: Geography,
     return tuple(units)
 
 
-def _victory(table: dict[str, Any], powers: tuple[str, ...], centre_count: int, start_year: int | None,
+def _victory(table: dict[str, Any], powers: tuple[str, ...], provinces: list[Province], start_year: int | None,
              bad: Any) -> Victory:
     for k in table:
         if k not in VICTORY_KEYS:
             bad(f"[victory] unknown key {k!r}{_nearest(k, VICTORY_KEYS)}")
+    points = _points(table.get("points", {}), provinces, bad)
+    centre_ids = frozenset(p.id for p in provinces if p.centre)
+    centre_count = Victory(1, points=points).total(centre_ids)  # every point there is (the centres when no points)
+    unit = "points" if points else "centres"
     solo: int | Any
     raw = table.get("solo")
     if isinstance(raw, str) and raw.strip().lower() in ("half", "1/2"):
@@ -325,14 +329,14 @@ def _victory(table: dict[str, Any], powers: tuple[str, ...], centre_count: int, 
         by_year = {}
     for year, count in by_year.items():
         if not str(year).isdigit() or not isinstance(count, int) or isinstance(count, bool) or count < 1:
-            bad(f"[victory.by_year] {year} = {count!r}: need year = centres")
+            bad(f"[victory.by_year] {year} = {count!r}: need year = {unit}")
             continue
         if start_year is not None and int(year) < start_year:
             bad(f"[victory.by_year] {year}: before the start year {start_year}")
         elif last_year is not None and int(year) > last_year:
             bad(f"[victory.by_year] {year}: after the last year {last_year}")
         if count > centre_count:
-            bad(f"[victory.by_year] {year} = {count}: more than the {centre_count} centres")
+            bad(f"[victory.by_year] {year} = {count}: more than the {centre_count} {unit}")
         pairs.append((int(year), count))
     raw_tie = table.get("tie_break", [])
     if not _strings(raw_tie):
@@ -344,18 +348,44 @@ def _victory(table: dict[str, Any], powers: tuple[str, ...], centre_count: int, 
             bad(f"[victory] tie_break: {p!r} is not one of the powers{_nearest(p, powers)}")
     if len(set(tie_break)) != len(tie_break):
         bad("[victory] tie_break lists a power twice")
-    others = table.get("tie_others")
-    if others is not None and others not in TIE_OTHERS:
-        bad(f"[victory] tie_others must be one of {', '.join(TIE_OTHERS)}, not {others!r}")
+    raw_others = table.get("tie_others")
+    others = None
+    if raw_others is not None:
+        if raw_others not in TIE_OTHERS:
+            bad(f"[victory] tie_others must be one of {', '.join(TIE_OTHERS)}, not {raw_others!r}")
+        else:
+            others = TieOthers(raw_others)
     missing = [p for p in powers if p not in tie_break]
     if tie_break and missing and others is None:
         bad(f"[victory] tie_break does not name {', '.join(missing)}: name every power, or say what a tie among "
-            f"the others means with tie_others = \"play-on\"")
-    if tie_break and last_year is None:
-        bad("[victory] tie_break without last_year: ties are only broken at the last year")
+            f"the others means with tie_others = \"play-on\" or \"draw\"")
     if isinstance(solo, int) and solo > centre_count:
-        bad(f"[victory] solo {solo} is more than the {centre_count} centres")
-    return Victory(solo, tuple(pairs), last_year, tie_break)
+        bad(f"[victory] solo {solo} is more than the {centre_count} {unit}")
+    rule = Victory(solo, tuple(pairs), last_year, tie_break, others, points)
+    line = rule.lowest_line(centre_count)
+    if line <= centre_count // 2 and not rule.has_tie_rule():
+        bad(f"[victory] a line of {line} is at or below half of the {centre_count} {unit}, so two powers can reach "
+            f"it together: give tie_break (an order of powers) or tie_others = \"play-on\" or \"draw\"")
+    return rule
+
+
+def _points(table: Any, provinces: list[Province], bad: Any) -> tuple[tuple[int, int], ...]:
+    """``points = { rom = 3, sam = 2 }``: places and their values (a centre not listed is worth 1)."""
+    if not isinstance(table, dict):
+        bad(f"[victory] points must be a table like {{ rom = 3 }}, not {table!r}")
+        return ()
+    by_abbr = {p.abbr: p for p in provinces}
+    out: list[tuple[int, int]] = []
+    for abbr, value in table.items():
+        prov = by_abbr.get(abbr)
+        if prov is None:
+            bad(f"[victory] points: {abbr!r} is not a province{_nearest(abbr, by_abbr)}")
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            bad(f"[victory] points: {abbr} = {value!r}: a value is a whole number, 0 or more")
+            continue
+        out.append((prov.id, value))
+    return tuple(out)
 
 
 def _strings(value: Any) -> bool:

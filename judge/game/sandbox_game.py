@@ -1,0 +1,56 @@
+"""SANDBOX FROM GAME: a game's current position, then the player's changes and orders, played under the game's own
+victory settings. The game is only read: nothing of it is written (its position, orders, draws stay as they are).
+
+Changes replace a power's whole list: ``units`` (power -> units) and ``supply_centers`` (power -> centres), as in the
+sandbox JSON (docs/sandbox.md); a centre given to one power is taken from whoever owned it in the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlite_utils import Database
+
+from judge.game.records import load_game
+from judge.game.service import sides
+from judge.position_json import PositionError, position_from_json, position_to_json, read_power
+from judge.sandbox import InputError, _error, play_input
+
+
+def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
+    """The sandbox result of ``data`` (changes and orders) played from game ``name``; never raises."""
+    try:
+        if not isinstance(data, dict):
+            raise InputError("the input must be a JSON object")
+        for key in ("variant", "phase"):
+            if data.get(key) is not None:
+                raise InputError(f"a sandbox from a game plays the game's {key}; leave out {key!r}")
+        game = load_game(db, name.strip())
+        if game is None:
+            shown = name.strip()
+            raise InputError(f"there is no game {shown[:40]!r}{'…' if len(shown) > 40 else ''}")
+        if game.position is None:
+            raise InputError(f"game {game.name} has not started: it has no position yet")
+        variant = game.variant
+        base = position_to_json(variant, game.position)
+        for key in ("units", "supply_centers"):
+            changes = data.get(key) or {}
+            if not isinstance(changes, dict):
+                raise InputError(f"{key} must be an object: power -> list")
+            for power_name, items in changes.items():
+                power = read_power(variant, power_name, key)
+                if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+                    raise InputError(f"{key} of {power} must be a list of strings")
+                if key == "supply_centers":
+                    taken = {x.strip().lower() for x in items}
+                    for other, held in base[key].items():
+                        base[key][other] = [c for c in held if c.lower() not in taken]
+                base[key][power] = items
+        pos = position_from_json(variant, base)
+        return play_input(data.get("id"), variant, pos, data, game.settings.victory(variant), sides(db, game))
+    except (InputError, PositionError) as exc:
+        return _error(None, str(exc))
+    except (RecursionError, MemoryError):
+        return _error(None, "the input is too large or too deeply nested")
+    except Exception as exc:  # a sandbox input must never crash the judge
+        return _error(None, f"the judge could not play this input ({type(exc).__name__}); please report it")

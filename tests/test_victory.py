@@ -1,0 +1,334 @@
+"""Issue 13's victory rules, each as a scripted game by mail (plus the pure rule on its own): ties over the automatic
+line, a last-year tie, one draw proposal per turn, victory points per place, one player holding two powers."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from gamekit import Table
+from judge.catalog import variant_from_toml
+from judge.game import records
+from judge.position_json import position_from_json
+from judge.resources import search_dirs
+from judge.rules.variant import VariantError
+from judge.rules.victory import TieOthers, Verdict, Victory
+
+POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+HOMES = {"Austria": ["bud", "tri", "vie"], "England": ["edi", "lon", "lvp"], "France": ["bre", "mar", "par"],
+         "Germany": ["ber", "kie", "mun"], "Italy": ["nap", "rom", "ven"], "Russia": ["mos", "sev", "stp", "war"],
+         "Turkey": ["ank", "con", "smy"]}
+
+
+def addr(power: str) -> str:
+    return f"{power.lower()}@p.test"
+
+
+def sign(power: str, *lines: str, game: str = "g") -> str:
+    return "\n".join([f"SIGNON {power} {game} pw-{power}", *lines])
+
+
+def board(t: Table, data: dict, name: str = "g") -> None:
+    g = records.load_game(t.db, name)
+    assert g is not None
+    with t.db.atomic():
+        g.position = position_from_json(g.variant, data)
+        records.save_game(t.db, g, t.now)
+
+
+def result(t: Table, name: str = "g") -> tuple[str, dict | None]:
+    g = records.load_game(t.db, name)
+    assert g is not None
+    return g.status, g.result
+
+
+def two_at_17(t: Table) -> None:
+    """France and Germany own 17 centres each at Fall 1905 (the others none), one army each, holding."""
+    centres = sorted({c for cs in HOMES.values() for c in cs} | {"bel", "hol", "den", "nwy", "swe", "spa", "por",
+                                                                 "tun", "ser", "rum", "bul", "gre"})
+    assert len(centres) == 34
+    board(t, {"phase": "F1905M", "units": {"France": ["A bre"], "Germany": ["A war"]},
+              "supply_centers": {"France": centres[:17], "Germany": centres[17:]}})
+
+
+# --- the rule on its own ---------------------------------------------------------------------------------------------
+
+def test_rule_ties_over_the_line() -> None:
+    order = Victory(10, tie_break=("B", "A"))
+    assert order.decide({"A": 10, "B": 10}, 20, 1901).winner == "B"
+    single = Victory(10)
+    assert single.decide({"A": 10, "B": 10}, 20, 1901).verdict is Verdict.PLAY_ON  # the line needs one leader
+    assert single.decide({"A": 11, "B": 10}, 20, 1901).winner == "A"  # the one leader above it
+    drawn = Victory(10, tie_others=TieOthers.DRAW)
+    assert drawn.decide({"A": 10, "B": 10, "C": 0}, 20, 1901).powers == ("A", "B")
+    partial = Victory(10, tie_break=("C",), tie_others=TieOthers.PLAY_ON)
+    assert partial.decide({"A": 10, "B": 10}, 20, 1901).verdict is Verdict.PLAY_ON
+
+
+def test_rule_last_year_tie_is_a_draw_never_running_on() -> None:
+    rule = Victory(Fraction(1, 1), last_year=1905)
+    assert rule.decide({"A": 4, "B": 4, "C": 2}, 20, 1904).verdict is Verdict.PLAY_ON
+    out = rule.decide({"A": 4, "B": 4, "C": 2}, 20, 1905)
+    assert out.verdict is Verdict.DRAW and out.powers == ("A", "B")
+    assert Victory(20, last_year=1905, tie_break=("B", "A")).decide({"A": 4, "B": 4}, 20, 1905).winner == "B"
+    on = Victory(20, last_year=1905, tie_others=TieOthers.PLAY_ON)
+    assert on.decide({"A": 4, "B": 4}, 20, 1905).verdict is Verdict.PLAY_ON  # declared, not silent
+    assert on.decide({"A": 5, "B": 4}, 20, 1906).winner == "A"
+
+
+def test_rule_points_and_sides() -> None:
+    rule = Victory(5, points=((0, 3), (1, 2)))  # province 0 a centre worth 3, province 1 a non-centre worth 2
+    centres = frozenset({0, 2, 3})
+    assert rule.total(centres) == 3 + 1 + 1 + 2
+    assert rule.scores(centres, {0: "A", 2: "B", 3: "B"}, {1: "B", 4: "A"}) == {"A": 3, "B": 4}
+    sides = (("A", "C"),)
+    out = Victory(6).decide({"A": 3, "B": 5, "C": 3}, 12, 1901, sides)
+    assert out.winner == "A"  # the side A+C: 6, named by its first power
+
+
+# --- variant data and game settings stay strict -------------------------------------------------------------------
+
+def classic_text() -> str:
+    return next(d / "classic.toml" for d in search_dirs("variants") if (d / "classic.toml").is_file()).read_text()
+
+
+@pytest.mark.parametrize("victory, problem", [
+    ("solo = 17", "at or below half"),
+    ("solo = 18\nby_year = { 1905 = 10 }", "at or below half"),
+    ("solo = 18\npoints = { par = 3, xyz = 2 }", "not a province"),
+    ("solo = 18\npoints = { par = -1 }", "0 or more"),
+    ("solo = 18\npoints = { par = 40 }", "at or below half"),
+    ("solo = 18\ntie_others = \"coin\"", "tie_others must be one of"),
+    ("solo = 17\ntie_break = [\"France\"]", "does not name"),
+])
+def test_variant_victory_problems(victory: str, problem: str) -> None:
+    text = classic_text().replace("solo = 18", victory, 1)
+    with pytest.raises(VariantError) as err:
+        variant_from_toml(text, "mine")
+    assert problem in str(err.value)
+
+
+def test_variant_half_counts_points() -> None:
+    text = classic_text().replace("solo = 18", "solo = \"half\"\npoints = { par = 3, bur = 2 }", 1)
+    v = variant_from_toml(text, "mine")
+    assert v.victory.total(v.centres) == 34 + 2 + 2 and v.solo_threshold(1901) == 20
+
+
+def test_game_solo_at_half_needs_a_tie_rule(tmp_path: Path, capsys) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--solo", "17") != 0
+    assert "tie rule" in capsys.readouterr().err
+    assert records.load_game(t.db, "g") is None
+    assert t.cli("game", "create", "g", "--solo", "17", "--tie-break", "Italy,France") != 0
+    assert "does not name" in capsys.readouterr().err  # a partial order says what a tie of the others means
+    assert t.cli("game", "create", "g", "--solo", "17", "--tie-break", "Italy,France", "--tie-others", "draw") == 0
+    assert t.cli("game", "create", "h", "--solo", "17", "--tie-others", "play-on") == 0
+    assert t.cli("game", "create", "k", "--solo", "17", "--tie-break", "england,frnace") != 0
+    assert "'frnace' is not one of the powers" in capsys.readouterr().err
+    assert t.cli("game", "create", "m", "--solo", "18") == 0
+    assert t.cli("game", "settings", "m", "solo", "16") != 0  # the same rule for a later change
+    assert t.cli("game", "settings", "m", "tie_others", "draw") == 0
+    assert t.cli("game", "settings", "m", "solo", "16") == 0
+
+
+# --- scripted games by mail ---------------------------------------------------------------------------------------
+
+def test_by_mail_tie_over_the_line_goes_by_the_order(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--solo", "17", "--tie-break", "Germany,France,Austria,England,Italy,Russia,Turkey")
+    two_at_17(t)
+    t.reply(addr("France"), sign("France", "A bre H"))
+    t.reply(addr("Germany"), sign("Germany", "A war H"))
+    assert t.cli("game", "process", "g") == 0
+    assert result(t) == ("finished", {"kind": "solo", "winner": "Germany"})
+    over = [m for m in t.outbox() if m["to_addr"] == addr("France") and "is over" in m["subject"]]
+    assert over and "Germany won" in over[0]["body"]
+
+
+def test_by_mail_tie_over_the_line_without_order_plays_on(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--solo", "17", "--tie-others", "play-on")
+    two_at_17(t)
+    t.reply(addr("France"), sign("France", "A bre H"))
+    assert t.cli("game", "process", "g") == 0
+    status, res = result(t)
+    assert status == "active" and res is None  # two leaders on the line: no single leader, the game goes on
+
+
+def test_by_mail_tie_over_the_line_declared_a_draw(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--solo", "17", "--tie-others", "draw")
+    two_at_17(t)
+    assert t.cli("game", "process", "g") == 0
+    assert result(t) == ("finished", {"kind": "draw", "powers": ["France", "Germany"], "by": "rule"})
+
+
+def test_by_mail_last_year_tie_ends_in_a_draw(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--last-year", "1902")
+    # Fall 1901: Germany takes Holland and France takes Spain: Russia, France and Germany at 4
+    board(t, {"phase": "F1902M", "units": {"France": ["A gas"], "Germany": ["A ruh"], "England": ["F lon"]},
+              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    t.reply(addr("France"), sign("France", "A gas - spa"))
+    t.reply(addr("Germany"), sign("Germany", "A ruh - hol"))
+    assert t.cli("game", "process", "g") == 0
+    status, res = result(t)
+    assert status == "finished" and res == {"kind": "draw", "powers": ["France", "Germany", "Russia"], "by": "rule"}
+    for lang_word in ("last year",):
+        over = [m for m in t.outbox() if m["to_addr"] == addr("Italy") and "is over" in m["subject"]]
+        assert lang_word in over[0]["body"] and "France, Germany, Russia" in over[0]["body"]
+
+
+def test_by_mail_one_draw_proposal_per_turn(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g")
+    board(t, {"phase": "F1901M", "units": {"Austria": ["F tri"], "Italy": ["A ven"], "England": ["F lon"]},
+              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    assert "draw proposed" in t.reply(addr("England"), sign("England", "DRAW PROPOSE"))
+    t.reply(addr("Austria"), sign("Austria", "F tri - alb"))
+    t.reply(addr("Italy"), sign("Italy", "A ven - tri"))
+    assert t.cli("game", "process", "g") == 0
+    g = records.load_game(t.db, "g")
+    assert g is not None and g.phase == "W1901A"  # the same turn: Fall with its adjustments
+    assert "one proposal per turn" in t.reply(addr("Russia"), sign("Russia", "DRAW PROPOSE"))
+    assert "accepted the draw" in t.reply(addr("France"), sign("France", "DRAW ACCEPT"))  # still open
+    assert t.cli("game", "process", "g") == 0
+    g = records.load_game(t.db, "g")
+    assert g is not None and g.phase == "S1902M"
+    assert "no draw is proposed" in t.reply(addr("Germany"), sign("Germany", "DRAW ACCEPT"))  # lapsed with its turn
+    assert "draw proposed" in t.reply(addr("Russia"), sign("Russia", "DRAW PROPOSE"))  # a new turn, a new proposal
+
+
+def points_variant(tmp_path: Path) -> Path:
+    path = tmp_path / "points.toml"
+    path.write_text(classic_text().replace("solo = 18", "solo = 9\nby_year = { 1902 = 20 }\n"
+                                           "tie_break = [\"Austria\", \"England\", \"France\", \"Germany\", "
+                                           "\"Italy\", \"Russia\", \"Turkey\"]\npoints = { par = 3, bur = 2 }", 1))
+    return path
+
+
+def test_by_mail_victory_points_shown_and_winning(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--variant", str(points_variant(tmp_path)))
+    board(t, {"phase": "F1901M", "units": {"France": ["A pic", "A gas"], "Germany": ["A mun"]},
+              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    t.reply(addr("France"), sign("France", "A pic - bel", "A gas - bur"))
+    t.reply(addr("Germany"), sign("Germany", "A mun H"))
+    assert t.cli("game", "process", "g") == 0
+    # France: bre 1 + mar 1 + par 3 + bel 1 + Burgundy occupied 2 = 8, under 9: plays on
+    res = [m for m in t.outbox() if m["to_addr"] == addr("England") and "Fall 1901 movement" in m["subject"]]
+    assert res and "Victory points" in res[0]["body"] and "France 8" in res[0]["body"]
+    assert result(t)[0] == "active"
+
+
+def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
+    for power in POWERS:
+        email = "west@p.test" if power in ("France", "Germany") else addr(power)
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
+    assert t.cli("game", "start", "g") == 0
+    board(t, {"phase": "F1902M", "units": {"France": ["A par"], "Germany": ["A ber"]},
+              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    t.mail("west@p.test", sign("France", "A par H"))
+    assert t.cli("game", "process", "g") == 0
+    status, res = result(t)
+    assert status == "finished" and res is not None and res["winner"] == "France"  # 3 + 3 beats Russia's 4
+    assert res["powers"] == ["France", "Germany"]
+    over = [m for m in t.outbox() if m["to_addr"] == "west@p.test" and "is over" in m["subject"]]
+    assert len(over) == 1  # the player is addressed once
+
+
+def test_by_mail_combined_side_tied_at_the_last_year_shares_the_draw(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
+    for power in POWERS:
+        email = "west@p.test" if power in ("France", "Germany") else addr(power)
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
+    assert t.cli("game", "start", "g") == 0
+    centres = {p: list(cs) for p, cs in HOMES.items()}
+    centres["Russia"] += ["rum", "swe"]  # Russia 6, France + Germany 3 + 3
+    board(t, {"phase": "F1902M", "units": {"Russia": ["A mos"]}, "supply_centers": centres})
+    t.mail("west@p.test", sign("Germany", "READY"))
+    assert t.cli("game", "process", "g") == 0
+    assert result(t) == ("finished", {"kind": "draw", "powers": ["France", "Germany", "Russia"], "by": "rule"})
+
+
+# --- SANDBOX FROM GAME ----------------------------------------------------------------------------------------------
+
+def game_rows(t: Table) -> list[str]:
+    return [line for line in t.db.conn.iterdump()
+            if any(f'INSERT INTO "{table}"' in line for table in ("games", "players", "orders", "phases", "draws"))]
+
+
+def test_by_mail_sandbox_from_game_uses_the_game_and_leaves_it_alone(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--solo", "17", "--tie-break", "Germany,France,Austria,England,Italy,Russia,Turkey")
+    two_at_17(t)
+    t.reply(addr("France"), sign("France", "A bre - pic"))  # real orders of the game, kept as they were
+    before = game_rows(t)
+    text = t.reply("someone@else.test", "SANDBOX FROM GAME g\nFrance: A bre, A gas\nORDERS\nFrance: A gas - spa\n"
+                                        "ENDSANDBOX")
+    assert "from game g" in text and "Centres after:" in text
+    # Spain was Germany's (the later half of the list); France takes it: 18 to 16, a solo by the game's own line
+    assert "France     18" in text and "Germany    16" in text and "France wins" in text
+    assert game_rows(t) == before  # the game itself is untouched
+    tie = t.reply("someone@else.test", "SANDBOX FROM GAME g\nENDSANDBOX")  # the position as it stands: a 17-17 tie
+    assert "Germany wins" in tie  # settled by the game's own tie-break order, not the variant's 18
+    assert game_rows(t) == before
+    assert "there is no game 'nope'" in t.reply("x@else.test", "SANDBOX FROM GAME nope\nENDSANDBOX")
+    assert "SANDBOX FROM GAME and the game's name" in t.reply("x@else.test", "SANDBOX FROM g\nENDSANDBOX")
+    assert "leave out the variant" in t.reply("x@else.test", "SANDBOX FROM GAME g\nvariant coldwar\nENDSANDBOX")
+
+
+def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
+    import json
+
+    from judge.cli import main
+
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--last-year", "1902")
+    board(t, {"phase": "F1902M", "units": {"France": ["A gas"], "Germany": ["A ruh"]},
+              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    before = game_rows(t)
+    path = tmp_path / "changes.json"
+    path.write_text(json.dumps({"orders": {"France": ["A gas - spa"], "Germany": ["A ruh - hol"]}}))
+    capsys.readouterr()
+    assert main(["sandbox", "--db", str(t.path), "--from-game", "g", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["draw"] == ["France", "Germany", "Russia"] and out["winner"] is None  # the game's last year applies
+    assert "spa" in out["supply_centers"]["France"] and "hol" in out["supply_centers"]["Germany"]
+    assert game_rows(t) == before
+    path.write_text(json.dumps({"phase": "S1901M"}))
+    assert main(["sandbox", "--db", str(t.path), "--from-game", "g", str(path)]) == 1
+    assert "leave out 'phase'" in capsys.readouterr().out
+    assert main(["sandbox", "--db", str(t.path), "--from-game", "g", "--batch", str(path)]) == 2
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from judge.mail import commands  # noqa: E402
+from judge.mail.sandbox_text import run_sandbox_text  # noqa: E402
+from judge.sandbox import _error  # noqa: E402
+
+_WORD = st.text(st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc", "Cf")), min_size=1, max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=_WORD, body=st.text(max_size=200))
+def test_property_sandbox_from_game_header_and_body_never_crash(name: str, body: str) -> None:
+    parsed = commands.parse_body(f"SANDBOX FROM GAME {name}\n{body}\nENDSANDBOX")
+    boxes = [i for i in parsed.items if isinstance(i, commands.Sandbox)]
+    if boxes:
+        assert boxes[0].from_game == name
+        seen: list[dict] = []
+
+        def play(data: dict) -> dict:
+            seen.append(data)
+            assert "variant" not in data and "phase" not in data  # the game's own are played
+            return _error(None, "no such game")
+
+        text = run_sandbox_text(boxes[0].body, play, name)
+        assert text.startswith("SANDBOX")
