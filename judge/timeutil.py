@@ -147,7 +147,7 @@ def _relative(delta: timedelta) -> str:
     return f"in {text}" if delta > timedelta(0) else f"{text} ago"
 
 
-def format_deadline(when: datetime, zone: str, now: datetime) -> str:
+def format_deadline(when: datetime, zone: str, now: datetime, language: str = "en") -> str:
     """A deadline as a player in ``zone`` reads it, relative to ``now``.
 
     ``Tue 1 Dec 2026 18:00 CET (Europe/Berlin), in 1 day 6 hours``; a past deadline ends ``… ago``. Names of days
@@ -160,6 +160,12 @@ def format_deadline(when: datetime, zone: str, now: datetime) -> str:
     abbreviation = local.tzname() or name
     if abbreviation.startswith(("+", "-")):  # zones without a letter abbreviation, e.g. "+03" for Europe/Istanbul
         abbreviation = "UTC" + abbreviation
+    if language != "en":  # the player's language: names of days and months, relative time (Babel, CLDR)
+        from judge.i18n import format_relative, format_when
+        stamp = f"{format_when(when, name, language)} {abbreviation}"
+        if abbreviation != name:
+            stamp += f" ({name})"
+        return f"{stamp}, {format_relative(when - now, language)}"
     stamp = (f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
              f"{local.hour:02d}:{local.minute:02d} {abbreviation}")
     if abbreviation != name:

@@ -36,7 +36,7 @@ def send(db: Database, to: str, template: str, now: datetime, *, game: Game | No
         return
     deadline = None
     if game is not None and game.deadline is not None:
-        deadline = format_deadline(game.deadline, prefs["timezone"], now)
+        deadline = format_deadline(game.deadline, prefs["timezone"], now, prefs["language"])
         if prefs["timezone"] != "UTC":
             deadline += f" = {game.deadline:%Y-%m-%d %H:%M} UTC"
     mail = marked(render_mail(template, prefs["language"], game=game, deadline=deadline, **context), prefs["language"])

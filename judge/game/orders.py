@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.i18n import T, Text
 from judge.game.records import Game, Player, orders_of, set_orders
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.legality import check_build, check_movement, check_retreat, own_unit
@@ -48,12 +49,12 @@ def _key(game: Game, order: Order) -> int | None:
     return game.variant.geo.loc_province[order.loc]  # type: ignore[union-attr]
 
 
-def merge_orders(db: Database, game: Game, player: Player, text: str, now: datetime) -> str:
+def merge_orders(db: Database, game: Game, player: Player, text: str, now: datetime) -> Text:
     """Add one order line to the player's set; the response says what was understood or what is wrong."""
     assert game.position is not None and player.power is not None
     order = _checked(game, player.power, text)
     if isinstance(order, str):
-        return f"ERROR: {order}"
+        return T("ERROR: {reason}", reason=order)
     phase = game.position.phase.code
     lines = orders_of(db, game.id, phase).get(player.power, [])
     key = _key(game, order)
@@ -64,7 +65,7 @@ def merge_orders(db: Database, game: Game, player: Player, text: str, now: datet
             kept.append(line)
     kept.append(text)
     set_orders(db, game.id, phase, player.power, kept, now)
-    return "OK: " + order_text(game.variant.geo, order, game.position.units)
+    return T("OK: {order}", order=order_text(game.variant.geo, order, game.position.units))
 
 
 def order_summary(db: Database, game: Game, player: Player) -> dict[str, Any]:

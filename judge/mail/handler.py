@@ -42,6 +42,7 @@ from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import LANGUAGES, render_mail
 from judge.timeutil import check_timezone, iso_utc
+from judge.i18n import T, Text, translate
 from judge.store import is_busy, write
 
 log = logging.getLogger(__name__)
@@ -63,11 +64,22 @@ _UNPARSEABLE = frozenset({Problem.UNREADABLE, Problem.TOO_COMPLEX, Problem.HEADE
 class Reply:
     """What the reply to this message says, built up line by line."""
 
-    lines: list[tuple[str, str]] = field(default_factory=list)  # (the line as written, what became of it)
-    notes: list[str] = field(default_factory=list)  # longer answers: HELP, LIST, HISTORY, SANDBOX
+    lines: list[tuple[str, Any]] = field(default_factory=list)  # (the line as written, what became of it)
+    notes: list[Any] = field(default_factory=list)  # longer answers: HELP, LIST, HISTORY, SANDBOX
 
-    def say(self, text: str, response: str) -> None:
+    def say(self, text: str, response: Any) -> None:
+        """``response``: a :class:`judge.i18n.Text` (worded in the reader's language when the reply is rendered)."""
         self.lines.append((text, response))
+
+    def worded(self, language: str) -> Reply:
+        """The reply in ``language``: each line as (line, answer, is it an error)."""
+        lines: list[Any] = [(text, translate(r, language), _is_error(r)) for text, r in self.lines]
+        return Reply(lines, [translate(n, language) for n in self.notes])
+
+
+def _is_error(response: Any) -> bool:
+    return isinstance(response, Text) and response.msgid.startswith("ERROR:") or (
+        isinstance(response, str) and response.startswith("ERROR"))
 
 
 @dataclass
@@ -184,14 +196,15 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     paused_until = _replies_paused_until(db, msg, now, limits.max_replies_per_hour)
     if msg.problem:
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {_problem_text(msg)}."]), None)
+            _reply(db, msg, now, Reply(notes=[T("Your message could not be read: {problem}.", problem=_problem_text(msg))]), None)
         return f"refused: {msg.problem}"
     too_old = _too_old(msg, now, limits.max_mail_age_days)
     if too_old is not None:
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[f"Your message was written or delivered on {too_old:%Y-%m-%d %H:%M} UTC, "
-                                              f"more than {limits.max_mail_age_days:g} days ago, so nothing in it "
-                                              f"was acted on. If you still mean it, send it again."]), None)
+            _reply(db, msg, now, Reply(notes=[T("Your message was written or delivered on {when} UTC, more than {days} "
+                                                "days ago, so nothing in it was acted on. If you still mean it, send "
+                                                "it again.", when=f"{too_old:%Y-%m-%d %H:%M}",
+                                                days=f"{limits.max_mail_age_days:g}")]), None)
         return "refused: too old"
     session = Session(msg, now, quiet=paused_until is not None)
     try:
@@ -200,8 +213,8 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     except Exception as exc:  # a bug must not lose the message or leave half an effect
         log.exception("handling message %s from %s failed", msg.message_id, msg.sender)
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=["The judge could not handle your message because of an internal error. "
-                                              "Nothing in it took effect; the game master has been told."]), None)
+            _reply(db, msg, now, Reply(notes=[T("The judge could not handle your message because of an internal error. "
+                                                "Nothing in it took effect; the game master has been told.")]), None)
         _tell_master(db, session, limits, type(exc).__name__, partial=False)
         return "error"
     if session.errors:
@@ -211,17 +224,18 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     return outcome
 
 
-def _problem_text(msg: Incoming) -> str:
+def _problem_text(msg: Incoming) -> Text | str:
     """What the sender is told about a message that could not be read."""
     if msg.problem is Problem.TOO_LARGE:
-        return f"too large ({msg.size // 1024} KB; the judge reads at most {MAX_MESSAGE_BYTES // 1024} KB)"
+        return T("too large ({size} KB; the judge reads at most {limit} KB)", size=msg.size // 1024,
+                 limit=MAX_MESSAGE_BYTES // 1024)
     return {
-        Problem.HEADER_TOO_LARGE: "its header block is over 64 KB",
-        Problem.TOO_COMPLEX: "it has more parts, encoded words or header parameters than the judge reads; send a "
-                             "plain-text message",
-        Problem.BAD_MESSAGE_ID: "its Message-ID has control characters in it or is too long",
-        Problem.NOT_TEXT: "it has no text the judge can read; write your orders in the message itself",
-        Problem.UNREADABLE: "it could not be decoded; send a plain-text message",
+        Problem.HEADER_TOO_LARGE: T("its header block is over 64 KB"),
+        Problem.TOO_COMPLEX: T("it has more parts, encoded words or header parameters than the judge reads; send a "
+                               "plain-text message"),
+        Problem.BAD_MESSAGE_ID: T("its Message-ID has control characters in it or is too long"),
+        Problem.NOT_TEXT: T("it has no text the judge can read; write your orders in the message itself"),
+        Problem.UNREADABLE: T("it could not be decoded; send a plain-text message"),
     }.get(msg.problem, str(msg.problem)) if msg.problem is not None else ""
 
 
@@ -316,10 +330,10 @@ def _handle(db: Database, s: Session) -> str:
         entries += [dataclasses.replace(e, line=e.line + offset) for e in found]
         offset += max([e.line for e in found] + [attachment.text.count("\n") + 1])
     if not entries:
-        reply.notes.append("Your message had no commands or orders in it. Send HELP for the commands.")
+        reply.notes.append(T("Your message had no commands or orders in it. Send HELP for the commands."))
     for entry in entries:
         if isinstance(entry, c.LineProblem):
-            reply.say(entry.text, f"ERROR: {entry.reason}")
+            reply.say(entry.text, T("ERROR: {reason}", reason=entry.reason))
             continue
         named = getattr(entry, "game", None)
         if isinstance(named, str) and named and not s.mentioned:
@@ -328,12 +342,12 @@ def _handle(db: Database, s: Session) -> str:
             with write(db):  # a savepoint: a failing command undoes itself only
                 _command(db, s, reply, entry)
         except GameError as exc:
-            reply.say(_shown(entry), f"ERROR: {exc}")
+            reply.say(_shown(entry), T("ERROR: {reason}", reason=exc.args[0] if exc.args else ""))
         except Exception as exc:  # a bug in one command must not undo the others
             log.exception("command on line %d of message %s from %s failed", entry.line, msg.message_id, msg.sender)
             s.errors.append(f"{type(entry).__name__} on line {entry.line}: {type(exc).__name__}")
-            reply.say(_shown(entry), "ERROR: an internal error kept this line from taking effect; the other lines "
-                                     "are not affected and the game master has been told")
+            reply.say(_shown(entry), T("ERROR: an internal error kept this line from taking effect; the other "
+                                       "lines are not affected and the game master has been told"))
     forwarded = parsed.forwarded or (parsed.quoted_mail and _FORWARD_PREFIX.match(msg.subject) is not None)
     reply.notes.extend(_unread_notes(unread, forwarded))
     summary = None
@@ -379,8 +393,10 @@ def _reply(db: Database, msg: Incoming, now: datetime, reply: Reply, summary: di
     if game is not None:
         game = service.get_game(db, game.name)
     refs = " ".join(msg.references) or None
-    notify.send(db, msg.reply_to or msg.sender, "reply", now, game=game if summary is not None else None,
-                in_reply_to=msg.message_id or "", reply=reply, summary=summary,
+    to = msg.reply_to or msg.sender
+    notify.send(db, to, "reply", now, game=game if summary is not None else None,
+                in_reply_to=msg.message_id or "", reply=reply.worded(user_settings(db, to)["language"]),
+                summary=summary,
                 original_subject=_thread_subject(msg.subject), thread_refs=refs,
                 player=session.player if session else None, game_name=game.name if game else None)
 
@@ -393,23 +409,23 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     elif isinstance(item, c.OrderLine):
         game, player = _signed(db, s)
         if game.status not in ("active", "paused") or game.position is None:
-            raise GameError(f"game {game.name} is {game.status}: no orders are due")
+            raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
         if not player.active:
-            raise GameError(f"{player.power} no longer gives orders in {game.name}")
+            raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
         response = merge_orders(db, game, player, item.text, s.now)
-        s.changed_orders = s.changed_orders or response.startswith("OK")
+        s.changed_orders = s.changed_orders or not _is_error(response)
         reply.say(item.text, response)
     elif isinstance(item, c.Ready):
         game, player = _signed(db, s)
         player.ready = item.ready
         save_player(db, player)
         s.ready_changed = True
-        reply.say(item.text, "ready" if item.ready else "not ready")
+        reply.say(item.text, T("ready") if item.ready else T("not ready"))
     elif isinstance(item, c.Clear):
         game, player = _signed(db, s)
         if game.phase:
             set_orders(db, game.id, game.phase, player.power or "", [], s.now)
-        reply.say(item.text, "all your orders for this phase are withdrawn")
+        reply.say(item.text, T("all your orders for this phase are withdrawn"))
     elif isinstance(item, c.Draw):
         game, player = _signed(db, s)
         reply.say(item.text, draws.vote(db, game, player, item.action, s.now))
@@ -422,31 +438,31 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     elif isinstance(item, c.Join):
         _one_new_password(s)
         seat = service.join_game(db, item.game, s.msg.sender, item.password, s.now, preferences=item.preferences)
-        reply.say(_shown(item), f"{seat.email} joined {item.game.lower()}; the game starts when the "
-                                "game master starts it")
+        reply.say(_shown(item), T("{address} joined {game}; the game starts when the game master starts it",
+                                  address=seat.email, game=item.game.lower()))
         if s.game is None:  # the JOIN password signs on for the rest of the message (SET LANGUAGE …)
             s.game, s.player = service.get_game(db, item.game), seat
     elif isinstance(item, c.Observe):
         service.observe_game(db, item.game, s.msg.sender, s.now)
-        reply.say(item.text, f"you will receive the results of {item.game.lower()}")
+        reply.say(item.text, T("you will receive the results of {game}", game=item.game.lower()))
     elif isinstance(item, c.ListGames):
-        reply.say(item.text, "see below")
+        reply.say(item.text, T("see below"))
         reply.notes.append(_list_text(db, item.game))
     elif isinstance(item, c.History):
-        reply.say(item.text, "see below")
+        reply.say(item.text, T("see below"))
         reply.notes.append(_history_text(db, item.game, item.phase))
     elif isinstance(item, c.Sandbox):
-        reply.say("SANDBOX", "see below")
+        reply.say("SANDBOX", T("see below"))
         reply.notes.append(run_sandbox_text(item.body))
     elif isinstance(item, c.SetPassword):
         game, player = _signed(db, s)
         if len(item.password) < 4:
-            raise GameError("choose a password of at least 4 characters")
+            raise GameError(T("choose a password of at least 4 characters"))
         _one_new_password(s)
         player.password_hash = hash_password(item.password)
         save_player(db, player)
         log_event(db, game.id, s.now, s.msg.sender, "password", {"power": player.power})
-        reply.say("SET PASSWORD ****", "your password is changed")
+        reply.say("SET PASSWORD ****", T("your password is changed"))
     elif isinstance(item, c.SetTimezone):
         game, player = _signed(db, s, what="SET")
         try:
@@ -454,33 +470,33 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         except ValueError as exc:
             raise GameError(str(exc)) from None
         set_user(db, player.email, timezone=zone)
-        reply.say(item.text, f"deadlines will be shown in {zone}")
+        reply.say(item.text, T("deadlines will be shown in {zone}", zone=zone))
     elif isinstance(item, c.SetLanguage):
         game, player = _signed(db, s, what="SET")
         if item.language not in LANGUAGES:
-            raise GameError(f"the judge speaks {', '.join(LANGUAGES)}")
+            raise GameError(T("the judge speaks {languages}", languages=", ".join(LANGUAGES)))
         set_user(db, player.email, language=item.language)
-        reply.say(item.text, f"replies will be in {item.language}")
+        reply.say(item.text, T("replies will be in {language}", language=item.language))
     elif isinstance(item, c.Help):
-        reply.say(item.text, "see below")
+        reply.say(item.text, T("see below"))
         reply.notes.append(render_mail("help", user_settings(db, s.msg.sender)["language"]).text)
     elif isinstance(item, c.SignOff):
-        reply.say(item.text, "end of message")
+        reply.say(item.text, T("end of message"))
 
 
 def _one_new_password(s: Session) -> None:
     """JOIN and SET PASSWORD hash a new password (scrypt): one of them per message."""
     if s.password_hashes:
-        raise GameError("only one new password (JOIN or SET PASSWORD) is taken per message; send this one in a "
-                        "message of its own")
+        raise GameError(T("only one new password (JOIN or SET PASSWORD) is taken per message; send this one "
+                          "in a message of its own"))
     s.password_hashes += 1
 
 
 def _signed(db: Database, s: Session, what: str = "") -> tuple[Game, Player]:
     """The game and player signed on as, read afresh (an earlier line of the message may have changed them)."""
     if s.game is None or s.player is None:
-        raise GameError(f"sign on first{' (SET changes your settings)' if what == 'SET' else ''}: "
-                        "SIGNON <power> <game> <password>")
+        raise GameError(T("sign on first (SET changes your settings): SIGNON <power> <game> <password>")
+                        if what == "SET" else T("sign on first: SIGNON <power> <game> <password>"))
     s.game = service.get_game(db, s.game.name)
     s.player = next(p for p in players(db, s.game.id) if p.id == s.player.id)
     return s.game, s.player
@@ -497,10 +513,10 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
     if game is None or seat is None:
         log_event(db, game.id if game else None, s.now, sender, "signon-failed",
                   {"game": item.game.lower(), "power": item.power})
-        reply.say(shown, "ERROR: sign-on failed: no such game, power or password")
+        reply.say(shown, T("ERROR: sign-on failed: no such game, power or password"))
         return
     if s.password_checks:
-        reply.say(shown, "ERROR: only one sign-on is checked per message; this one was not")
+        reply.say(shown, T("ERROR: only one sign-on is checked per message; this one was not"))
         return
     # the seat's owner, writing from the seat's address and reading the answer there, is never held back: a forger
     # of that address learns nothing from the answer
@@ -508,18 +524,19 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
     wait_until = _signon_wait(db, game, seat.power or "", s.now)
     if wait_until is not None and not own:
         log_event(db, game.id, s.now, sender, "signon-held", {"power": seat.power})
-        reply.say(shown, f"ERROR: too many failed sign-ons as {seat.power} in {game.name}; the password was not "
-                         f"checked; try again after {wait_until:%Y-%m-%d %H:%M} UTC")
+        reply.say(shown, T("ERROR: too many failed sign-ons as {power} in {game}; the password was not "
+                           "checked; try again after {when} UTC", power=T(seat.power or ""), game=game.name,
+                           when=f"{wait_until:%Y-%m-%d %H:%M}"))
         return
     s.password_checks += 1
     if verify_password(item.password, seat.password_hash):
         s.game, s.player = game, seat
-        reply.say(shown, f"signed on as {seat.power} in {game.name}")
+        reply.say(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
         return
     db.table("signon_failures").insert({"address": sender, "at": iso_utc(s.now), "game": game.name,
                                         "power": seat.power})
     log_event(db, game.id, s.now, sender, "signon-failed", {"game": item.game.lower(), "power": item.power})
-    reply.say(shown, "ERROR: sign-on failed: no such game, power or password")
+    reply.say(shown, T("ERROR: sign-on failed: no such game, power or password"))
     if not own:
         _alert_owner(db, game, seat, s.now)
 
