@@ -22,6 +22,8 @@ from babel import Locale
 from babel.dates import format_datetime, format_timedelta
 from babel.messages.pofile import read_po
 
+from judge.rules.words import Reason
+
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "judge"
 
@@ -61,11 +63,15 @@ def gettext(language: str, msgid: str) -> str:
 
 
 def translate(value: Any, language: str) -> str:
-    """A :class:`Text` (or a plain string, which is already words) in ``language``."""
+    """A :class:`Text` or an engine's :class:`judge.rules.words.Reason` in ``language``; a plain string is looked up
+    as a message id of its own (the engine's reasons without parameters), else shown as it is."""
+    if isinstance(value, Reason):
+        value = Text(value.msgid, value.params)
     if not isinstance(value, Text):
-        return "" if value is None else str(value)
-    params = {k: translate(v, language) if isinstance(v, Text) else
-              (", ".join(translate(x, language) for x in v) if isinstance(v, (list, tuple)) else v)
+        return "" if value is None else gettext(language, str(value))
+    params = {k: translate(v, language) if isinstance(v, (Text, Reason)) else
+              (", ".join(translate(x, language) for x in v) if isinstance(v, list) else
+               gettext(language, " or ").join(translate(x, language) for x in v) if isinstance(v, tuple) else v)
               for k, v in value.params}
     try:
         return gettext(language, value.msgid).format(**params)

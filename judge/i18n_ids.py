@@ -16,13 +16,34 @@ PACKAGE = Path(__file__).parent
 def marked_ids() -> dict[str, str]:
     """Each msgid the package marks, with where it is first marked."""
     found: dict[str, str] = {}
+
+    def literals(node: ast.AST | None) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.IfExp):
+            return literals(node.body) + literals(node.orelse)
+        return []
+
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_rules = path.parent.name == "rules" and path.name in REASON_MODULES
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "T" and node.args
-                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-                found.setdefault(node.args[0].value, f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+            texts: list[str] = []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+                if node.func.id in ("T", "Reason"):
+                    texts = literals(node.args[0])
+                elif node.func.id == "OrderError" and len(node.args) > 1:
+                    texts = literals(node.args[1])
+            elif in_rules and isinstance(node, ast.Return):  # a void order's reason without parameters
+                texts = [t for t in literals(node.value) if " " in t]
+            elif in_rules and isinstance(node, ast.Tuple):  # (Outcome.VOID, "reason", order)
+                texts = [t for e in node.elts for t in literals(e) if " " in t]
+            for text in texts:
+                found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     return found
+
+
+REASON_MODULES = {"legality.py", "adjustments.py", "movement.py", "retreats.py", "turn.py"}
 
 
 def missing(language: str) -> dict[str, str]:
