@@ -22,6 +22,8 @@ and is told to the game master by mail (at most one such mail an hour). ``handle
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
 import json
 import logging
 import re
@@ -42,7 +44,9 @@ from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import LANGUAGES, render_mail
 from judge.timeutil import check_timezone, iso_utc
+from judge.catalog import load_variant, variant_names
 from judge.i18n import T, Text, translate
+from judge.rules.parse import ORDER_WORDS
 from judge.store import is_busy, write
 
 log = logging.getLogger(__name__)
@@ -407,6 +411,9 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     if isinstance(item, c.SignOn):
         _signon(db, s, reply, item)
     elif isinstance(item, c.OrderLine):
+        unknown = _unknown_command(s, item.text)
+        if unknown is not None:
+            raise GameError(unknown)
         game, player = _signed(db, s)
         if game.status not in ("active", "paused") or game.position is None:
             raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
@@ -468,7 +475,7 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         try:
             zone = check_timezone(item.zone)
         except ValueError as exc:
-            raise GameError(str(exc)) from None
+            raise GameError(exc.args[0]) from None
         set_user(db, player.email, timezone=zone)
         reply.say(item.text, T("deadlines will be shown in {zone}", zone=zone))
     elif isinstance(item, c.SetLanguage):
@@ -482,6 +489,40 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         reply.notes.append(render_mail("help", user_settings(db, s.msg.sender)["language"]).text)
     elif isinstance(item, c.SignOff):
         reply.say(item.text, T("end of message"))
+
+
+def _unknown_command(s: Session, text: str) -> Text | None:
+    """An order line whose first word is neither a word of an order nor a place of the game's map (of any shipped
+    map before a sign-on) is an unknown command (``WHOGAME``, ``SUMMARY``): say so, with the nearest command."""
+    words = text.split()
+    head = words[0].strip(".:,;!?").lower() if words else ""
+    if not head.isalpha() or head in ORDER_WORDS:
+        return None
+    if s.game is not None:
+        maps = [s.game.variant.geo]
+    else:
+        maps = [_shipped_map(name) for name in variant_names()]
+    if any(any(key[0] == head for key in geo.names) for geo in maps if geo is not None):
+        return None
+    near = _nearest_command(head)
+    if near is not None:
+        return T("{word} is not a command or an order; did you mean {command}? Send HELP for the commands",
+                 word=words[0].upper(), command=near)
+    return T("{word} is not a command or an order; send HELP for the commands", word=words[0].upper())
+
+
+def _nearest_command(word: str) -> str | None:
+    """The known command closest to ``word`` by spelling (``SIGNOF`` -> ``SIGNOFF``, ``REDY`` -> ``READY``)."""
+    close = difflib.get_close_matches(word.upper(), c.known_commands(), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+@functools.cache
+def _shipped_map(name: str) -> Any:
+    try:
+        return load_variant(name).geo
+    except Exception:  # a broken host variant must not stop the message
+        return None
 
 
 def _one_new_password(s: Session) -> None:

@@ -48,6 +48,9 @@ _KEYWORDS = {
 _COAST_WORDS = {"nc": "nc", "sc": "sc", "ec": "ec", "wc": "wc",
                 "north": "nc", "south": "sc", "east": "ec", "west": "wc", "n": "nc", "s": "sc", "e": "ec", "w": "wc"}
 _FILLER = {"the", "of", "and", "army's", "fleet's", "unit", "in", "at", "from"}
+# every word an order line may start with or contain besides places: a line starting with another word that is no
+# place either is not an order (the mail side calls it an unknown command)
+ORDER_WORDS = frozenset({*_KIND_WORDS, *_KEYWORDS, *_COAST_WORDS, *_FILLER, "remove", "retreat"})
 
 # ASCII-only case folding: under full Unicode folding "ſ" (U+017F) matches "s" and "K" (U+212A) matches "k".
 _COAST_PAREN = re.compile(r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?",
