@@ -632,9 +632,9 @@ def _power_for(game: Game, item: c.SignOn) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _resign(db: Database, game: Game, player: Player, now: datetime) -> str:
+def _resign(db: Database, game: Game, player: Player, now: datetime) -> Text:
     if player.resigned:
-        return "you have already resigned"
+        return T("you have already resigned")
     player.resigned, player.ready = True, False
     save_player(db, player)
     log_event(db, game.id, now, player.email, "resign", {"power": player.power})
@@ -642,13 +642,13 @@ def _resign(db: Database, game: Game, player: Player, now: datetime) -> str:
         if p.id != player.id:
             notify.send(db, p.email, "resigned", now, game=game, player=player)
     draws.recount(db, game, now)
-    return f"{player.power} has resigned; its units are in civil disorder"
+    return T("{power} has resigned; its units are in civil disorder", power=T(player.power or ""))
 
 
-def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetime) -> str:
+def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetime) -> Text:
     kind = game.settings.press
     if kind == "none":
-        raise GameError(f"game {game.name} has no press")
+        raise GameError(T("game {game} has no press", game=game.name))
     seats = players(db, game.id)
     if item.to is None:
         recipients = [p for p in seats if p.id != player.id]
@@ -658,7 +658,8 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
         for name in item.to:
             power = game.variant.power_named(name)
             if power is None:
-                raise GameError(f"{game.variant.name} has no power {name!r}; it has {', '.join(game.variant.powers)}")
+                raise GameError(T("{variant} has no power {name}; it has {powers}", variant=game.variant.name,
+                                  name=repr(name), powers=[T(p) for p in game.variant.powers]))
             wanted.append(power)
         recipients = [p for p in seats if p.power in wanted and p.id != player.id]
         to_label = ", ".join(wanted)
@@ -666,7 +667,10 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
     for p in recipients:
         notify.send(db, p.email, "press", now, game=game, sender=sender, to_label=to_label, body=item.body)
     log_event(db, game.id, now, player.email, "press", {"from": player.power, "to": to_label, "body": item.body})
-    return f"press sent to {to_label}" + (" without your name (grey press)" if kind == "grey" else "")
+    told = [T(p) for p in wanted] if item.to is not None else [T("everyone")]
+    if kind == "grey":
+        return T("press sent to {to} without your name (grey press)", to=told)
+    return T("press sent to {to}", to=told)
 
 
 def _list_text(db: Database, name: str | None) -> str:
