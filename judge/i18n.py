@@ -96,3 +96,13 @@ def format_when(when: datetime, zone: str, language: str) -> str:
 def format_relative(delta: Any, language: str) -> str:
     """``in 2 days`` / ``через 2 дня`` / ``in 2 Tagen``, or ``… ago`` for the past (Babel, two units at most)."""
     return format_timedelta(delta, add_direction=True, threshold=1.5, locale=Locale.parse(language))
+
+
+_SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+_STEPS = {"M": "movement", "R": "retreats", "A": "adjustments"}
+
+
+def phase_words(phase: Any) -> Text:
+    """``Spring 1901 movement`` / ``Весна 1901, движение`` / ``Frühjahr 1901, Bewegung``, for any phase."""
+    return T("{season} {year} {step}", season=T(_SEASONS[phase.season.value]), year=phase.year,
+             step=T(_STEPS[phase.step.value]))

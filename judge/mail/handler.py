@@ -43,9 +43,9 @@ from judge.game.orders import merge_orders, order_summary
 from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import LANGUAGES, render_mail
-from judge.timeutil import check_timezone, iso_utc
+from judge.timeutil import check_timezone, format_deadline, iso_utc
 from judge.catalog import load_variant, variant_names
-from judge.i18n import T, Text, translate
+from judge.i18n import T, Text, phase_words, translate
 from judge.rules.parse import ORDER_WORDS
 from judge.store import is_busy, write
 
@@ -454,7 +454,7 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
         reply.say(item.text, T("you will receive the results of {game}", game=item.game.lower()))
     elif isinstance(item, c.ListGames):
         reply.say(item.text, T("see below"))
-        reply.notes.append(_list_text(db, item.game))
+        reply.notes.append(_list_text(db, item.game, s.msg.reply_to or s.msg.sender, s.now))
     elif isinstance(item, c.History):
         reply.say(item.text, T("see below"))
         reply.notes.append(_history_text(db, item.game, item.phase))
@@ -673,20 +673,46 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
     return T("press sent to {to}", to=told)
 
 
-def _list_text(db: Database, name: str | None) -> str:
-    if name:
-        shown = service.show_game(db, name)
-        lines = [f"{shown['name']} ({shown['variant']}): {shown['status']}, phase {shown['phase'] or '-'}"]
-        for p in shown["players"]:
-            lines.append(f"  {p['power'] or '?':<10} {'resigned' if p['resigned'] else ''}"
-                         f"{'eliminated' if p['eliminated'] else ''}")
-        for power, centres in shown["supply_centers"].items():
-            lines.append(f"  {power}: {len(centres)} centres")
-        return "\n".join(lines)
-    games = service.list_games(db)
-    if not games:
-        return "There are no games."
-    return "\n".join(f"{g['name']:<20} {g['variant']:<10} {g['status']:<9} {g['phase'] or ''}" for g in games)
+def _list_text(db: Database, name: str | None, to: str, now: datetime) -> str:
+    """LIST, in the reader's language: the games; or one game's players (powers only in an anonymous game), who
+    has orders in and who is ready, the centres and the deadline."""
+    prefs = user_settings(db, to)
+    lang = prefs["language"]
+    if not name:
+        games = service.list_games(db)
+        if not games:
+            return translate(T("There are no games."), lang)
+        return "\n".join(f"{g['name']:<20} {g['variant']:<10} {translate(T(g['status']), lang):<14} {g['phase'] or ''}"
+                         for g in games)
+    game = service.get_game(db, name)
+    shown = service.show_game(db, name)
+    phase = phase_words(game.position.phase) if game.position is not None else "-"
+    lines = [translate(T("{game} ({variant}): {status}, {phase}", game=game.name, variant=game.variant.name,
+                         status=T(game.status), phase=phase), lang)]
+    if game.deadline is not None:
+        lines.append(translate(T("Deadline: {when}", when=format_deadline(game.deadline, prefs["timezone"], now, lang)),
+                               lang))
+    playing = game.status in ("active", "paused")
+    for p in shown["players"]:
+        states = []
+        if p["resigned"]:
+            states.append(T("resigned"))
+        elif p["eliminated"]:
+            states.append(T("eliminated"))
+        elif playing:
+            states.append(T("orders in") if p["orders_submitted"] else T("no orders yet"))
+            states.append(T("ready") if p["ready"] else T("not ready"))
+        who = "" if game.settings.anonymous else p["email"]
+        power = translate(T(p["power"]), lang) if p["power"] else "?"
+        lines.append(f"  {power:<12} {who:<26} {', '.join(translate(x, lang) for x in states)}".rstrip())
+    if playing:
+        active = [p for p in shown["players"] if not p["resigned"] and not p["eliminated"]]
+        lines.append(translate(T("Orders in: {given} of {total}; ready: {ready} of {total}",
+                                 given=sum(1 for p in active if p["orders_submitted"]), total=len(active),
+                                 ready=sum(1 for p in active if p["ready"])), lang))
+    for power, centres in shown["supply_centers"].items():
+        lines.append(translate(T("  {power}: supply centres {count}", power=T(power), count=len(centres)), lang))
+    return "\n".join(lines)
 
 
 def _history_text(db: Database, name: str, phase: str | None) -> str:
