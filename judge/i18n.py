@@ -106,3 +106,29 @@ def phase_words(phase: Any) -> Text:
     """``Spring 1901 movement`` / ``Весна 1901, движение`` / ``Frühjahr 1901, Bewegung``, for any phase."""
     return T("{season} {year} {step}", season=T(_SEASONS[phase.season.value]), year=phase.year,
              step=T(_STEPS[phase.step.value]))
+
+
+_OUTCOMES = {"succeeds": "succeeds", "bounced": "bounced", "cut": "cut", "dislodged": "dislodged",
+             "no_convoy": "no convoy", "void": "void", "unmatched": "unmatched", "disbanded": "disbanded"}
+
+
+def result_words(line: dict[str, Any]) -> Text:
+    """What became of one order, as a player expects to read it: "no order: holds", "bounced with A war",
+    "dislodged by A par", "void: Moscow is occupied", else the outcome ("succeeds")."""
+    outcome, reason = line.get("outcome"), line.get("reason")
+    if line.get("input") is None and outcome == "succeeds":
+        return T("no order: holds")
+    if line.get("input") is None and outcome == "disbanded":
+        return T("no order: disbanded")
+    if outcome == "void":
+        return T("void: {reason}", reason=reason) if reason else T("void")
+    if reason and outcome != "succeeds":
+        return reason if isinstance(reason, Text) else Text(reason.msgid, reason.params) if isinstance(
+            reason, Reason) else T(str(reason))
+    return T(_OUTCOMES.get(str(outcome), str(outcome)))
+
+
+def format_length(seconds: int, language: str) -> str:
+    """A deadline length as ``language`` says it: ``2 days``, ``2 дня``, ``36 hours``."""
+    from datetime import timedelta
+    return format_timedelta(timedelta(seconds=seconds), threshold=2, locale=Locale.parse(language))

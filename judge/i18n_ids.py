@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -40,6 +41,11 @@ def marked_ids() -> dict[str, str]:
                 texts = [t for e in node.elts for t in literals(e) if " " in t]
             for text in texts:
                 found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    from judge.resources import search_dirs
+    for folder in search_dirs("templates"):
+        for path in sorted(folder.rglob("*.j2")):
+            for m in re.finditer(r'\b_\("((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8")):
+                found.setdefault(m.group(1), str(path))
     return found
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, pass_context, select_autoescape
 from markupsafe import escape
 
-from judge.i18n import T, translate, word
+from judge.i18n import T, result_words, translate, word
 from judge.resources import data_dir, search_dirs
 
 DEFAULT_LANGUAGE = "en"
@@ -41,6 +41,7 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
     env.filters["signed"] = lambda n: f"+{n}" if n > 0 else str(n)
     env.filters["t"] = _t
     env.filters["word"] = _word
+    env.filters["result"] = _result
     env.globals["_"] = _gettext
     return env
 
@@ -49,6 +50,12 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
 def _t(context: Any, value: Any) -> str:
     """``{{ response | t }}``: a :class:`judge.i18n.Text` (or plain words) in the mail's language."""
     return translate(value, context.get("language", DEFAULT_LANGUAGE))
+
+
+@pass_context
+def _result(context: Any, line: Any) -> str:
+    """``{{ line | result }}``: what became of an order, in the mail's language (judge.i18n.result_words)."""
+    return translate(result_words(line), context.get("language", DEFAULT_LANGUAGE))
 
 
 @pass_context
