@@ -367,20 +367,23 @@ def _handle(db: Database, s: Session) -> str:
     return "handled"
 
 
-def _unread_notes(attachments: list[Attachment], forwarded: bool) -> list[str]:
+def _unread_notes(attachments: list[Attachment], forwarded: bool) -> list[Text]:
     """What the reply says about parts of the message the judge did not read."""
     notes = []
     if forwarded:
-        notes.append("The forwarded message in your mail was not read: the judge reads only what you write above "
-                     "it. Write or paste your orders into the message itself.")
+        notes.append(T("The forwarded message in your mail was not read: the judge reads only what you write above "
+                       "it. Write or paste your orders into the message itself."))
     for a in attachments[:10]:
-        what = ("The forwarded message" if a.content_type == "message/rfc822" else
-                f"The attachment {a.name!r} ({a.content_type})" if a.name else f"An attachment ({a.content_type})")
-        why = ("the judge reads the text of your message and attached plain-text files only" if a.text is None else
-               f"the judge reads at most {MAX_TEXT_ATTACHMENTS} attached text files and {MAX_ENTRIES} lines in all")
-        notes.append(f"{what} was not read: {why}. Write or paste your orders into the message itself.")
+        what = (T("The forwarded message") if a.content_type == "message/rfc822" else
+                T("The attachment {name} ({type})", name=repr(a.name), type=a.content_type) if a.name else
+                T("An attachment ({type})", type=a.content_type))
+        why = (T("the judge reads the text of your message and attached plain-text files only") if a.text is None else
+               T("the judge reads at most {files} attached text files and {lines} lines in all",
+                 files=MAX_TEXT_ATTACHMENTS, lines=MAX_ENTRIES))
+        notes.append(T("{what} was not read: {why}. Write or paste your orders into the message itself.",
+                       what=what, why=why))
     if len(attachments) > 10:
-        notes.append(f"{len(attachments) - 10} more attachments were not read.")
+        notes.append(T("{count} more attachments were not read.", count=len(attachments) - 10))
     return notes
 
 
