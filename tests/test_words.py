@@ -113,3 +113,43 @@ def test_german_mails_have_no_english_word_left(game: Table) -> None:
     assert len(mails) >= 8
     left = {w for mail in mails for w in _latin_words(mail) if w in ENGLISH}
     assert left == set(), sorted(left)
+
+
+@pytest.mark.parametrize("name,hint", [("GMT+1", "'Europe/Berlin'"), ("GMT+1", "'Etc/GMT-1'"),
+                                       ("UTC-5", "'America/New_York'"), ("UTC-5", "'Etc/GMT+5'"),
+                                       ("MSK", "'Europe/Moscow'")])
+def test_time_zone_hints_are_right(name: str, hint: str) -> None:
+    from judge.timeutil import check_timezone
+    with pytest.raises(ValueError) as err:
+        check_timezone(name)
+    assert hint in str(err.value)
+    assert "'Etc/GMT+1'" not in str(err.value)  # that zone is UTC-1, never the hint for GMT+1
+
+
+def test_cet_is_an_iana_zone() -> None:
+    from judge.timeutil import check_timezone
+    assert check_timezone("CET") == "CET"
+
+
+def test_void_orders_are_refused_on_arrival_with_the_reason(game: Table) -> None:
+    rows = [r for r in game.outbox() if r["to_addr"] == addr("Germany") and r["subject"].startswith("Re:")]
+    winter = rows[-1]["body"]
+    assert "FEHLER: Moscow ist kein Heimatzentrum von Deutschland" in winter
+    assert "FEHLER: Munich ist besetzt" in winter
+    assert "FEHLER: Deutschland darf nur 2 aufbauen" in winter  # the third build (a waive) beyond the allowance
+
+
+def test_unknown_command_is_named_with_the_nearest(game: Table) -> None:
+    rows = [r for r in game.outbox() if r["to_addr"] == addr("Russia") and r["subject"].startswith("Re:")]
+    body = rows[1]["body"]
+    assert "ОШИБКА: WHOGAME — не команда и не приказ" in body
+    assert "может быть, SIGNOFF?" in body
+    assert "не провинция" not in body.split("> SIGNOF")[0]
+
+
+def test_a_join_preference_that_names_no_power_is_an_error(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "j") == 0
+    body = t.reply("new@p.test", "JOIN j secret-pw Frnace, Germany")
+    assert "ERROR: Classic has no power 'Frnace'; did you mean France?" in body
+    assert not [r for r in t.db.query("select * from players")]  # nothing changed
