@@ -11,9 +11,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, pass_context, select_autoescape
 from markupsafe import escape
 
+from judge.i18n import T, result_words, translate, word
 from judge.resources import data_dir, search_dirs
 
 DEFAULT_LANGUAGE = "en"
@@ -38,7 +39,35 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                       autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False))
     env.filters["signed"] = lambda n: f"+{n}" if n > 0 else str(n)
+    env.filters["t"] = _t
+    env.filters["word"] = _word
+    env.filters["result"] = _result
+    env.globals["_"] = _gettext
     return env
+
+
+@pass_context
+def _t(context: Any, value: Any) -> str:
+    """``{{ response | t }}``: a :class:`judge.i18n.Text` (or plain words) in the mail's language."""
+    return translate(value, context.get("language", DEFAULT_LANGUAGE))
+
+
+@pass_context
+def _result(context: Any, line: Any) -> str:
+    """``{{ line | result }}``: what became of an order, in the mail's language (judge.i18n.result_words)."""
+    return translate(result_words(line), context.get("language", DEFAULT_LANGUAGE))
+
+
+@pass_context
+def _word(context: Any, value: Any) -> str:
+    """``{{ power | word }}``: a name (power, season) in the mail's language, from the catalog."""
+    return word(context.get("language", DEFAULT_LANGUAGE), str(value))
+
+
+@pass_context
+def _gettext(context: Any, msgid: str, **params: Any) -> str:
+    """``{{ _("Deadline: {when}", when=deadline) }}`` in a template shared by every language."""
+    return translate(T(msgid, **params), context.get("language", DEFAULT_LANGUAGE))
 
 
 def _template(name: str, language: str, kind: str) -> Any:

@@ -12,6 +12,8 @@ import re
 import zoneinfo
 from datetime import datetime, timedelta, timezone
 
+from judge.rules.words import Reason
+
 MAX_DURATION = timedelta(days=60)
 
 _DURATION_HINT = "a deadline looks like 48h, 2d, 90m or 1d12h"
@@ -97,6 +99,44 @@ def _zone_suggestion(key: str) -> str | None:
     return names[close[0]] if close else None
 
 
+# A city zone for each whole-hour offset from UTC (standard time), to suggest for "GMT+1", "UTC-5" and the like.
+_OFFSET_CITIES = {
+    -11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "America/Anchorage", -8: "America/Los_Angeles",
+    -7: "America/Denver", -6: "America/Chicago", -5: "America/New_York", -4: "America/Halifax",
+    -3: "America/Sao_Paulo", -2: "Atlantic/South_Georgia", -1: "Atlantic/Azores", 0: "Europe/London",
+    1: "Europe/Berlin", 2: "Europe/Athens", 3: "Europe/Moscow", 4: "Asia/Dubai", 5: "Asia/Karachi",
+    6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
+    11: "Pacific/Noumea", 12: "Pacific/Auckland", 13: "Pacific/Tongatapu", 14: "Pacific/Kiritimati"}
+# Abbreviations players write that are not IANA names themselves (CET, EET, WET, EST, MST, HST are)
+_ABBREVIATIONS = {
+    "msk": "Europe/Moscow", "msd": "Europe/Moscow", "cest": "Europe/Berlin", "mez": "Europe/Berlin",
+    "mesz": "Europe/Berlin", "bst": "Europe/London", "eest": "Europe/Athens", "west": "Europe/Lisbon",
+    "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles", "edt": "America/New_York",
+    "cst": "America/Chicago", "cdt": "America/Chicago", "mdt": "America/Denver", "akst": "America/Anchorage",
+    "jst": "Asia/Tokyo", "kst": "Asia/Seoul", "ist": "Asia/Kolkata", "aest": "Australia/Sydney",
+    "aedt": "Australia/Sydney", "nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland"}
+_OFFSET = re.compile(r"(?:gmt|utc|z)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?", re.I)
+
+
+def _offset_hint(key: str) -> Reason | None:
+    """For "GMT+1", "UTC-5", "+03:00": which zones have that offset. IANA's Etc/GMT+1 is UTC-1 (POSIX signs), so
+    it is never suggested for GMT+1; a city zone is, which also keeps summer time right."""
+    m = _OFFSET.fullmatch(key.replace("_", ""))
+    if m is None:
+        return None
+    hours = int(m.group(2)) * (1 if m.group(1) == "+" else -1)
+    minutes = int(m.group(3) or 0)
+    shown = f"UTC{m.group(1)}{int(m.group(2))}" + (f":{minutes:02d}" if minutes else "")
+    city = _OFFSET_CITIES.get(hours) if not minutes else None
+    if city is None:
+        return Reason("{offset} is an offset, not a time zone; use the zone of a city, such as 'Asia/Kolkata' "
+                      "(UTC+5:30) or 'Europe/Berlin'", offset=shown)
+    etc = f"Etc/GMT{'-' if hours > 0 else '+'}{abs(hours)}" if hours else "UTC"
+    return Reason("{offset} is an offset, not a time zone; use the zone of a city with that offset, such as {city} "
+                  "(summer time included), or {etc} for a fixed {offset} (IANA's Etc/GMT signs are reversed)",
+                  offset=shown, city=repr(city), etc=repr(etc))
+
+
 def check_timezone(name: str) -> str:
     """The canonical spelling of the IANA time zone ``name`` ("europe/berlin" -> "Europe/Berlin").
 
@@ -114,12 +154,18 @@ def check_timezone(name: str) -> str:
             found = None
     if found is not None:
         return found
+    offset = _offset_hint(key)
+    if offset is not None:
+        raise ValueError(offset)
+    if key in _ABBREVIATIONS:
+        raise ValueError(Reason("{name} is an abbreviation, not a time zone; did you mean {zone}?",
+                                name=_shown(name.strip()), zone=repr(_ABBREVIATIONS[key])))
     suggestion = _zone_suggestion(key) if key else None
     if suggestion:
-        hint = f"did you mean {suggestion!r}?"
-    else:
-        hint = "use a name such as 'Europe/Berlin', 'America/New_York' or 'UTC'"
-    raise ValueError(f"unknown time zone {_shown(name.strip())}; {hint}")
+        raise ValueError(Reason("unknown time zone {name}; did you mean {zone}?", name=_shown(name.strip()),
+                                zone=repr(suggestion)))
+    raise ValueError(Reason("unknown time zone {name}; use a name such as 'Europe/Berlin', 'America/New_York' or "
+                            "'UTC'", name=_shown(name.strip())))
 
 
 def _require_aware(dt: datetime, what: str) -> None:
@@ -147,7 +193,7 @@ def _relative(delta: timedelta) -> str:
     return f"in {text}" if delta > timedelta(0) else f"{text} ago"
 
 
-def format_deadline(when: datetime, zone: str, now: datetime) -> str:
+def format_deadline(when: datetime, zone: str, now: datetime, language: str = "en") -> str:
     """A deadline as a player in ``zone`` reads it, relative to ``now``.
 
     ``Tue 1 Dec 2026 18:00 CET (Europe/Berlin), in 1 day 6 hours``; a past deadline ends ``… ago``. Names of days
@@ -160,6 +206,12 @@ def format_deadline(when: datetime, zone: str, now: datetime) -> str:
     abbreviation = local.tzname() or name
     if abbreviation.startswith(("+", "-")):  # zones without a letter abbreviation, e.g. "+03" for Europe/Istanbul
         abbreviation = "UTC" + abbreviation
+    if language != "en":  # the player's language: names of days and months, relative time (Babel, CLDR)
+        from judge.i18n import format_relative, format_when
+        stamp = f"{format_when(when, name, language)} {abbreviation}"
+        if abbreviation != name:
+            stamp += f" ({name})"
+        return f"{stamp}, {format_relative(when - now, language)}"
     stamp = (f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
              f"{local.hour:02d}:{local.minute:02d} {abbreviation}")
     if abbreviation != name:

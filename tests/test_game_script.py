@@ -59,7 +59,7 @@ def test_classic_game_by_mail(tmp_path: Path, capsys) -> None:
     results = [m for m in t.outbox() if "results of Spring 1901" in m["subject"]]
     assert len(results) == 8  # seven players and the game master
     body = results[0]["body"]
-    assert "A vie - gal" in body and "bounced" in body and "(no order received)" in body
+    assert "A vie - gal" in body and "bounced" in body and "no order: holds" in body
 
     # --- Fall 1901: a supported attack dislodges France from Burgundy; England convoys to Norway -------------------
     t.later(hours=2)

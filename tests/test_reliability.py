@@ -273,12 +273,12 @@ def test_storage_is_pruned_by_age_and_the_records_stay(tmp_path: Path, capsys: p
     t.reply(addr("France"), "SIGNON France g pw-France\nA par - bur")
     t.cli("game", "process", "g")
     db = t.db
-    assert len(list(db.query("select * from pictures"))) == 1
+    assert len(list(db.query("select * from pictures"))) == 2  # the start mail's map and the results' map
     assert prune(db, t.now).pictures == 0  # its mails still wait to be sent: the map stays
     with write(db):
         db.execute("update outbox set status = 'sent', sent_at = created_at")
     done = prune(db, t.now + timedelta(days=29))
-    assert done.pictures == 1 and done.mail_bodies == 0  # sent: the map goes, the bodies stay a while
+    assert done.pictures == 2 and done.mail_bodies == 0  # sent: the maps go, the bodies stay a while
     mails = len(list(db.query("select 1 from outbox")))
     done = prune(db, t.now + timedelta(days=31))
     assert done.mail_bodies == mails - 1 and done.handled == 0  # the newest row stays: ids are never reused

@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.i18n import T, format_length
 from judge.game.records import Game, Player, queue_mail, user_settings
 from judge.position_json import position_to_json
 from judge.render import marked, render_mail
@@ -36,7 +37,7 @@ def send(db: Database, to: str, template: str, now: datetime, *, game: Game | No
         return
     deadline = None
     if game is not None and game.deadline is not None:
-        deadline = format_deadline(game.deadline, prefs["timezone"], now)
+        deadline = format_deadline(game.deadline, prefs["timezone"], now, prefs["language"])
         if prefs["timezone"] != "UTC":
             deadline += f" = {game.deadline:%Y-%m-%d %H:%M} UTC"
     mail = marked(render_mail(template, prefs["language"], game=game, deadline=deadline, **context), prefs["language"])
@@ -53,10 +54,37 @@ def _everyone(game: Game, seats: list[Player]) -> list[str]:
     return to
 
 
+_PRESS_RULES = {"white": T("Press: signed messages between powers (PRESS TO <power> … ENDPRESS, BROADCAST)."),
+                "grey": T("Press: messages between powers without the sender's name (grey press)."),
+                "none": T("Press: none; powers cannot write to each other through the judge.")}
+
+
 def game_started(db: Database, game: Game, seats: list[Player], now: datetime) -> None:
+    """The start mail: the powers and their units (addresses only when the game is not anonymous), the map, the
+    deadline lengths, the press rule and the game master."""
+    assert game.position is not None
+    pos, geo, st = game.position, game.variant.geo, game.settings
+    anonymous = st.anonymous
+    by_power = {s.power: s for s in seats if s.power}
+    table = [{"power": power, "email": "" if anonymous or power not in by_power else by_power[power].email,
+              "units": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power))}
+             for power in game.variant.powers]
+    pictures: dict[str, int | None] = {}
     for p in seats:
-        send(db, p.email, "game_started", now, game=game, player=p,
-              powers={s.power: "" if game.settings.anonymous else s.email for s in seats if s.power})
+        language = user_settings(db, p.email)["language"]
+        if language not in pictures:
+            png = map_picture(game, pos, [], language)
+            pictures[language] = (store_picture(db, game, "start", language, palette_png(png), now)
+                                  if png is not None else None)
+        lengths = {"movement": format_length(st.movement_deadline, language),
+                   "retreat": format_length(st.retreat_deadline, language),
+                   "adjustment": format_length(st.adjustment_deadline, language),
+                   "grace": format_length(st.grace, language) if st.grace else ""}
+        send(db, p.email, "game_started", now, game=game, player=p, picture_id=pictures[language],
+             has_map=pictures[language] is not None,
+             powers={s.power: "" if anonymous else s.email for s in seats if s.power}, seats=table,
+             anonymous=anonymous, lengths=lengths, press_rule=_PRESS_RULES.get(st.press, T(st.press)),
+             master=st.master or "")
 
 
 def announce(db: Database, game: Game, seats: list[Player], now: datetime, what: str) -> None:
@@ -74,7 +102,13 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
         if not centres and not units and not change:
             continue
         delta = adjustment_delta(game.variant, pos, power) if pos.phase.step is Step.ADJUSTMENT else 0
-        rows.append({"power": power, "centres": centres, "change": change, "units": units, "delta": delta})
+        geo = game.variant.geo
+        now_owned = {c for c, owner in pos.owners.items() if owner == power}
+        was_owned = {c for c, owner in before.owners.items() if owner == power} if before is not None else now_owned
+        rows.append({"power": power, "centres": centres, "change": change, "units": units, "delta": delta,
+                     "gains": sorted(geo.provinces[c].name for c in now_owned - was_owned),
+                     "losses": sorted(geo.provinces[c].name for c in was_owned - now_owned),
+                     "unit_list": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power))})
     return rows
 
 

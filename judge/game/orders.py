@@ -11,10 +11,11 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.i18n import T, Text
 from judge.game.records import Game, Player, orders_of, set_orders
-from judge.rules.adjustments import adjustment_delta
-from judge.rules.legality import check_build, check_movement, check_retreat, own_unit
-from judge.rules.orders import Build, Disband, Order, Waive, order_text
+from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta
+from judge.rules.legality import check_build, check_movement, check_retreat, own_unit, unconvoyable_moves
+from judge.rules.orders import Build, Disband, Move, Order, Outcome, Waive, order_text
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Step
 
@@ -48,12 +49,30 @@ def _key(game: Game, order: Order) -> int | None:
     return game.variant.geo.loc_province[order.loc]  # type: ignore[union-attr]
 
 
-def merge_orders(db: Database, game: Game, player: Player, text: str, now: datetime) -> str:
+def _void_on_arrival(game: Game, power: str, kept: list[str], order: Order) -> str | None:
+    """Why ``order``, added after the ``kept`` lines, would be void when the phase is adjudicated; None if it would
+    not. The rules engine's own adjudication decides (builds beyond the allowance, a build where none is due, more
+    removals than owed, a second build in one centre); an army's move that no chain of fleets could carry is void."""
+    assert game.position is not None
+    pos, variant = game.position, game.variant
+    step = pos.phase.step
+    if step is Step.ADJUSTMENT:
+        earlier = [o for o in (_checked(game, power, line) for line in kept) if not isinstance(o, str)]
+        done = adjudicate_adjustments(variant, pos, power, [*earlier, order], dict(pos.units))
+        outcome, reason, _ = done.order_outcomes[-1]
+        return reason or "void" if outcome is Outcome.VOID else None
+    if step is Step.MOVEMENT and isinstance(order, Move):
+        prov = variant.geo.loc_province[order.loc]
+        return unconvoyable_moves(variant.geo, pos, {prov: order}).get(prov)
+    return None
+
+
+def merge_orders(db: Database, game: Game, player: Player, text: str, now: datetime) -> Text:
     """Add one order line to the player's set; the response says what was understood or what is wrong."""
     assert game.position is not None and player.power is not None
     order = _checked(game, player.power, text)
     if isinstance(order, str):
-        return f"ERROR: {order}"
+        return T("ERROR: {reason}", reason=order)
     phase = game.position.phase.code
     lines = orders_of(db, game.id, phase).get(player.power, [])
     key = _key(game, order)
@@ -62,9 +81,12 @@ def merge_orders(db: Database, game: Game, player: Player, text: str, now: datet
         old = _checked(game, player.power, line)
         if isinstance(old, str) or key is None or _key(game, old) != key:
             kept.append(line)
+    void = _void_on_arrival(game, player.power, kept, order)
+    if void is not None:  # it would be void at the deadline: say so now, and keep the order set as it was
+        return T("ERROR: {reason}", reason=void)
     kept.append(text)
     set_orders(db, game.id, phase, player.power, kept, now)
-    return "OK: " + order_text(game.variant.geo, order, game.position.units)
+    return T("OK: {order}", order=order_text(game.variant.geo, order, game.position.units))
 
 
 def order_summary(db: Database, game: Game, player: Player) -> dict[str, Any]:

@@ -6,6 +6,8 @@ Mail to players is queued in the outbox (judge.game.notify), never sent from her
 
 from __future__ import annotations
 
+import difflib
+
 import json
 import random
 from datetime import datetime, timedelta
@@ -14,6 +16,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.catalog import load_variant
+from judge.i18n import T
 from judge.game import notify
 from judge.game.records import (Game, Player, game_names, insert_game, insert_player, load_game, log_event, orders_of,
                                 players, save_game, save_player)
@@ -38,7 +41,7 @@ class GameError(Exception):
 def get_game(db: Database, name: str) -> Game:
     game = load_game(db, name)
     if game is None:
-        raise GameError(f"there is no game called {name!r}")
+        raise GameError(T("there is no game called {name}", name=repr(name)))
     return game
 
 
@@ -68,14 +71,14 @@ def join_game(db: Database, name: str, email: str, password: str, now: datetime,
     """Seat a player in a forming game (by the master with a power, or by mail with preferences)."""
     game = get_game(db, name)
     if game.status != "forming":
-        raise GameError(f"game {game.name} has already started; ask the game master to replace a player")
+        raise GameError(T("game {game} has already started; ask the game master to replace a player", game=game.name))
     if not password or len(password) < 4:
-        raise GameError("choose a password of at least 4 characters")
+        raise GameError(T("choose a password of at least 4 characters"))
     seated = [p for p in players(db, game.id) if p.role == "player"]
     if any(p.email == email.lower() for p in seated) and not game.settings.shared_addresses:
-        raise GameError(f"{email} has already joined {game.name}")
+        raise GameError(T("{address} has already joined {game}", address=email, game=game.name))
     if len(seated) >= len(game.variant.powers):
-        raise GameError(f"{game.name} is full ({len(game.variant.powers)} players)")
+        raise GameError(T("{game} is full ({count} players)", game=game.name, count=len(game.variant.powers)))
     if power is not None:
         found = game.variant.power_named(power)
         if found is None:
@@ -83,6 +86,16 @@ def join_game(db: Database, name: str, email: str, password: str, now: datetime,
         if any(p.power == found for p in seated):
             raise GameError(f"{found} is already taken in {game.name}")
         power = found
+    unknown = [x for x in preferences if game.variant.power_named(x) is None]
+    if unknown:  # a typo ('Frnace') is an error, not a silently dropped wish
+        near = difflib.get_close_matches(unknown[0].lower(), [p.lower() for p in game.variant.powers], n=1, cutoff=0.5)
+        named = {p.lower(): p for p in game.variant.powers}
+        if near:
+            raise GameError(T("{variant} has no power {name}; did you mean {power}? Nothing was changed; send JOIN "
+                              "again", variant=game.variant.name, name=repr(unknown[0]), power=T(named[near[0]])))
+        raise GameError(T("{variant} has no power {name}; it has {powers}. Nothing was changed; send JOIN again",
+                          variant=game.variant.name, name=repr(unknown[0]),
+                          powers=[T(p) for p in game.variant.powers]))
     prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
     player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
     insert_player(db, player, now)

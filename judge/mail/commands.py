@@ -605,6 +605,12 @@ _BARE: dict[str, Callable[[int, str], Item]] = {
 }
 
 
+def known_commands() -> list[str]:
+    """Every command word the judge reads at the start of a line."""
+    return sorted({*_BARE, *_WITH_ARGUMENTS, "NOT READY", "PRESS", "BROADCAST", "SANDBOX", "ENDPRESS",
+                   "ENDSANDBOX"} - {"NOT"})
+
+
 def _first_word(line: str) -> str:
     return line.split(None, 1)[0].upper() if line.strip() else ""
 

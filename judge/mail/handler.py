@@ -22,6 +22,8 @@ and is told to the game master by mail (at most one such mail an hour). ``handle
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
 import json
 import logging
 import re
@@ -41,7 +43,10 @@ from judge.game.orders import merge_orders, order_summary
 from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import LANGUAGES, render_mail
-from judge.timeutil import check_timezone, iso_utc
+from judge.timeutil import check_timezone, format_deadline, iso_utc
+from judge.catalog import load_variant, variant_names
+from judge.i18n import T, Text, phase_words, translate
+from judge.rules.parse import ORDER_WORDS
 from judge.store import is_busy, write
 
 log = logging.getLogger(__name__)
@@ -63,11 +68,22 @@ _UNPARSEABLE = frozenset({Problem.UNREADABLE, Problem.TOO_COMPLEX, Problem.HEADE
 class Reply:
     """What the reply to this message says, built up line by line."""
 
-    lines: list[tuple[str, str]] = field(default_factory=list)  # (the line as written, what became of it)
-    notes: list[str] = field(default_factory=list)  # longer answers: HELP, LIST, HISTORY, SANDBOX
+    lines: list[tuple[str, Any]] = field(default_factory=list)  # (the line as written, what became of it)
+    notes: list[Any] = field(default_factory=list)  # longer answers: HELP, LIST, HISTORY, SANDBOX
 
-    def say(self, text: str, response: str) -> None:
+    def say(self, text: str, response: Any) -> None:
+        """``response``: a :class:`judge.i18n.Text` (worded in the reader's language when the reply is rendered)."""
         self.lines.append((text, response))
+
+    def worded(self, language: str) -> Reply:
+        """The reply in ``language``: each line as (line, answer, is it an error)."""
+        lines: list[Any] = [(text, translate(r, language), _is_error(r)) for text, r in self.lines]
+        return Reply(lines, [translate(n, language) for n in self.notes])
+
+
+def _is_error(response: Any) -> bool:
+    return isinstance(response, Text) and response.msgid.startswith("ERROR:") or (
+        isinstance(response, str) and response.startswith("ERROR"))
 
 
 @dataclass
@@ -184,14 +200,15 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     paused_until = _replies_paused_until(db, msg, now, limits.max_replies_per_hour)
     if msg.problem:
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[f"Your message could not be read: {_problem_text(msg)}."]), None)
+            _reply(db, msg, now, Reply(notes=[T("Your message could not be read: {problem}.", problem=_problem_text(msg))]), None)
         return f"refused: {msg.problem}"
     too_old = _too_old(msg, now, limits.max_mail_age_days)
     if too_old is not None:
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[f"Your message was written or delivered on {too_old:%Y-%m-%d %H:%M} UTC, "
-                                              f"more than {limits.max_mail_age_days:g} days ago, so nothing in it "
-                                              f"was acted on. If you still mean it, send it again."]), None)
+            _reply(db, msg, now, Reply(notes=[T("Your message was written or delivered on {when} UTC, more than {days} "
+                                                "days ago, so nothing in it was acted on. If you still mean it, send "
+                                                "it again.", when=f"{too_old:%Y-%m-%d %H:%M}",
+                                                days=f"{limits.max_mail_age_days:g}")]), None)
         return "refused: too old"
     session = Session(msg, now, quiet=paused_until is not None)
     try:
@@ -200,8 +217,8 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     except Exception as exc:  # a bug must not lose the message or leave half an effect
         log.exception("handling message %s from %s failed", msg.message_id, msg.sender)
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=["The judge could not handle your message because of an internal error. "
-                                              "Nothing in it took effect; the game master has been told."]), None)
+            _reply(db, msg, now, Reply(notes=[T("The judge could not handle your message because of an internal error. "
+                                                "Nothing in it took effect; the game master has been told.")]), None)
         _tell_master(db, session, limits, type(exc).__name__, partial=False)
         return "error"
     if session.errors:
@@ -211,17 +228,18 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     return outcome
 
 
-def _problem_text(msg: Incoming) -> str:
+def _problem_text(msg: Incoming) -> Text | str:
     """What the sender is told about a message that could not be read."""
     if msg.problem is Problem.TOO_LARGE:
-        return f"too large ({msg.size // 1024} KB; the judge reads at most {MAX_MESSAGE_BYTES // 1024} KB)"
+        return T("too large ({size} KB; the judge reads at most {limit} KB)", size=msg.size // 1024,
+                 limit=MAX_MESSAGE_BYTES // 1024)
     return {
-        Problem.HEADER_TOO_LARGE: "its header block is over 64 KB",
-        Problem.TOO_COMPLEX: "it has more parts, encoded words or header parameters than the judge reads; send a "
-                             "plain-text message",
-        Problem.BAD_MESSAGE_ID: "its Message-ID has control characters in it or is too long",
-        Problem.NOT_TEXT: "it has no text the judge can read; write your orders in the message itself",
-        Problem.UNREADABLE: "it could not be decoded; send a plain-text message",
+        Problem.HEADER_TOO_LARGE: T("its header block is over 64 KB"),
+        Problem.TOO_COMPLEX: T("it has more parts, encoded words or header parameters than the judge reads; send a "
+                               "plain-text message"),
+        Problem.BAD_MESSAGE_ID: T("its Message-ID has control characters in it or is too long"),
+        Problem.NOT_TEXT: T("it has no text the judge can read; write your orders in the message itself"),
+        Problem.UNREADABLE: T("it could not be decoded; send a plain-text message"),
     }.get(msg.problem, str(msg.problem)) if msg.problem is not None else ""
 
 
@@ -316,10 +334,10 @@ def _handle(db: Database, s: Session) -> str:
         entries += [dataclasses.replace(e, line=e.line + offset) for e in found]
         offset += max([e.line for e in found] + [attachment.text.count("\n") + 1])
     if not entries:
-        reply.notes.append("Your message had no commands or orders in it. Send HELP for the commands.")
+        reply.notes.append(T("Your message had no commands or orders in it. Send HELP for the commands."))
     for entry in entries:
         if isinstance(entry, c.LineProblem):
-            reply.say(entry.text, f"ERROR: {entry.reason}")
+            reply.say(entry.text, T("ERROR: {reason}", reason=entry.reason))
             continue
         named = getattr(entry, "game", None)
         if isinstance(named, str) and named and not s.mentioned:
@@ -328,12 +346,12 @@ def _handle(db: Database, s: Session) -> str:
             with write(db):  # a savepoint: a failing command undoes itself only
                 _command(db, s, reply, entry)
         except GameError as exc:
-            reply.say(_shown(entry), f"ERROR: {exc}")
+            reply.say(_shown(entry), T("ERROR: {reason}", reason=exc.args[0] if exc.args else ""))
         except Exception as exc:  # a bug in one command must not undo the others
             log.exception("command on line %d of message %s from %s failed", entry.line, msg.message_id, msg.sender)
             s.errors.append(f"{type(entry).__name__} on line {entry.line}: {type(exc).__name__}")
-            reply.say(_shown(entry), "ERROR: an internal error kept this line from taking effect; the other lines "
-                                     "are not affected and the game master has been told")
+            reply.say(_shown(entry), T("ERROR: an internal error kept this line from taking effect; the other "
+                                       "lines are not affected and the game master has been told"))
     forwarded = parsed.forwarded or (parsed.quoted_mail and _FORWARD_PREFIX.match(msg.subject) is not None)
     reply.notes.extend(_unread_notes(unread, forwarded))
     summary = None
@@ -349,20 +367,23 @@ def _handle(db: Database, s: Session) -> str:
     return "handled"
 
 
-def _unread_notes(attachments: list[Attachment], forwarded: bool) -> list[str]:
+def _unread_notes(attachments: list[Attachment], forwarded: bool) -> list[Text]:
     """What the reply says about parts of the message the judge did not read."""
     notes = []
     if forwarded:
-        notes.append("The forwarded message in your mail was not read: the judge reads only what you write above "
-                     "it. Write or paste your orders into the message itself.")
+        notes.append(T("The forwarded message in your mail was not read: the judge reads only what you write above "
+                       "it. Write or paste your orders into the message itself."))
     for a in attachments[:10]:
-        what = ("The forwarded message" if a.content_type == "message/rfc822" else
-                f"The attachment {a.name!r} ({a.content_type})" if a.name else f"An attachment ({a.content_type})")
-        why = ("the judge reads the text of your message and attached plain-text files only" if a.text is None else
-               f"the judge reads at most {MAX_TEXT_ATTACHMENTS} attached text files and {MAX_ENTRIES} lines in all")
-        notes.append(f"{what} was not read: {why}. Write or paste your orders into the message itself.")
+        what = (T("The forwarded message") if a.content_type == "message/rfc822" else
+                T("The attachment {name} ({type})", name=repr(a.name), type=a.content_type) if a.name else
+                T("An attachment ({type})", type=a.content_type))
+        why = (T("the judge reads the text of your message and attached plain-text files only") if a.text is None else
+               T("the judge reads at most {files} attached text files and {lines} lines in all",
+                 files=MAX_TEXT_ATTACHMENTS, lines=MAX_ENTRIES))
+        notes.append(T("{what} was not read: {why}. Write or paste your orders into the message itself.",
+                       what=what, why=why))
     if len(attachments) > 10:
-        notes.append(f"{len(attachments) - 10} more attachments were not read.")
+        notes.append(T("{count} more attachments were not read.", count=len(attachments) - 10))
     return notes
 
 
@@ -379,8 +400,10 @@ def _reply(db: Database, msg: Incoming, now: datetime, reply: Reply, summary: di
     if game is not None:
         game = service.get_game(db, game.name)
     refs = " ".join(msg.references) or None
-    notify.send(db, msg.reply_to or msg.sender, "reply", now, game=game if summary is not None else None,
-                in_reply_to=msg.message_id or "", reply=reply, summary=summary,
+    to = msg.reply_to or msg.sender
+    notify.send(db, to, "reply", now, game=game if summary is not None else None,
+                in_reply_to=msg.message_id or "", reply=reply.worded(user_settings(db, to)["language"]),
+                summary=summary,
                 original_subject=_thread_subject(msg.subject), thread_refs=refs,
                 player=session.player if session else None, game_name=game.name if game else None)
 
@@ -391,25 +414,28 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     if isinstance(item, c.SignOn):
         _signon(db, s, reply, item)
     elif isinstance(item, c.OrderLine):
+        unknown = _unknown_command(s, item.text)
+        if unknown is not None:
+            raise GameError(unknown)
         game, player = _signed(db, s)
         if game.status not in ("active", "paused") or game.position is None:
-            raise GameError(f"game {game.name} is {game.status}: no orders are due")
+            raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
         if not player.active:
-            raise GameError(f"{player.power} no longer gives orders in {game.name}")
+            raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
         response = merge_orders(db, game, player, item.text, s.now)
-        s.changed_orders = s.changed_orders or response.startswith("OK")
+        s.changed_orders = s.changed_orders or not _is_error(response)
         reply.say(item.text, response)
     elif isinstance(item, c.Ready):
         game, player = _signed(db, s)
         player.ready = item.ready
         save_player(db, player)
         s.ready_changed = True
-        reply.say(item.text, "ready" if item.ready else "not ready")
+        reply.say(item.text, T("ready") if item.ready else T("not ready"))
     elif isinstance(item, c.Clear):
         game, player = _signed(db, s)
         if game.phase:
             set_orders(db, game.id, game.phase, player.power or "", [], s.now)
-        reply.say(item.text, "all your orders for this phase are withdrawn")
+        reply.say(item.text, T("all your orders for this phase are withdrawn"))
     elif isinstance(item, c.Draw):
         game, player = _signed(db, s)
         reply.say(item.text, draws.vote(db, game, player, item.action, s.now))
@@ -422,21 +448,21 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     elif isinstance(item, c.Join):
         _one_new_password(s)
         seat = service.join_game(db, item.game, s.msg.sender, item.password, s.now, preferences=item.preferences)
-        reply.say(_shown(item), f"{seat.email} joined {item.game.lower()}; the game starts when the "
-                                "game master starts it")
+        reply.say(_shown(item), T("{address} joined {game}; the game starts when the game master starts it",
+                                  address=seat.email, game=item.game.lower()))
         if s.game is None:  # the JOIN password signs on for the rest of the message (SET LANGUAGE …)
             s.game, s.player = service.get_game(db, item.game), seat
     elif isinstance(item, c.Observe):
         service.observe_game(db, item.game, s.msg.sender, s.now)
-        reply.say(item.text, f"you will receive the results of {item.game.lower()}")
+        reply.say(item.text, T("you will receive the results of {game}", game=item.game.lower()))
     elif isinstance(item, c.ListGames):
-        reply.say(item.text, "see below")
-        reply.notes.append(_list_text(db, item.game))
+        reply.say(item.text, T("see below"))
+        reply.notes.append(_list_text(db, item.game, s.msg.reply_to or s.msg.sender, s.now))
     elif isinstance(item, c.History):
-        reply.say(item.text, "see below")
+        reply.say(item.text, T("see below"))
         reply.notes.append(_history_text(db, item.game, item.phase))
     elif isinstance(item, c.Sandbox):
-        reply.say("SANDBOX", "see below")
+        reply.say("SANDBOX", T("see below"))
         if item.from_game is not None:
             from judge.game.sandbox_game import from_game
 
@@ -447,46 +473,80 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     elif isinstance(item, c.SetPassword):
         game, player = _signed(db, s)
         if len(item.password) < 4:
-            raise GameError("choose a password of at least 4 characters")
+            raise GameError(T("choose a password of at least 4 characters"))
         _one_new_password(s)
         player.password_hash = hash_password(item.password)
         save_player(db, player)
         log_event(db, game.id, s.now, s.msg.sender, "password", {"power": player.power})
-        reply.say("SET PASSWORD ****", "your password is changed")
+        reply.say("SET PASSWORD ****", T("your password is changed"))
     elif isinstance(item, c.SetTimezone):
         game, player = _signed(db, s, what="SET")
         try:
             zone = check_timezone(item.zone)
         except ValueError as exc:
-            raise GameError(str(exc)) from None
+            raise GameError(exc.args[0]) from None
         set_user(db, player.email, timezone=zone)
-        reply.say(item.text, f"deadlines will be shown in {zone}")
+        reply.say(item.text, T("deadlines will be shown in {zone}", zone=zone))
     elif isinstance(item, c.SetLanguage):
         game, player = _signed(db, s, what="SET")
         if item.language not in LANGUAGES:
-            raise GameError(f"the judge speaks {', '.join(LANGUAGES)}")
+            raise GameError(T("the judge speaks {languages}", languages=", ".join(LANGUAGES)))
         set_user(db, player.email, language=item.language)
-        reply.say(item.text, f"replies will be in {item.language}")
+        reply.say(item.text, T("replies will be in {language}", language=item.language))
     elif isinstance(item, c.Help):
-        reply.say(item.text, "see below")
+        reply.say(item.text, T("see below"))
         reply.notes.append(render_mail("help", user_settings(db, s.msg.sender)["language"]).text)
     elif isinstance(item, c.SignOff):
-        reply.say(item.text, "end of message")
+        reply.say(item.text, T("end of message"))
+
+
+def _unknown_command(s: Session, text: str) -> Text | None:
+    """An order line whose first word is neither a word of an order nor a place of the game's map (of any shipped
+    map before a sign-on) is an unknown command (``WHOGAME``, ``SUMMARY``): say so, with the nearest command."""
+    words = text.split()
+    head = words[0].strip(".:,;!?").lower() if words else ""
+    if not head.isalpha() or head in ORDER_WORDS:
+        return None
+    if s.game is not None:
+        maps = [s.game.variant.geo]
+    else:
+        maps = [_shipped_map(name) for name in variant_names()]
+    if any(any(key[0] == head for key in geo.names) for geo in maps if geo is not None):
+        return None
+    near = _nearest_command(head)
+    if near is not None:
+        return T("{word} is not a command or an order; did you mean {command}? Send HELP for the commands",
+                 word=words[0].upper(), command=near)
+    return T("{word} is not a command or an order; send HELP for the commands", word=words[0].upper())
+
+
+def _nearest_command(word: str) -> str | None:
+    """The known command closest to ``word`` by spelling (``SIGNOF`` -> ``SIGNOFF``, ``REDY`` -> ``READY``)."""
+    close = difflib.get_close_matches(word.upper(), c.known_commands(), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+@functools.cache
+def _shipped_map(name: str) -> Any:
+    try:
+        return load_variant(name).geo
+    except Exception:  # a broken host variant must not stop the message
+        return None
 
 
 def _one_new_password(s: Session) -> None:
     """JOIN and SET PASSWORD hash a new password (scrypt): one of them per message."""
     if s.password_hashes:
-        raise GameError("only one new password (JOIN or SET PASSWORD) is taken per message; send this one in a "
-                        "message of its own")
+        raise GameError(T("only one new password (JOIN or SET PASSWORD) is taken per message; send this one "
+                          "in a message of its own"))
     s.password_hashes += 1
 
 
 def _signed(db: Database, s: Session, what: str = "") -> tuple[Game, Player]:
     """The game and player signed on as, read afresh (an earlier line of the message may have changed them)."""
     if s.game is None or s.player is None:
-        raise GameError(f"sign on first{' (SET changes your settings)' if what == 'SET' else ''}: "
-                        "SIGNON <power> <game> <password>")
+        raise GameError(T("sign on first (SET changes your settings): SIGNON <power> <game> <password>")
+                        if what == "SET" else T("sign on first: SIGNON <power> <game> <password>"))
     s.game = service.get_game(db, s.game.name)
     s.player = next(p for p in players(db, s.game.id) if p.id == s.player.id)
     return s.game, s.player
@@ -503,10 +563,10 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
     if game is None or seat is None:
         log_event(db, game.id if game else None, s.now, sender, "signon-failed",
                   {"game": item.game.lower(), "power": item.power})
-        reply.say(shown, "ERROR: sign-on failed: no such game, power or password")
+        reply.say(shown, T("ERROR: sign-on failed: no such game, power or password"))
         return
     if s.password_checks:
-        reply.say(shown, "ERROR: only one sign-on is checked per message; this one was not")
+        reply.say(shown, T("ERROR: only one sign-on is checked per message; this one was not"))
         return
     # the seat's owner, writing from the seat's address and reading the answer there, is never held back: a forger
     # of that address learns nothing from the answer
@@ -514,18 +574,19 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
     wait_until = _signon_wait(db, game, seat.power or "", s.now)
     if wait_until is not None and not own:
         log_event(db, game.id, s.now, sender, "signon-held", {"power": seat.power})
-        reply.say(shown, f"ERROR: too many failed sign-ons as {seat.power} in {game.name}; the password was not "
-                         f"checked; try again after {wait_until:%Y-%m-%d %H:%M} UTC")
+        reply.say(shown, T("ERROR: too many failed sign-ons as {power} in {game}; the password was not "
+                           "checked; try again after {when} UTC", power=T(seat.power or ""), game=game.name,
+                           when=f"{wait_until:%Y-%m-%d %H:%M}"))
         return
     s.password_checks += 1
     if verify_password(item.password, seat.password_hash):
         s.game, s.player = game, seat
-        reply.say(shown, f"signed on as {seat.power} in {game.name}")
+        reply.say(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
         return
     db.table("signon_failures").insert({"address": sender, "at": iso_utc(s.now), "game": game.name,
                                         "power": seat.power})
     log_event(db, game.id, s.now, sender, "signon-failed", {"game": item.game.lower(), "power": item.power})
-    reply.say(shown, "ERROR: sign-on failed: no such game, power or password")
+    reply.say(shown, T("ERROR: sign-on failed: no such game, power or password"))
     if not own:
         _alert_owner(db, game, seat, s.now)
 
@@ -580,9 +641,9 @@ def _power_for(game: Game, item: c.SignOn) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _resign(db: Database, game: Game, player: Player, now: datetime) -> str:
+def _resign(db: Database, game: Game, player: Player, now: datetime) -> Text:
     if player.resigned:
-        return "you have already resigned"
+        return T("you have already resigned")
     player.resigned, player.ready = True, False
     save_player(db, player)
     log_event(db, game.id, now, player.email, "resign", {"power": player.power})
@@ -590,13 +651,13 @@ def _resign(db: Database, game: Game, player: Player, now: datetime) -> str:
         if p.id != player.id:
             notify.send(db, p.email, "resigned", now, game=game, player=player)
     draws.recount(db, game, now)
-    return f"{player.power} has resigned; its units are in civil disorder"
+    return T("{power} has resigned; its units are in civil disorder", power=T(player.power or ""))
 
 
-def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetime) -> str:
+def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetime) -> Text:
     kind = game.settings.press
     if kind == "none":
-        raise GameError(f"game {game.name} has no press")
+        raise GameError(T("game {game} has no press", game=game.name))
     seats = players(db, game.id)
     if item.to is None:
         recipients = [p for p in seats if p.id != player.id]
@@ -606,7 +667,8 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
         for name in item.to:
             power = game.variant.power_named(name)
             if power is None:
-                raise GameError(f"{game.variant.name} has no power {name!r}; it has {', '.join(game.variant.powers)}")
+                raise GameError(T("{variant} has no power {name}; it has {powers}", variant=game.variant.name,
+                                  name=repr(name), powers=[T(p) for p in game.variant.powers]))
             wanted.append(power)
         recipients = [p for p in seats if p.power in wanted and p.id != player.id]
         to_label = ", ".join(wanted)
@@ -614,23 +676,52 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
     for p in recipients:
         notify.send(db, p.email, "press", now, game=game, sender=sender, to_label=to_label, body=item.body)
     log_event(db, game.id, now, player.email, "press", {"from": player.power, "to": to_label, "body": item.body})
-    return f"press sent to {to_label}" + (" without your name (grey press)" if kind == "grey" else "")
+    told = [T(p) for p in wanted] if item.to is not None else [T("everyone")]
+    if kind == "grey":
+        return T("press sent to {to} without your name (grey press)", to=told)
+    return T("press sent to {to}", to=told)
 
 
-def _list_text(db: Database, name: str | None) -> str:
-    if name:
-        shown = service.show_game(db, name)
-        lines = [f"{shown['name']} ({shown['variant']}): {shown['status']}, phase {shown['phase'] or '-'}"]
-        for p in shown["players"]:
-            lines.append(f"  {p['power'] or '?':<10} {'resigned' if p['resigned'] else ''}"
-                         f"{'eliminated' if p['eliminated'] else ''}")
-        for power, centres in shown["supply_centers"].items():
-            lines.append(f"  {power}: {len(centres)} centres")
-        return "\n".join(lines)
-    games = service.list_games(db)
-    if not games:
-        return "There are no games."
-    return "\n".join(f"{g['name']:<20} {g['variant']:<10} {g['status']:<9} {g['phase'] or ''}" for g in games)
+def _list_text(db: Database, name: str | None, to: str, now: datetime) -> str:
+    """LIST, in the reader's language: the games; or one game's players (powers only in an anonymous game), who
+    has orders in and who is ready, the centres and the deadline."""
+    prefs = user_settings(db, to)
+    lang = prefs["language"]
+    if not name:
+        games = service.list_games(db)
+        if not games:
+            return translate(T("There are no games."), lang)
+        return "\n".join(f"{g['name']:<20} {g['variant']:<10} {translate(T(g['status']), lang):<14} {g['phase'] or ''}"
+                         for g in games)
+    game = service.get_game(db, name)
+    shown = service.show_game(db, name)
+    phase = phase_words(game.position.phase) if game.position is not None else "-"
+    lines = [translate(T("{game} ({variant}): {status}, {phase}", game=game.name, variant=game.variant.name,
+                         status=T(game.status), phase=phase), lang)]
+    if game.deadline is not None:
+        lines.append(translate(T("Deadline: {when}", when=format_deadline(game.deadline, prefs["timezone"], now, lang)),
+                               lang))
+    playing = game.status in ("active", "paused")
+    for p in shown["players"]:
+        states = []
+        if p["resigned"]:
+            states.append(T("resigned"))
+        elif p["eliminated"]:
+            states.append(T("eliminated"))
+        elif playing:
+            states.append(T("orders in") if p["orders_submitted"] else T("no orders yet"))
+            states.append(T("ready") if p["ready"] else T("not ready"))
+        who = "" if game.settings.anonymous else p["email"]
+        power = translate(T(p["power"]), lang) if p["power"] else "?"
+        lines.append(f"  {power:<12} {who:<26} {', '.join(translate(x, lang) for x in states)}".rstrip())
+    if playing:
+        active = [p for p in shown["players"] if not p["resigned"] and not p["eliminated"]]
+        lines.append(translate(T("Orders in: {given} of {total}; ready: {ready} of {total}",
+                                 given=sum(1 for p in active if p["orders_submitted"]), total=len(active),
+                                 ready=sum(1 for p in active if p["ready"])), lang))
+    for power, centres in shown["supply_centers"].items():
+        lines.append(translate(T("  {power}: supply centres {count}", power=T(power), count=len(centres)), lang))
+    return "\n".join(lines)
 
 
 def _history_text(db: Database, name: str, phase: str | None) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from judge.rules.words import Name, Reason
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.legality import check_build, own_unit
@@ -46,10 +47,10 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
     for order in orders:
         if isinstance(order, (Build, Waive)):
             if delta <= 0:
-                done.append((Outcome.VOID, f"{power} has no builds this winter", order))
+                done.append((Outcome.VOID, Reason("{power} has no builds this winter", power=Name(power)), order))
                 continue
             if used >= delta:
-                done.append((Outcome.VOID, f"{power} may build only {delta}", order))
+                done.append((Outcome.VOID, Reason("{power} may build only {count}", power=Name(power), count=delta), order))
                 continue
             if isinstance(order, Waive):
                 used += 1
@@ -61,14 +62,14 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
                 continue
             prov = geo.loc_province[checked.loc]
             if prov in units:
-                done.append((Outcome.VOID, f"{geo.provinces[prov].name} already has a build", order))
+                done.append((Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].name), order))
                 continue
             units[prov] = Unit(power, checked.kind, checked.loc)
             used += 1
             done.append((Outcome.SUCCEEDS, None, checked))
         elif isinstance(order, Disband):
             if delta >= 0:
-                done.append((Outcome.VOID, f"{power} has no units to remove this winter", order))
+                done.append((Outcome.VOID, Reason("{power} has no units to remove this winter", power=Name(power)), order))
                 continue
             unit = own_unit(geo, pos.units, power, order)
             if isinstance(unit, str):
@@ -79,7 +80,7 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
                 done.append((Outcome.VOID, "that unit is already removed", order))
                 continue
             if len(removed) >= -delta:
-                done.append((Outcome.VOID, f"{power} must remove only {-delta}", order))
+                done.append((Outcome.VOID, Reason("{power} must remove only {count}", power=Name(power), count=-delta), order))
                 continue
             removed.add(prov)
             del units[prov]

@@ -7,6 +7,7 @@ disband; void builds do nothing.
 
 from __future__ import annotations
 
+from judge.rules.words import Name, Reason
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, Terrain, UnitKind
 from judge.rules.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
@@ -24,11 +25,12 @@ def own_unit(geo: Geography, units: dict[int, Unit], power: str, order: UnitOrde
         return unit
     where = _name(geo, order.loc)
     if unit is None:
-        return f"there is no unit in {where}"
+        return Reason("there is no unit in {where}", where=where)
     if unit.power != power:
-        return f"the unit in {where} belongs to {unit.power}"
-    return f"the unit in {where} is {'an army' if unit.kind is UnitKind.ARMY else 'a fleet'}, not " \
-           f"{'an army' if order.kind is UnitKind.ARMY else 'a fleet'}"
+        return Reason("the unit in {where} belongs to {power}", where=where, power=Name(unit.power))
+    if unit.kind is UnitKind.ARMY:
+        return Reason("the unit in {where} is an army, not a fleet", where=where)
+    return Reason("the unit in {where} is a fleet, not an army", where=where)
 
 
 def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
@@ -39,11 +41,13 @@ def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
         if len(reachable) == 1:
             return reachable[0]
         if reachable:
-            return f"say which coast of {prov.name}: {' or '.join(geo.loc_names[c] for c in reachable)}"
-        return f"a fleet in {geo.loc_names[src]} cannot reach {prov.name}"
+            return Reason("say which coast of {where}: {coasts}", where=prov.name,
+                          coasts=tuple(geo.loc_names[c] for c in reachable))
+        return Reason("a fleet in {src} cannot reach {dest}", src=geo.loc_names[src], dest=prov.name)
     if dest not in geo.fleet_adj[src]:
-        return f"a fleet in {geo.loc_names[src]} cannot reach {geo.loc_names[dest]}; it can move to " \
-               f"{', '.join(geo.loc_names[d] for d in geo.destinations(UnitKind.FLEET, src))}"
+        return Reason("a fleet in {src} cannot reach {dest}; it can move to {options}", src=geo.loc_names[src],
+                      dest=geo.loc_names[dest],
+                      options=", ".join(geo.loc_names[d] for d in geo.destinations(UnitKind.FLEET, src)))
     return dest
 
 
@@ -67,19 +71,21 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
             dest = fleet_destination(geo, src, order.dest)
             return dest if isinstance(dest, str) else Move(kind, src, dest, False)
         if geo.provinces[there].terrain is Terrain.SEA:
-            return f"an army cannot move into {geo.provinces[there].name}"
+            return Reason("an army cannot move into {dest}", dest=geo.provinces[there].name)
         if there in geo.army_adj[here] or there in geo.convoy_reach[here]:
             return Move(kind, src, there, order.via_convoy)
-        return f"an army in {geo.loc_names[src]} cannot reach {geo.provinces[there].name}, not even by convoy; it can " \
-               f"move to {', '.join(geo.loc_names[d] for d in geo.destinations(kind, src))}"
+        return Reason("an army in {src} cannot reach {dest}, not even by convoy; it can move to {options}",
+                      src=geo.loc_names[src], dest=geo.provinces[there].name,
+                      options=", ".join(geo.loc_names[d] for d in geo.destinations(kind, src)))
     if isinstance(order, SupportHold):
         target = geo.loc_province[order.target]
         if target == here:
             return "a unit cannot support itself"
         if target not in pos.units:
-            return f"there is no unit in {geo.provinces[target].name} to support"
+            return Reason("there is no unit in {where} to support", where=geo.provinces[target].name)
         if not geo.can_reach_province(kind, src, target):
-            return f"{geo.loc_names[src]} cannot support into {geo.provinces[target].name}: it could not move there"
+            return Reason("{src} cannot support into {dest}: it could not move there", src=geo.loc_names[src],
+                          dest=geo.provinces[target].name)
         return SupportHold(kind, src, target)
     if isinstance(order, SupportMove):
         origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
@@ -90,14 +96,16 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
         if origin == there:
             return "a supported move must go somewhere else"
         if origin not in pos.units:
-            return f"there is no unit in {geo.provinces[origin].name} to support"
+            return Reason("there is no unit in {where} to support", where=geo.provinces[origin].name)
         if not geo.can_reach_province(kind, src, there):
-            return f"{geo.loc_names[src]} cannot support into {geo.provinces[there].name}: it could not move there"
+            return Reason("{src} cannot support into {dest}: it could not move there", src=geo.loc_names[src],
+                          dest=geo.provinces[there].name)
         mover = pos.units[origin]
         if (mover.kind is UnitKind.ARMY and there not in geo.army_adj[origin]
                 and not geo.sea_route(origin, there, lambda sea: sea != here)):
-            return f"the army in {geo.provinces[origin].name} could only reach {geo.provinces[there].name} by a " \
-                   f"convoy through {geo.provinces[here].name}, whose fleet cannot convoy and support at once"
+            return Reason("the army in {origin} could only reach {dest} by a convoy through {here}, whose fleet "
+                          "cannot convoy and support at once", origin=geo.provinces[origin].name,
+                          dest=geo.provinces[there].name, here=geo.provinces[here].name)
         dest = order.dest if geo.provinces[there].coasts and order.dest != there else there
         return SupportMove(kind, src, origin, dest)
     if isinstance(order, Convoy):
@@ -106,14 +114,15 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
             return "only a fleet at sea can convoy"
         army = pos.units.get(origin)
         if army is None:
-            return f"there is no unit in {geo.provinces[origin].name} to convoy"
+            return Reason("there is no unit in {where} to convoy", where=geo.provinces[origin].name)
         if army.kind is not UnitKind.ARMY:
             return "only armies can be convoyed"
         if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
-            return f"an army cannot be convoyed to {geo.provinces[there].name}"
+            return Reason("an army cannot be convoyed to {dest}", dest=geo.provinces[there].name)
         if origin not in geo.shore[here] or there not in geo.shore[here]:
-            return f"a fleet in {geo.provinces[here].name} cannot be part of a convoy from " \
-                   f"{geo.provinces[origin].name} to {geo.provinces[there].name}"
+            return Reason("a fleet in {here} cannot be part of a convoy from {origin} to {dest}",
+                          here=geo.provinces[here].name, origin=geo.provinces[origin].name,
+                          dest=geo.provinces[there].name)
         return Convoy(kind, src, origin, there)
     return "this order is not for a movement phase"
 
@@ -131,7 +140,8 @@ def unconvoyable_moves(geo: Geography, pos: Position, orders: dict[int, UnitOrde
         if dest in geo.army_adj[prov]:
             continue
         if not geo.sea_route(prov, dest, pos.units.__contains__):
-            void[prov] = f"no chain of fleets at sea could convoy the army to {geo.provinces[dest].name}"
+            void[prov] = Reason("no chain of fleets at sea could convoy the army to {dest}",
+                                dest=geo.provinces[dest].name)
     return void
 
 
@@ -141,11 +151,12 @@ def check_retreat(geo: Geography, pos: Position, power: str, order: Order) -> Un
     dis = pos.dislodged.get(geo.loc_province[order.loc])
     where = _name(geo, order.loc)
     if dis is None:
-        return f"there is no dislodged unit in {where}"
+        return Reason("there is no dislodged unit in {where}", where=where)
     if dis.unit.power != power:
-        return f"the dislodged unit in {where} belongs to {dis.unit.power}"
+        return Reason("the dislodged unit in {where} belongs to {power}", where=where, power=Name(dis.unit.power))
     if order.kind is not None and order.kind is not dis.unit.kind:
-        return f"the dislodged unit in {where} is {'an army' if dis.unit.kind is UnitKind.ARMY else 'a fleet'}"
+        return Reason("the dislodged unit in {where} is an army" if dis.unit.kind is UnitKind.ARMY else
+                      "the dislodged unit in {where} is a fleet", where=where)
     if isinstance(order, Disband):
         return Disband(dis.unit.kind, dis.unit.loc)
     options = retreat_options(geo, pos, geo.loc_province[order.loc])
@@ -158,8 +169,11 @@ def check_retreat(geo: Geography, pos: Position, power: str, order: Order) -> Un
     else:
         dest = geo.loc_province[dest]
     if dest not in options:
-        allowed = ", ".join(geo.loc_names[o] for o in options) or "none (it must disband)"
-        return f"{geo.loc_names[dis.unit.loc]} cannot retreat to {geo.loc_names[dest]}; it can retreat to {allowed}"
+        if not options:
+            return Reason("{unit} cannot retreat to {dest}; it has nowhere to retreat and must disband",
+                          unit=geo.loc_names[dis.unit.loc], dest=geo.loc_names[dest])
+        return Reason("{unit} cannot retreat to {dest}; it can retreat to {allowed}", unit=geo.loc_names[dis.unit.loc],
+                      dest=geo.loc_names[dest], allowed=", ".join(geo.loc_names[o] for o in options))
     return Retreat(dis.unit.kind, dis.unit.loc, dest)
 
 
@@ -182,17 +196,18 @@ def check_build(geo: Geography, pos: Position, power: str, order: Build, home: t
     prov_id = geo.loc_province[order.loc]
     prov = geo.provinces[prov_id]
     if prov_id not in home:
-        return f"{prov.name} is not a home centre of {power}"
+        return Reason("{where} is not a home centre of {power}", where=prov.name, power=Name(power))
     if pos.owners.get(prov_id) != power:
-        return f"{power} does not own {prov.name}"
+        return Reason("{power} does not own {where}", where=prov.name, power=Name(power))
     if prov_id in pos.units:
-        return f"{prov.name} is occupied"
+        return Reason("{where} is occupied", where=prov.name)
     loc = order.loc
     if order.kind is UnitKind.FLEET:
         if prov.terrain is not Terrain.COAST:
-            return f"a fleet cannot be built in {prov.name}, which has no coast"
+            return Reason("a fleet cannot be built in {where}, which has no coast", where=prov.name)
         if prov.coasts and loc == prov_id:
-            return f"say which coast of {prov.name}: {' or '.join(geo.loc_names[c] for c in geo.coast_locs[prov_id])}"
+            return Reason("say which coast of {where}: {coasts}", where=prov.name,
+                          coasts=tuple(geo.loc_names[c] for c in geo.coast_locs[prov_id]))
     else:
         loc = prov_id
     return Build(order.kind, loc)

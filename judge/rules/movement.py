@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from judge.rules.words import Reason
 from judge.rules.board import Dislodged, Unit
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.orders import Convoy, Move, Outcome, SupportHold, SupportMove, UnitOrder
@@ -355,7 +356,7 @@ class _Adjudication:
 
         if outcome is Outcome.DISLODGED:
             by = [m for m in self.moves_into.get(p, ()) if self.res.get(m)]
-            return f"dislodged by {who(by)}"
+            return Reason("dislodged by {units}", units=who(by))
         if outcome is Outcome.UNMATCHED:
             return "the supported or convoyed unit did not order that"
         if outcome is Outcome.NO_CONVOY:
@@ -364,9 +365,9 @@ class _Adjudication:
             q = self.dest[p]
             rivals = [o for o in self.moves_into[q] if o != p]
             others = ([q] if q in units and q not in rivals else []) + rivals
-            return f"bounced with {who(others)}" if others else "bounced"
+            return Reason("bounced with {units}", units=who(others)) if others else "bounced"
         if outcome is Outcome.CUT:
             cutters = [m for m in self.moves_into.get(p, ()) if m != self.target[p]
                        and units[m].power != units[p].power and self.path_ok(m)]
-            return f"cut by {who(cutters)}" if cutters else "cut"
+            return Reason("cut by {units}", units=who(cutters)) if cutters else "cut"
         return None

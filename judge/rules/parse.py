@@ -16,6 +16,7 @@ import unicodedata
 from functools import lru_cache
 from dataclasses import dataclass
 
+from judge.rules.words import Reason
 from judge.rules.geography import Geography, UnitKind, name_words
 from judge.rules.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
                                 Waive)
@@ -47,6 +48,9 @@ _KEYWORDS = {
 _COAST_WORDS = {"nc": "nc", "sc": "sc", "ec": "ec", "wc": "wc",
                 "north": "nc", "south": "sc", "east": "ec", "west": "wc", "n": "nc", "s": "sc", "e": "ec", "w": "wc"}
 _FILLER = {"the", "of", "and", "army's", "fleet's", "unit", "in", "at", "from"}
+# every word an order line may start with or contain besides places: a line starting with another word that is no
+# place either is not an order (the mail side calls it an unknown command)
+ORDER_WORDS = frozenset({*_KIND_WORDS, *_KEYWORDS, *_COAST_WORDS, *_FILLER, "remove", "retreat"})
 
 # ASCII-only case folding: under full Unicode folding "ſ" (U+017F) matches "s" and "K" (U+212A) matches "k".
 _COAST_PAREN = re.compile(r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?",
@@ -169,8 +173,10 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     """A coast written after the province: ``spa nc``, ``spain north coast``; also reports unknown coasts."""
     if loc < 0:
         prov = geo.provinces[-1 - loc]
-        return loc, i, OrderError(text, f"{prov.name} has no such coast; its coasts are "
-                                        f"{', '.join(prov.abbr + '/' + c for c in prov.coasts) or 'none (it is not split)'}")
+        if not prov.coasts:
+            return loc, i, OrderError(text, Reason("{where} has no such coast; it is not split", where=prov.name))
+        return loc, i, OrderError(text, Reason("{where} has no such coast; its coasts are {coasts}", where=prov.name,
+                                               coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts)))
     prov = geo.provinces[geo.loc_province[loc]]
     if not prov.coasts or loc != prov.id or i >= len(toks):
         return loc, i, None
@@ -185,16 +191,19 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     consumed = i + 1 + (1 if i + 1 < len(toks) and toks[i + 1] == "coast" else 0)
     cloc = geo.by_loc_name.get(f"{prov.abbr}/{coast}")
     if cloc is None:
-        return loc, i, OrderError(text, f"{prov.name} has no {coast} coast; its coasts are "
-                                        f"{', '.join(prov.abbr + '/' + c for c in prov.coasts)}")
+        return loc, i, OrderError(text, Reason("{where} has no {coast} coast; its coasts are {coasts}",
+                                               where=prov.name, coast=coast,
+                                               coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts)))
     return cloc, consumed, None
 
 
 def _unknown_place(tok: str, geo: Geography) -> str:
     choices = sorted({" ".join(k) for k in geo.names})
     near = difflib.get_close_matches(tok, choices, n=3, cutoff=0.75)
-    hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
-    return f"{tok!r} is not a province or a word of an order{hint}"
+    if near:
+        return Reason("{word} is not a province or a word of an order; did you mean {near}?", word=repr(tok),
+                      near=tuple(repr(n) for n in near))
+    return Reason("{word} is not a province or a word of an order", word=repr(tok))
 
 
 # --- grammar ------------------------------------------------------------------------------------------------------
@@ -217,8 +226,11 @@ def _places_after(symbols: list[object], i: int) -> list[_Place]:
 
 def _movement(text: str, sym: list[object]) -> Order | OrderError:
     if sym and sym[0] in ("retreat", "disband", "build", "waive"):
-        phase = "an adjustment" if sym[0] in ("build", "waive") else "a retreat or adjustment"
-        return OrderError(text, f"a {sym[0]} order belongs in {phase} phase, not in movement")
+        if sym[0] in ("build", "waive"):
+            return OrderError(text, Reason("a {verb} order belongs in an adjustment phase, not in movement",
+                                           verb=str(sym[0]).upper()))
+        return OrderError(text, Reason("a {verb} order belongs in a retreat or adjustment phase, not in movement",
+                                       verb=str(sym[0]).upper()))
     kind, place, i = _unit(sym, 0)
     if place is None:
         return OrderError(text, "an order starts with the unit, e.g. 'A Paris - Burgundy' or 'F nth S A lon - bel'")
@@ -261,8 +273,10 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
             return OrderError(text, "only armies can be convoyed")
         return Convoy(kind, place.loc, army.loc, tail[0].loc)
     if verb in ("retreat", "disband", "build", "waive"):
-        return OrderError(text, f"a {verb} order belongs in a {'retreat' if verb in ('retreat', 'disband') else 'adjustment'}"
-                                f" phase, not in movement")
+        return OrderError(text, Reason("a {verb} order belongs in a retreat phase, not in movement" if verb in
+                                       ("retreat", "disband") else
+                                       "a {verb} order belongs in an adjustment phase, not in movement",
+                                       verb=str(verb).upper()))
     return OrderError(text, "could not read this order; write it like 'A Paris - Burgundy', 'A Paris H', "
                             "'A mun S A ber - kie' or 'F nth C A lon - nwy'")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from judge.rules.words import Reason
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography
 from judge.rules.orders import Disband, Outcome, Retreat
@@ -30,7 +31,7 @@ def adjudicate_retreats(geo: Geography, pos: Position, orders: dict[int, Retreat
             else:
                 others = ", ".join(f"{pos.dislodged[r].unit.kind.value} {geo.loc_names[pos.dislodged[r].unit.loc]}"
                                    for r in rivals if r != prov)
-                outcomes[prov] = (Outcome.BOUNCED, f"bounced with {others}; the unit is disbanded")
+                outcomes[prov] = (Outcome.BOUNCED, Reason("bounced with {others}; the unit is disbanded", others=others))
         elif isinstance(order, Disband):
             outcomes[prov] = (Outcome.SUCCEEDS, None)
         else:

@@ -1,0 +1,134 @@
+"""One translation mechanism for every string a player reads that does not come from a template.
+
+Code never builds a player-facing sentence in English and hands it on: it makes a :class:`Text` — the English
+message id with ``{name}`` placeholders, and its parameters — and the mail side words it in the reader's language
+with :func:`translate` (or the ``t`` filter in templates). Catalogs are gettext ``.po`` files in
+``judge/locale/<language>/LC_MESSAGES/judge.po`` read with Babel; a message id missing from a catalog falls back to
+English. Dates and relative times are formatted per locale by Babel (:func:`format_when`).
+
+How to add a translated string: /work/brief/i18n.md and the top of each ``judge.po``.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from babel import Locale
+from babel.dates import format_datetime, format_timedelta
+from babel.messages.pofile import read_po
+
+from judge.rules.words import Reason
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+DOMAIN = "judge"
+
+
+@dataclass(frozen=True)
+class Text:
+    """A sentence for a player, not yet in any language: ``Text("signed on as {power} in {game}", ...)``."""
+
+    msgid: str
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __str__(self) -> str:
+        return translate(self, "en")
+
+    def startswith(self, prefix: str) -> bool:  # code that still asks str questions of an answer keeps working
+        return str(self).startswith(prefix)
+
+
+def T(msgid: str, **params: Any) -> Text:  # noqa: N802 - the conventional short name of a gettext marker
+    """Mark ``msgid`` for translation, with its parameters (which may themselves be :class:`Text`)."""
+    return Text(msgid, tuple(params.items()))
+
+
+@lru_cache(maxsize=None)
+def _catalog(language: str) -> dict[str, str]:
+    path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+    if not path.is_file():
+        return {}
+    with path.open("rb") as f:
+        catalog = read_po(f, locale=language, domain=DOMAIN)
+    return {str(m.id): str(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
+
+
+def gettext(language: str, msgid: str) -> str:
+    """``msgid`` in ``language``; English (the id itself) where the catalog has no translation."""
+    return _catalog(language).get(msgid, msgid) if language != "en" else msgid
+
+
+def translate(value: Any, language: str) -> str:
+    """A :class:`Text` or an engine's :class:`judge.rules.words.Reason` in ``language``; a plain string is looked up
+    as a message id of its own (the engine's reasons without parameters), else shown as it is."""
+    if isinstance(value, Reason):
+        value = Text(value.msgid, value.params)
+    if not isinstance(value, Text):
+        return "" if value is None else gettext(language, str(value))
+    params = {k: translate(v, language) if isinstance(v, (Text, Reason)) else
+              (", ".join(translate(x, language) for x in v) if isinstance(v, list) else
+               gettext(language, " or ").join(translate(x, language) for x in v) if isinstance(v, tuple) else v)
+              for k, v in value.params}
+    try:
+        return gettext(language, value.msgid).format(**params)
+    except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
+        return value.msgid.format(**params)
+
+
+def word(language: str, name: str) -> str:
+    """A single name (a power, a season, a legend word) in ``language``: the catalog, else as given."""
+    return gettext(language, name)
+
+
+def catalog_ids(language: str) -> set[str]:
+    return set(_catalog(language))
+
+
+def format_when(when: datetime, zone: str, language: str) -> str:
+    """``Do. 3 Dez. 2026 13:00``: a moment in ``zone`` as ``language`` writes it (Babel, CLDR data)."""
+    return format_datetime(when, "EEE d MMM y HH:mm", tzinfo=zoneinfo.ZoneInfo(zone), locale=Locale.parse(language))
+
+
+def format_relative(delta: Any, language: str) -> str:
+    """``in 2 days`` / ``через 2 дня`` / ``in 2 Tagen``, or ``… ago`` for the past (Babel, two units at most)."""
+    return format_timedelta(delta, add_direction=True, threshold=1.5, locale=Locale.parse(language))
+
+
+_SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+_STEPS = {"M": "movement", "R": "retreats", "A": "adjustments"}
+
+
+def phase_words(phase: Any) -> Text:
+    """``Spring 1901 movement`` / ``Весна 1901, движение`` / ``Frühjahr 1901, Bewegung``, for any phase."""
+    return T("{season} {year} {step}", season=T(_SEASONS[phase.season.value]), year=phase.year,
+             step=T(_STEPS[phase.step.value]))
+
+
+_OUTCOMES = {"succeeds": "succeeds", "bounced": "bounced", "cut": "cut", "dislodged": "dislodged",
+             "no_convoy": "no convoy", "void": "void", "unmatched": "unmatched", "disbanded": "disbanded"}
+
+
+def result_words(line: dict[str, Any]) -> Text:
+    """What became of one order, as a player expects to read it: "no order: holds", "bounced with A war",
+    "dislodged by A par", "void: Moscow is occupied", else the outcome ("succeeds")."""
+    outcome, reason = line.get("outcome"), line.get("reason")
+    if line.get("input") is None and outcome == "succeeds":
+        return T("no order: holds")
+    if line.get("input") is None and outcome == "disbanded":
+        return T("no order: disbanded")
+    if outcome == "void":
+        return T("void: {reason}", reason=reason) if reason else T("void")
+    if reason and outcome != "succeeds":
+        return reason if isinstance(reason, Text) else Text(reason.msgid, reason.params) if isinstance(
+            reason, Reason) else T(str(reason))
+    return T(_OUTCOMES.get(str(outcome), str(outcome)))
+
+
+def format_length(seconds: int, language: str) -> str:
+    """A deadline length as ``language`` says it: ``2 days``, ``2 дня``, ``36 hours``."""
+    from datetime import timedelta
+    return format_timedelta(timedelta(seconds=seconds), threshold=2, locale=Locale.parse(language))

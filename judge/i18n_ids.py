@@ -1,0 +1,66 @@
+"""The message ids the code marks for translation: every ``T("…")`` call with a literal first argument.
+
+``python -m judge.i18n_ids`` lists those missing from a catalog (the test suite fails on any)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+from judge.i18n import catalog_ids
+
+PACKAGE = Path(__file__).parent
+
+
+def marked_ids() -> dict[str, str]:
+    """Each msgid the package marks, with where it is first marked."""
+    found: dict[str, str] = {}
+
+    def literals(node: ast.AST | None) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.IfExp):
+            return literals(node.body) + literals(node.orelse)
+        return []
+
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        in_rules = path.parent.name == "rules" and path.name in REASON_MODULES
+        for node in ast.walk(tree):
+            texts: list[str] = []
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+                if node.func.id in ("T", "Reason"):
+                    texts = literals(node.args[0])
+                elif node.func.id == "OrderError" and len(node.args) > 1:
+                    texts = literals(node.args[1])
+            elif in_rules and isinstance(node, ast.Return):  # a void order's reason without parameters
+                texts = [t for t in literals(node.value) if " " in t]
+            elif in_rules and isinstance(node, ast.Tuple):  # (Outcome.VOID, "reason", order)
+                texts = [t for e in node.elts for t in literals(e) if " " in t]
+            for text in texts:
+                found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    from judge.resources import search_dirs
+    for folder in search_dirs("templates"):
+        for path in sorted(folder.rglob("*.j2")):
+            for m in re.finditer(r'\b_\("((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8")):
+                found.setdefault(m.group(1), str(path))
+    return found
+
+
+REASON_MODULES = {"legality.py", "adjustments.py", "movement.py", "retreats.py", "turn.py"}
+
+
+def missing(language: str) -> dict[str, str]:
+    have = catalog_ids(language)
+    return {m: where for m, where in marked_ids().items() if m and m not in have}
+
+
+if __name__ == "__main__":  # pragma: no cover - a developer's tool
+    bad = 0
+    for lang in sys.argv[1:] or ["ru", "de"]:
+        for msgid, where in missing(lang).items():
+            bad += 1
+            print(f"{lang}\t{where}\t{msgid!r}")
+    sys.exit(1 if bad else 0)
