@@ -1,0 +1,84 @@
+"""Seams between the mail reader, the daemon and the host's configuration, tried with inputs nobody quoted.
+
+Real SQLite files and a real SMTP server (aiosmtpd) on 127.0.0.1; every case here was a defect once.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from mailservers import Sink, SmtpSink
+
+from judge.config import SmtpConfig
+from judge.embedded import free_port
+from judge.game.records import queue_mail
+from judge.mail.smtp_out import drain_outbox, message_bytes
+from judge.store import open_db, write
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+JUDGE = "judge@judge.test"
+
+
+@pytest.fixture
+def smtp() -> Any:
+    sink = SmtpSink().start()
+    yield sink
+    sink.stop()
+
+
+def _row(**extra: Any) -> dict[str, Any]:
+    return {"id": 1, "to_addr": "alice@players.test", "subject": "Re: orders", "body": "[judge-mail]\nOK\n",
+            "html": None, "in_reply_to": None, "thread_refs": None, "message_id": None, "image": None, **extra}
+
+
+@pytest.mark.parametrize("row", [
+    _row(subject="Re: " + "a" * 1500),  # one long word, as a player may write
+    _row(subject="Re: " + "word " * 300),
+    _row(in_reply_to="last@players.test",
+         thread_refs=" ".join(f"id{i}.{'x' * 200}@players.test" for i in range(20))),  # 20 long ids kept
+    _row(subject="Re: Приказы на весну — " * 20, html="<p>[judge-mail]</p>" + "<p>x</p>" * 50),
+], ids=["long-word", "long-subject", "long-references", "long-non-ascii"])
+def test_every_header_line_of_an_outgoing_mail_is_within_smtp_line_limits(row: dict[str, Any]) -> None:
+    raw = message_bytes(row, JUDGE, "demo", NOW, b"\x89PNG" + b"0" * 3000 if row.get("html") else None)
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 998  # RFC 5322 2.1.1: servers refuse longer lines
+    head = raw.split(b"\r\n\r\n", 1)[0]
+    assert max(len(line) for line in head.split(b"\r\n")) <= 78 or row["subject"].startswith("Re: a")
+    parsed = BytesParser(policy=policy.default).parsebytes(raw)
+    assert " ".join(str(parsed["Subject"]).split()) == " ".join(row["subject"].split())
+    if row["thread_refs"]:
+        refs = str(parsed["References"]).split()
+        assert refs[1:-1] == [f"<{r}>" for r in row["thread_refs"].split()] and refs[-1] == "<last@players.test>"
+    assert parsed.get_body(("plain",)).get_content().startswith("[judge-mail]")
+
+
+@pytest.mark.parametrize("smtputf8", [True, False])
+def test_a_mail_to_an_address_the_server_cannot_take_never_holds_up_the_others(tmp_path: Path,
+                                                                              smtputf8: bool) -> None:
+    """A non-ASCII address (a player may sign up with one) goes out with SMTPUTF8 where the server offers it; where
+    it does not, that one mail fails with its reason, and the mail queued after it goes out in the same round."""
+    sink = Sink()
+    controller = Controller(sink, hostname="127.0.0.1", port=free_port(), enable_SMTPUTF8=smtputf8)
+    controller.start()
+    try:
+        db = open_db(tmp_path / "judge.db")
+        with write(db):
+            queue_mail(db, "zoë@players.test", "Re: orders", "[judge-mail]\nOK\n", NOW)
+            queue_mail(db, "bob@players.test", "Re: orders", "[judge-mail]\nOK\n", NOW)
+        cfg = SmtpConfig(host="127.0.0.1", port=controller.port, security="none", timeout=5)
+        assert drain_outbox(db, cfg, JUDGE, lambda: NOW) == (2 if smtputf8 else 1)
+    finally:
+        controller.stop()
+    rows = {r["to_addr"]: r for r in db.query("select * from outbox")}
+    assert rows["bob@players.test"]["status"] == "sent"
+    if smtputf8:
+        assert rows["zoë@players.test"]["status"] == "sent"
+        assert sorted(str(m["To"]) for m in sink.messages) == ["bob@players.test", "zoë@players.test"]
+    else:
+        assert rows["zoë@players.test"]["status"] == "failed" and "SMTPUTF8" in rows["zoë@players.test"]["last_error"]
+        assert [m["To"] for m in sink.messages] == ["bob@players.test"]
