@@ -82,3 +82,20 @@ def test_a_mail_to_an_address_the_server_cannot_take_never_holds_up_the_others(t
     else:
         assert rows["zoë@players.test"]["status"] == "failed" and "SMTPUTF8" in rows["zoë@players.test"]["last_error"]
         assert [m["To"] for m in sink.messages] == ["bob@players.test"]
+
+
+def test_the_judge_never_mails_itself(tmp_path: Path, smtp: Any) -> None:
+    """The demo makes the judge's own address the game master: notices to it are kept, marked, and never sent (its
+    own mail would come back to its inbox), and no digest of undeliverable mail is made of them."""
+    from judge.mail.failures import report_failures
+
+    db = open_db(tmp_path / "judge.db")
+    with write(db):
+        queue_mail(db, "Judge@Judge.Test", "demo is full", "[judge-mail]\nThe game is full.\n", NOW)
+        queue_mail(db, "bob@players.test", "Re: orders", "[judge-mail]\nOK\n", NOW)
+    cfg = SmtpConfig(host="127.0.0.1", port=smtp.port, security="none", timeout=5)
+    assert drain_outbox(db, cfg, JUDGE, lambda: NOW) == 1
+    assert [m["To"] for m in smtp.sink.messages] == ["bob@players.test"]
+    row = next(db.query("select * from outbox where to_addr = 'Judge@Judge.Test'"))
+    assert row["status"] == "failed" and "judge's own address" in row["last_error"]
+    assert report_failures(db, NOW) == 0

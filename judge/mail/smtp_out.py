@@ -213,6 +213,13 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
     sent = 0
     try:
         for row in rows:
+            if row["to_addr"].strip().lower() == judge_address.strip().lower():
+                # the judge as a game's master (as in the demo): its own mail would only come back to its inbox
+                with write(db):
+                    db.execute("update outbox set status = 'failed', claimed_at = null, reported = 1, "
+                               "last_error = ? where id = ?", ["not sent: the judge's own address", row["id"]])
+                pending.remove(row["id"])
+                continue
             image = None
             if row.get("picture_id"):
                 pid = row["picture_id"]
