@@ -99,3 +99,31 @@ def test_the_judge_never_mails_itself(tmp_path: Path, smtp: Any) -> None:
     row = next(db.query("select * from outbox where to_addr = 'Judge@Judge.Test'"))
     assert row["status"] == "failed" and "judge's own address" in row["last_error"]
     assert report_failures(db, NOW) == 0
+
+
+_REPORT = ('--d\nContent-Type: text/plain\n\nYour message could not be delivered.\n--d\n'
+           'Content-Type: message/delivery-status\n\nReporting-MTA: dns; mx.test\n\nStatus: 5.1.1\n--d--\n')
+
+
+@pytest.mark.parametrize("raw", [
+    # a delivery report wrapped in multipart/mixed, from an address that is not a known robot, no Return-Path
+    ("From: bounces@mx.test\nTo: judge@judge.test\nSubject: Re: orders\nMessage-ID: <b1@mx.test>\n"
+     "Content-Type: multipart/mixed; boundary=\"o\"\n\n--o\nContent-Type: multipart/report; "
+     "report-type=delivery-status; boundary=\"d\"\n\n" + _REPORT + "--o--\n"),
+    # plain-text bounces as older MTAs write them (qmail, Exim, Postfix without DSN, Exchange)
+    ("From: Mail Delivery System <mail@mx.test>\nSubject: Undelivered Mail Returned to Sender\n"
+     "Message-ID: <b2@mx.test>\n\nThis is the mail system at host mx.test.\n"),
+    "From: mail@mx.test\nSubject: failure notice\nMessage-ID: <b3@mx.test>\n\nHi. This is the qmail-send program.\n",
+    "From: mail@mx.test\nSubject: Mail delivery failed: returning message to sender\nMessage-ID: <b4@mx.test>\n\nx\n",
+    "From: mail@mx.test\nSubject: Undeliverable: Re: orders\nMessage-ID: <b5@mx.test>\n\nDelivery has failed.\n",
+    "From: mail@mx.test\nSubject: Delivery Status Notification (Failure)\nMessage-ID: <b6@mx.test>\n\nx\n",
+    "From: mail@mx.test\nSubject: Returned mail: see transcript for details\nMessage-ID: <b7@mx.test>\n\nx\n",
+    "From: mail@mx.test\nSubject: Unzustellbar: Re: orders\nMessage-ID: <b8@mx.test>\n\nx\n",
+], ids=["nested-report", "postfix", "qmail", "exim", "exchange", "gmail", "sendmail", "exchange-de"])
+def test_a_bounce_is_never_answered(tmp_path: Path, raw: str) -> None:
+    """Answering a bounce can start a loop between the judge and a mail server; none of these is answered."""
+    from judge.mail.handler import handle_message
+
+    db = open_db(tmp_path / "judge.db")
+    handled = handle_message(db, raw.encode(), NOW, judge_address=JUDGE)
+    assert handled.outcome == "dropped: automatic message" and handled.replies == []
