@@ -127,3 +127,38 @@ def test_a_bounce_is_never_answered(tmp_path: Path, raw: str) -> None:
     db = open_db(tmp_path / "judge.db")
     handled = handle_message(db, raw.encode(), NOW, judge_address=JUDGE)
     assert handled.outcome == "dropped: automatic message" and handled.replies == []
+
+
+_CONFIG = {
+    "judge": {"address": "judge@example.org", "db": "games.db"},
+    "imap": {"host": "imap.example.org", "username": "judge", "password": "imap-secret"},
+    "smtp": {"host": "smtp.example.org", "username": "judge", "password": "smtp-secret"},
+}
+
+
+@pytest.mark.parametrize("section, values, expected", [
+    # handled mail forgotten before it is too old to act on: the same message sent again would be acted on again
+    ("judge", {"handled_retention_days": 5, "max_mail_age_days": 7}, "handled_retention_days"),
+    ("judge", {"handled_retention_days": 7}, "handled_retention_days"),
+    # a folder the judge moves mail to that is the folder it reads: moved mail gets a new UID and comes back for ever
+    ("imap", {"processed_folder": "INBOX"}, "processed_folder"),
+    ("imap", {"rejected_folder": "inbox"}, "rejected_folder"),
+    ("imap", {"folder": "Orders", "quarantine_folder": "Orders"}, "quarantine_folder"),
+    ("imap", {"host": "imap.example.org:993"}, "port"),
+])
+def test_settings_that_would_make_the_daemon_act_twice_or_loop_are_refused(section: str, values: dict[str, Any],
+                                                                           expected: str) -> None:
+    from judge.config import ConfigError, config_from_data
+
+    data = {name: dict(body) for name, body in _CONFIG.items()}
+    data[section].update(values)
+    with pytest.raises(ConfigError, match=expected):
+        config_from_data(data, {}, "judge.toml")
+
+
+def test_an_ipv6_server_address_is_still_a_host() -> None:
+    from judge.config import config_from_data
+
+    data = {name: dict(body) for name, body in _CONFIG.items()}
+    data["imap"]["host"] = "::1"
+    assert config_from_data(data, {}, "judge.toml").imap.host == "::1"
