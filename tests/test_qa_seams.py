@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from aiosmtpd.controller import Controller
 from mailservers import Sink, SmtpSink
 
@@ -162,3 +163,37 @@ def test_an_ipv6_server_address_is_still_a_host() -> None:
     data = {name: dict(body) for name, body in _CONFIG.items()}
     data["imap"]["host"] = "::1"
     assert config_from_data(data, {}, "judge.toml").imap.host == "::1"
+
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
+_IDS = st.lists(st.from_regex(r"[A-Za-z0-9.$%_-]{1,60}@[a-z0-9-]{1,20}\.test", fullmatch=True), max_size=25,
+                unique=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(subject=_TEXT, body=_TEXT, html=st.one_of(st.none(), _TEXT), refs=_IDS,
+       to=st.sampled_from(["alice@players.test", "Bob.O'Neil+dip@players.test", "zoë@players.test"]),
+       picture=st.booleans())
+def test_every_outgoing_mail_parses_back_and_is_never_answered_by_a_judge(subject: str, body: str, html: str | None,
+                                                                        refs: list[str], to: str,
+                                                                        picture: bool) -> None:
+    """What message_bytes builds by hand reads back with the standard parser (subject, text, threading, lines within
+    SMTP's limit), and a judge that receives it (its own mail come back, or another judge's) never answers it."""
+    from judge.mail.message import parse_incoming
+
+    row = _row(to_addr=to, subject=subject, body=body, html=html, in_reply_to=refs[-1] if refs else None,
+               thread_refs=" ".join(refs[:-1]) or None)
+    raw = message_bytes(row, JUDGE, "demo", NOW, b"\x89PNG\r\n" * 50 if picture else None)
+    assert max(len(line) for line in raw.split(b"\r\n")) <= 998 and b"\n" not in raw.replace(b"\r\n", b"")
+    parsed = BytesParser(policy=policy.default).parsebytes(raw)
+    assert not parsed.defects
+    assert " ".join(str(parsed["Subject"]).split()) == " ".join(subject.split())
+    assert str(parsed["To"]) == to
+    text = parsed.get_body(("plain",)).get_content()
+    assert text.replace("\r\n", "\n").rstrip("\n") == body.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n") \
+        or not body.isprintable()
+    if refs:
+        assert str(parsed["References"]).split()[-len(refs):] == [f"<{r}>" for r in refs]
+    back = parse_incoming(raw, loop_token=JUDGE)
+    assert back.auto and back.sender == JUDGE
+    assert parse_incoming(raw, loop_token="other-judge@elsewhere.test").auto  # Auto-Submitted: auto-replied
