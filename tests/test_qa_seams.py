@@ -197,3 +197,17 @@ def test_every_outgoing_mail_parses_back_and_is_never_answered_by_a_judge(subjec
     back = parse_incoming(raw, loop_token=JUDGE)
     assert back.auto and back.sender == JUDGE
     assert parse_incoming(raw, loop_token="other-judge@elsewhere.test").auto  # Auto-Submitted: auto-replied
+
+
+def test_a_reply_to_naming_the_judge_itself_is_answered_at_the_from_address(tmp_path: Path) -> None:
+    """Reply-To is honoured (the answer goes where the sender asks), except when it names the judge: the answer
+    would go to the judge's own inbox, and the sender would never see it."""
+    from judge.mail.handler import handle_message
+
+    db = open_db(tmp_path / "judge.db")
+    raw = (f"From: Alice <alice@players.test>\nReply-To: Judge <{JUDGE.upper()}>\nSubject: list\n"
+           "Message-ID: <rt1@players.test>\n\nLIST\n").encode()
+    assert [r["to_addr"] for r in handle_message(db, raw, NOW, judge_address=JUDGE).replies] == ["alice@players.test"]
+    raw = raw.replace(JUDGE.upper().encode(), b"alice.other@players.test").replace(b"rt1", b"rt2")
+    assert [r["to_addr"] for r in handle_message(db, raw, NOW, judge_address=JUDGE).replies] == [
+        "alice.other@players.test"]

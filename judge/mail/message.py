@@ -125,7 +125,7 @@ class Attachment:
 class Incoming:
     sender: str  # the From address, lower-cased addr-spec (e.g. "alice@example.org"); "" if none or invalid
     sender_name: str  # the From display name, decoded; "" if none
-    reply_to: str  # the Reply-To address if present and valid, else sender
+    reply_to: str  # the Reply-To address if present, valid and not the judge's own (``loop_token``), else sender
     message_id: str  # the Message-ID without <>; "" if missing
     subject: str  # decoded (RFC 2047), on one line
     body: str  # the text the player wrote, "\n" line endings; "" if none
@@ -256,6 +256,8 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
     from_candidates = _addresses(msg, "from")
     sender, sender_name = _first_valid(from_candidates)
     reply_to, _ = _first_valid(_addresses(msg, "reply-to"))
+    if reply_to and reply_to == loop_token.strip().lower():  # an answer to the judge itself would never be seen
+        reply_to = ""
     raw_id = _header(msg, "message-id")
     body = ""
     attachments: list[Attachment] = []
