@@ -323,6 +323,9 @@ def _read_secret(path: Path, what: str, problems: list[str]) -> str:
     except OSError as exc:
         problems.append(f"{what}: cannot read {path}: {exc.strerror or exc}")
         return ""
+    except ValueError:  # a NUL in the name: no such file can exist
+        problems.append(f"{what}: {str(path)!r} is not a file name")
+        return ""
     except UnicodeDecodeError:
         problems.append(f"{what}: {path} is not UTF-8 text")
         return ""

@@ -211,3 +211,14 @@ def test_a_reply_to_naming_the_judge_itself_is_answered_at_the_from_address(tmp_
     raw = raw.replace(JUDGE.upper().encode(), b"alice.other@players.test").replace(b"rt1", b"rt2")
     assert [r["to_addr"] for r in handle_message(db, raw, NOW, judge_address=JUDGE).replies] == [
         "alice.other@players.test"]
+
+
+def test_a_password_file_name_with_a_nul_is_a_config_error() -> None:
+    """Found by test_config's property test: a NUL in password_file raised ValueError instead of a config error."""
+    from judge.config import ConfigError, config_from_data
+
+    data = {name: dict(body) for name, body in _CONFIG.items()}
+    del data["imap"]["password"]
+    data["imap"]["password_file"] = "imap\x00password"
+    with pytest.raises(ConfigError, match="password_file"):
+        config_from_data(data, {}, "judge.toml")
