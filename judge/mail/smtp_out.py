@@ -173,10 +173,11 @@ def release_stale_claims(db: Database, now: datetime, everything: bool = False) 
 
 
 def claim_due(db: Database, now: datetime, limit: int) -> list[dict[str, Any]]:
-    """Take up to ``limit`` due mails for sending (due first, oldest first), in one write transaction."""
+    """Take up to ``limit`` due mails for sending, in one write transaction: answers to a player's own message first
+    (a reply never waits behind a deadline wave's reports), then due first, oldest first."""
     with write(db):
         rows = list(db.query("select * from outbox where status = 'queued' and next_attempt <= ? "
-                             "order by next_attempt, id limit ?", [iso_utc(now), limit]))
+                             "order by in_reply_to is null, next_attempt, id limit ?", [iso_utc(now), limit]))
         if rows:
             ids = [r["id"] for r in rows]
             db.execute(f"update outbox set status = 'sending', claimed_at = ? where id in ({','.join('?' * len(ids))})",
