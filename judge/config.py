@@ -45,6 +45,8 @@ def _spec(help: str, *, low: int | None = None, high: int | None = None, choices
 
 def _host(value: str) -> str | None:
     ok = not value or re.fullmatch(r"[A-Za-z0-9.\-:\[\]_]+", value)
+    if ok and value.count(":") == 1:  # "name:993" (an IPv6 address has two colons or more)
+        return "a host name or address without its port (the port goes in port)"
     return None if ok else "a host name or address"
 
 
@@ -231,6 +233,18 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
                             f"{SECRETS[name][1]}, ${SECRETS[name][0]} or password")
         if name == "smtp" and values.get("password") and not values.get("username"):
             problems.append("[smtp] username: required when a password is given")
+    defaults = {f.name: f.default for f in fields(Config)}
+    kept, age = (judge.get(k, defaults[k]) for k in ("handled_retention_days", "max_mail_age_days"))
+    if isinstance(kept, int) and isinstance(age, int) and kept <= age:
+        problems.append(f"[judge] handled_retention_days: more than max_mail_age_days ({age}), not {kept}: handled "
+                        f"mail forgotten while it is still new enough to act on would be acted on again if resent")
+    imap = sections.get("imap", {})
+    inbox = str(imap.get("folder", "INBOX"))
+    for key in ("processed_folder", "rejected_folder", "quarantine_folder"):
+        folder = str(imap.get(key, ""))
+        if folder and (folder == inbox or folder.upper() == inbox.upper() == "INBOX"):
+            problems.append(f"[imap] {key}: a folder other than the one read ({inbox}), not {folder!r}: mail moved "
+                            f"there would be read again")
     judge.setdefault("db", "judge.db")
     for key in ("db", "variants_dir", "templates_dir"):
         if judge.get(key) and judge[key] != ":memory:":
@@ -308,6 +322,9 @@ def _read_secret(path: Path, what: str, problems: list[str]) -> str:
         secret = path.read_text(encoding="utf-8").strip("\r\n")
     except OSError as exc:
         problems.append(f"{what}: cannot read {path}: {exc.strerror or exc}")
+        return ""
+    except ValueError:  # a NUL in the name: no such file can exist
+        problems.append(f"{what}: {str(path)!r} is not a file name")
         return ""
     except UnicodeDecodeError:
         problems.append(f"{what}: {path} is not UTF-8 text")

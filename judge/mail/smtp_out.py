@@ -120,11 +120,23 @@ def message_bytes(row: dict[str, Any], judge_address: str, game_name: str | None
                      sep, b"--\r\n"])
 
 
+FOLD_AT = 78  # RFC 5322 2.1.1: lines SHOULD be at most 78 characters and MUST be at most 998
+
+
 def _header(name: str, value: str) -> bytes:
-    """One header line: as is when ASCII, else as RFC 2047 encoded words (folded)."""
+    """One header field, folded at spaces within 78 characters a line: as is when ASCII, else as RFC 2047 encoded
+    words; a recipient address that is not ASCII is written in UTF-8 (RFC 6532, sent only with SMTPUTF8); a word
+    too long for any line (a player's subject) is written as encoded words, which may be split."""
     value = " ".join(value.split())  # no line breaks from a stored value can start a new header
-    if value.isascii():
-        return f"{name}: {value}\r\n".encode("ascii")
+    if name == "To" and not value.isascii():
+        return f"{name}: {value}\r\n".encode()
+    if value.isascii() and all(len(word) <= FOLD_AT - len(name) - 2 for word in value.split()):
+        lines = [f"{name}:"]
+        for word in value.split():
+            if len(lines[-1]) + 1 + len(word) > FOLD_AT and lines[-1] != f"{name}:":
+                lines.append("")
+            lines[-1] += " " + word
+        return ("\r\n".join(lines) + "\r\n").encode("ascii")
     return f"{name}: {Header(value, 'utf-8', header_name=name).encode(linesep=chr(13) + chr(10))}\r\n".encode()
 
 
@@ -202,6 +214,13 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
     sent = 0
     try:
         for row in rows:
+            if row["to_addr"].strip().lower() == judge_address.strip().lower():
+                # the judge as a game's master (as in the demo): its own mail would only come back to its inbox
+                with write(db):
+                    db.execute("update outbox set status = 'failed', claimed_at = null, reported = 1, "
+                               "last_error = ? where id = ?", ["not sent: the judge's own address", row["id"]])
+                pending.remove(row["id"])
+                continue
             image = None
             if row.get("picture_id"):
                 pid = row["picture_id"]
@@ -216,8 +235,20 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
                 _fail(db, row["id"], f"cannot be built: {type(exc).__name__}")
                 pending.remove(row["id"])
                 continue
+            options = []
+            if not row["to_addr"].isascii():  # RFC 6531: only a server that offers SMTPUTF8 can take it
+                if not _offers_smtputf8(client):
+                    _fail(db, row["id"], "the address is not ASCII and the server does not offer SMTPUTF8")
+                    pending.remove(row["id"])
+                    continue
+                options = ["SMTPUTF8"]
             try:
-                client.sendmail(judge_address, [row["to_addr"]], raw)
+                client.sendmail(judge_address, [row["to_addr"]], raw, mail_options=options)
+            except UnicodeError as exc:  # an address smtplib cannot write: this mail can never go
+                _fail(db, row["id"], f"cannot be sent: {type(exc).__name__}")
+                pending.remove(row["id"])
+                _reset(client)
+                continue
             except smtplib.SMTPRecipientsRefused as exc:
                 code, text = next(iter(exc.recipients.values()))
                 _refused(db, row, code, text, cfg, clock())
@@ -245,6 +276,14 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
         except (OSError, smtplib.SMTPException):
             pass
     return sent
+
+
+def _offers_smtputf8(client: smtplib.SMTP) -> bool:
+    try:
+        client.ehlo_or_helo_if_needed()
+    except (OSError, smtplib.SMTPException):
+        return False
+    return bool(client.has_extn("smtputf8"))
 
 
 def _reset(client: smtplib.SMTP) -> None:
