@@ -23,7 +23,7 @@ from test_daemon import POWERS, Clock, addr, make_config, new_game, phase, send,
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.daemon import ServeLock, serve
 from judge.embedded import EmbeddedImap, free_port
-from judge.game import records, service
+from judge.game import master, records, service
 from judge.mail import imap_in
 from judge.mail.imap_in import Inbox, handle_new_mail
 from judge.store import open_db, write
@@ -229,7 +229,7 @@ def test_decisions_are_checked_again_inside_their_transaction(tmp_path: Path, im
     chosen = service.due_games(db, clock())
     assert chosen == [("g", "S1901M")]
     with write(db):  # the game master extends after the daemon chose the game, before its transaction
-        service.extend_deadline(db, "g", timedelta(hours=2), clock())
+        master.change_deadline(db, "g", clock(), by=timedelta(hours=2))
     monkeypatch.setattr(service, "due_games", lambda *a, **k: chosen)
     assert service.tick(db, clock()) == [] and phase(cfg) == "S1901M"  # the extension wins
     with write(db):  # ...and a `process` that adjudicated the phase in between

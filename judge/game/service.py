@@ -185,17 +185,6 @@ def resume_game(db: Database, name: str, now: datetime, sender: str = "master") 
     return game
 
 
-def extend_deadline(db: Database, name: str, by: timedelta, now: datetime, sender: str = "master") -> Game:
-    game = get_game(db, name)
-    if game.status != "active" or game.deadline is None:
-        raise GameError(f"game {game.name} has no running deadline")
-    game.deadline = max(game.deadline, now) + by
-    save_game(db, game, now)
-    log_event(db, game.id, now, sender, "extend", {"deadline": iso_utc(game.deadline)})
-    notify.announce(db, game, players(db, game.id), now, "extended")
-    return game
-
-
 def replace_player(db: Database, name: str, power: str, email: str, password: str, now: datetime,
                    sender: str = "master") -> Player:
     game = get_game(db, name)
