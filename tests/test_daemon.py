@@ -62,13 +62,6 @@ def imap(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     server.stop()
 
 
-@pytest.fixture
-def smtp() -> Any:
-    sink = SmtpSink().start()
-    yield sink
-    sink.stop()
-
-
 def make_config(tmp_path: Path, imap: Any, smtp: Any) -> Config:
     return Config(address="judge@judge.test", db=str(tmp_path / "judge.db"),
                   imap=ImapConfig(host="127.0.0.1", port=imap.port, security="none", username="judge",

@@ -26,13 +26,6 @@ NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 JUDGE = "judge@judge.test"
 
 
-@pytest.fixture
-def smtp() -> Any:
-    sink = SmtpSink().start()
-    yield sink
-    sink.stop()
-
-
 def _row(**extra: Any) -> dict[str, Any]:
     return {"id": 1, "to_addr": "alice@players.test", "subject": "Re: orders", "body": "[judge-mail]\nOK\n",
             "html": None, "in_reply_to": None, "thread_refs": None, "message_id": None, "image": None, **extra}

@@ -36,13 +36,6 @@ def imap(tmp_path: Path) -> Any:
     server.stop()
 
 
-@pytest.fixture
-def smtp() -> Any:
-    sink = SmtpSink().start()
-    yield sink
-    sink.stop()
-
-
 def wait_for(condition: Any, seconds: float = 60) -> None:
     end = time.monotonic() + seconds
     while not condition():

@@ -1,0 +1,17 @@
+"""Fixtures shared by the test modules that run the daemon against real servers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mailservers import SmtpSink
+
+
+@pytest.fixture
+def smtp() -> Iterator[Any]:
+    """An aiosmtpd sink on loopback that records every mail it accepts."""
+    sink = SmtpSink().start()
+    yield sink
+    sink.stop()
