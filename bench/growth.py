@@ -19,11 +19,11 @@ import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
-START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 PHASE_DAYS = 2
 
@@ -47,8 +47,11 @@ def main() -> int:
     rng = random.Random(1)
     now = START
     names = [f"g{i}" for i in range(args.games)]
-    settings = GameSettings(movement_deadline=PHASE_DAYS * 86400, retreat_deadline=PHASE_DAYS * 86400,
-                            adjustment_deadline=PHASE_DAYS * 86400)
+    settings = GameSettings(
+        movement_deadline=PHASE_DAYS * 86400,
+        retreat_deadline=PHASE_DAYS * 86400,
+        adjustment_deadline=PHASE_DAYS * 86400,
+    )
     for i, name in enumerate(names):
         with write(db):
             service.create_game(db, name, "classic", settings, now)
@@ -84,8 +87,10 @@ def main() -> int:
         now += timedelta(days=PHASE_DAYS, seconds=1)
         played += len(service.tick(db, now))
         with write(db):
-            db.execute("update outbox set status = 'sent', sent_at = ? where status = 'queued'",
-                       [now.strftime("%Y-%m-%dT%H:%M:%SZ")])
+            db.execute(
+                "update outbox set status = 'sent', sent_at = ? where status = 'queued'",
+                [now.strftime("%Y-%m-%dT%H:%M:%SZ")],
+            )
         prune(db, now)
         if phase_no + 1 in (args.warmup, args.phases):
             samples[played] = used()
@@ -93,14 +98,20 @@ def main() -> int:
     game_phases = p1 - p0
     total = sum(b.values()) - sum(a.values())
     history = b.get("phases", 0) - a.get("phases", 0)
-    report = {"games": args.games, "phases_per_game": args.phases, "game_phases_measured": game_phases,
-              "orders_mails": n, "seconds": round(time.perf_counter() - started, 1),
-              "growth_per_game_phase_bytes": round(total / game_phases),
-              "of_which_phase_history_bytes": round(history / game_phases),
-              "beyond_phase_history_bytes": round((total - history) / game_phases),
-              "per_table_growth_per_game_phase": {t: round((b.get(t, 0) - a.get(t, 0)) / game_phases)
-                                                  for t in sorted(b) if b.get(t, 0) != a.get(t, 0)},
-              "file_mb": round(path.stat().st_size / 2**20, 1)}
+    report = {
+        "games": args.games,
+        "phases_per_game": args.phases,
+        "game_phases_measured": game_phases,
+        "orders_mails": n,
+        "seconds": round(time.perf_counter() - started, 1),
+        "growth_per_game_phase_bytes": round(total / game_phases),
+        "of_which_phase_history_bytes": round(history / game_phases),
+        "beyond_phase_history_bytes": round((total - history) / game_phases),
+        "per_table_growth_per_game_phase": {
+            t: round((b.get(t, 0) - a.get(t, 0)) / game_phases) for t in sorted(b) if b.get(t, 0) != a.get(t, 0)
+        },
+        "file_mb": round(path.stat().st_size / 2**20, 1),
+    }
     print(json.dumps(report, indent=2))
     return 0
 

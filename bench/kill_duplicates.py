@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from datetime import UTC
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -81,13 +82,18 @@ host = "127.0.0.1"
 port = {smtp_port}
 security = "none"
 """)
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    now = datetime.now(timezone.utc).replace(microsecond=0)
+    now = datetime.now(UTC).replace(microsecond=0)
     db = open_db(db_path)
     with write(db):
-        service.create_game(db, "k", "classic", GameSettings(movement_deadline=7 * 86400, retreat_deadline=86400,
-                                                             adjustment_deadline=86400), now)
+        service.create_game(
+            db,
+            "k",
+            "classic",
+            GameSettings(movement_deadline=7 * 86400, retreat_deadline=86400, adjustment_deadline=86400),
+            now,
+        )
         for power in POWERS:
             service.join_game(db, "k", f"{power.lower()}@players.test", f"pw-{power}", now, power=power)
         service.start_game(db, "k", now, rng)
@@ -118,14 +124,23 @@ security = "none"
                     lines = choose_orders(game.variant, game.position, power, rng)
                     msg.set_content("\n".join([f"SIGNON {power} k pw-{power}", *lines, "READY"]))
                     imap.append("judge", bytes(msg))
-            proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                cwd=ROOT,
+            )
             time.sleep(rng.uniform(0.5, 4.0))
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             kills += 1
-        done = subprocess.run([sys.executable, "-m", "judge.cli", "serve", "--config", str(config), "--once"],
-                              capture_output=True, text=True, timeout=600, cwd=ROOT)
+        done = subprocess.run(
+            [sys.executable, "-m", "judge.cli", "serve", "--config", str(config), "--once"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=ROOT,
+        )
         assert done.returncode == 0, done.stderr
     finally:
         controller.stop()
@@ -133,10 +148,14 @@ security = "none"
     handled = Counter(r["message_id"] for r in db.query("select message_id from messages"))
     ids = Counter(keep.ids)
     report = {
-        "kills": kills, "phases_played": played, "seconds": round(time.monotonic() - started, 1),
-        "orders_mails": mail_no, "orders_handled": len(handled),
+        "kills": kills,
+        "phases_played": played,
+        "seconds": round(time.monotonic() - started, 1),
+        "orders_mails": mail_no,
+        "orders_handled": len(handled),
         "orders_handled_twice": sum(1 for n in handled.values() if n > 1),
-        "mails_received": len(keep.ids), "distinct_message_ids": len(ids),
+        "mails_received": len(keep.ids),
+        "distinct_message_ids": len(ids),
         "received_more_than_once": sum(n - 1 for n in ids.values() if n > 1),
         "queued_in_outbox": db.execute("select count(*) from outbox").fetchone()[0],
         "integrity_check": db.execute("pragma integrity_check").fetchone()[0],

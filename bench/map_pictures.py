@@ -30,17 +30,26 @@ from judge.rules.orders import order_text
 from judge.rules.turn import parse_submissions, play
 
 OPENINGS = {
-    "classic": ({"England": ["F lon", "F edi", "A lvp"], "France": ["A par", "A mar", "F bre"],
-                 "Germany": ["A mun", "A ber", "F kie"], "Italy": ["A ven", "A rom", "F nap"],
-                 "Austria": ["A vie", "A bud", "F tri"], "Russia": ["A mos", "A war", "F sev", "F stp/sc"],
-                 "Turkey": ["A con", "A smy", "F ank"]},
-                {"England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
-                 "France": ["A par - bur", "A mar S A par - bur", "F bre - mao"],
-                 "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
-                 "Italy": ["A ven - tyr", "A rom - ven", "F nap - ion"],
-                 "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
-                 "Russia": ["A mos - ukr", "A war - gal", "F sev - bla", "F stp/sc - bot"],
-                 "Turkey": ["A con - bul", "A smy - con", "F ank - bla"]}),
+    "classic": (
+        {
+            "England": ["F lon", "F edi", "A lvp"],
+            "France": ["A par", "A mar", "F bre"],
+            "Germany": ["A mun", "A ber", "F kie"],
+            "Italy": ["A ven", "A rom", "F nap"],
+            "Austria": ["A vie", "A bud", "F tri"],
+            "Russia": ["A mos", "A war", "F sev", "F stp/sc"],
+            "Turkey": ["A con", "A smy", "F ank"],
+        },
+        {
+            "England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
+            "France": ["A par - bur", "A mar S A par - bur", "F bre - mao"],
+            "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
+            "Italy": ["A ven - tyr", "A rom - ven", "F nap - ion"],
+            "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
+            "Russia": ["A mos - ukr", "A war - gal", "F sev - bla", "F stp/sc - bot"],
+            "Turkey": ["A con - bul", "A smy - con", "F ank - bla"],
+        },
+    ),
 }
 
 
@@ -54,11 +63,18 @@ def _played(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
         for unit in before.units.values():
             dest = variant.geo.destinations(unit.kind, unit.loc)
             text = f"{unit.kind.value} {variant.geo.loc_names[unit.loc]}"
-            orders.setdefault(unit.power, []).append(f"{text} - {variant.geo.loc_names[dest[0]]}" if dest
-                                                      else f"{text} H")
+            orders.setdefault(unit.power, []).append(
+                f"{text} - {variant.geo.loc_names[dest[0]]}" if dest else f"{text} H"
+            )
     turn = play(variant, before, parse_submissions(variant, before.phase.step, orders))
-    results = [{"power": r.power, "order": order_text(variant.geo, r.order, before.units) if r.order else None,
-                "outcome": r.outcome.value} for r in turn.results]
+    results = [
+        {
+            "power": r.power,
+            "order": order_text(variant.geo, r.order, before.units) if r.order else None,
+            "outcome": r.outcome.value,
+        }
+        for r in turn.results
+    ]
     return before, turn.position, results
 
 
@@ -66,8 +82,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
-    print(f"# {time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, {platform.machine()}, "
-          f"Pillow {__import__('PIL').__version__}")
+    print(
+        f"# {time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, {platform.machine()}, "
+        f"Pillow {__import__('PIL').__version__}"
+    )
     print("| variant | picture | base layer (once) ms | median ms | p90 ms | median CPU ms | bytes (en / de / ru) |")
     print("|---|---|---|---|---|---|---|")
     for name in ("classic", "coldwar"):
@@ -78,9 +96,12 @@ def main() -> int:
         t0 = time.perf_counter()
         render_map(variant, start)
         base_ms = (time.perf_counter() - t0) * 1000
-        cases = {"start": lambda lang, i: render_map(variant, start, title=f"{name} start {i}", language=lang),
-                 "results": lambda lang, i: render_map(variant, before, results, after=after, language=lang,
-                                                       title=f"game{i} — {before.phase.long_name}")}
+        cases = {
+            "start": lambda lang, i: render_map(variant, start, title=f"{name} start {i}", language=lang),
+            "results": lambda lang, i: render_map(
+                variant, before, results, after=after, language=lang, title=f"game{i} — {before.phase.long_name}"
+            ),
+        }
         for label, draw in cases.items():
             times, cpu, sizes = [], [], {}
             for i in range(args.rounds):
@@ -92,8 +113,10 @@ def main() -> int:
                 sizes.setdefault(lang, len(png))
             times.sort()
             p90 = times[int(len(times) * 0.9)]
-            print(f"| {name} | {label} | {base_ms:.0f} | {statistics.median(times):.1f} | {p90:.1f} | "
-                  f"{statistics.median(cpu):.1f} | {' / '.join(str(sizes[k]) for k in ('en', 'de', 'ru'))} |")
+            print(
+                f"| {name} | {label} | {base_ms:.0f} | {statistics.median(times):.1f} | {p90:.1f} | "
+                f"{statistics.median(cpu):.1f} | {' / '.join(str(sizes[k]) for k in ('en', 'de', 'ru'))} |"
+            )
     return 0
 
 

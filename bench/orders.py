@@ -19,13 +19,13 @@ import shutil
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 
 
@@ -43,13 +43,18 @@ def make_games(db: Any, games: int) -> list[tuple[str, str, str, list[str]]]:
         with write(db):
             service.create_game(db, name, "classic", GameSettings(movement_deadline=7 * 86400), START)
             for power in POWERS:
-                service.join_game(db, name, f"{power.lower()}.{i}@players.test", f"pw-{power}-{i}", START,
-                                  power=power)
+                service.join_game(db, name, f"{power.lower()}.{i}@players.test", f"pw-{power}-{i}", START, power=power)
             game = service.start_game(db, name, START, rng)
         assert game.position is not None
         for power in POWERS:
-            seats.append((f"{power.lower()}.{i}@players.test", power, name,
-                          choose_orders(game.variant, game.position, power, rng)))
+            seats.append(
+                (
+                    f"{power.lower()}.{i}@players.test",
+                    power,
+                    name,
+                    choose_orders(game.variant, game.position, power, rng),
+                )
+            )
     return seats
 
 
@@ -119,10 +124,18 @@ def in_process(base: Path, games: int, count: int) -> dict[str, Any]:
         handled = handle_one(db, raw, now, "judge@bench.test", 10_000)
         outcomes[handled.outcome] = outcomes.get(handled.outcome, 0) + 1
     elapsed = time.perf_counter() - started
-    return {"first_sign_on_of_each_player": first,
-            "repeat": {"mails": count, "players": len(seats), "seconds": round(elapsed, 2),
-                       "mails_per_s": round(count / elapsed, 1), "scrypt_calls": spent[1], "outcomes": outcomes},
-            "overall_mails_per_s": round((count + len(seats)) / (elapsed + first["seconds"]), 1)}
+    return {
+        "first_sign_on_of_each_player": first,
+        "repeat": {
+            "mails": count,
+            "players": len(seats),
+            "seconds": round(elapsed, 2),
+            "mails_per_s": round(count / elapsed, 1),
+            "scrypt_calls": spent[1],
+            "outcomes": outcomes,
+        },
+        "overall_mails_per_s": round((count + len(seats)) / (elapsed + first["seconds"]), 1),
+    }
 
 
 def through_imap(base: Path, games: int, count: int) -> dict[str, Any]:
@@ -146,8 +159,11 @@ def through_imap(base: Path, games: int, count: int) -> dict[str, Any]:
         for raw in mails(seats, count, "i"):
             client.append("INBOX", raw)
         client.logout()
-        inbox = Inbox(ImapConfig(host="127.0.0.1", port=server.port, security="none", username="judge",
-                                 password=PASSWORD, timeout=60))
+        inbox = Inbox(
+            ImapConfig(
+                host="127.0.0.1", port=server.port, security="none", username="judge", password=PASSWORD, timeout=60
+            )
+        )
         now = START + timedelta(minutes=30)
         started = time.perf_counter()
         inbox.open()
@@ -161,9 +177,15 @@ def through_imap(base: Path, games: int, count: int) -> dict[str, Any]:
         elapsed = time.perf_counter() - started
     finally:
         server.stop()
-    return {"first_sign_on_of_each_player (in process)": first,
-            "repeat": {"mails": count, "handled": handled, "seconds": round(elapsed, 2),
-                       "mails_per_s": round(handled / elapsed, 1)}}
+    return {
+        "first_sign_on_of_each_player (in process)": first,
+        "repeat": {
+            "mails": count,
+            "handled": handled,
+            "seconds": round(elapsed, 2),
+            "mails_per_s": round(handled / elapsed, 1),
+        },
+    }
 
 
 def main() -> int:
@@ -173,9 +195,11 @@ def main() -> int:
     parser.add_argument("--imap-mails", type=int, default=500)
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="judge-orders-"))
-    report = {"in_process": in_process(base, args.games, args.mails),
-              "imap_dovecot": through_imap(base, args.games, args.imap_mails),
-              "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    report = {
+        "in_process": in_process(base, args.games, args.mails),
+        "imap_dovecot": through_imap(base, args.games, args.imap_mails),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
     print(json.dumps(report, indent=2))
     shutil.rmtree(base, ignore_errors=True)
     return 0

@@ -58,14 +58,18 @@ def main(engine, version, description, prepare, adjudicate, board):
     with contextlib.redirect_stdout(sys.stderr):
         per_phase, agree = time_corpus(records, repeat, prepare, adjudicate, board)
 
-    print(json.dumps({
-        "engine": engine,
-        "version": version,
-        "phases": len(records),
-        "repeat": repeat,
-        "agree": agree,
-        "median_ms": round(statistics.median(per_phase), 4),
-        "p90_ms": round(percentile(per_phase, 0.9), 4),
-        "mean_ms": round(statistics.fmean(per_phase), 4),
-        "per_phase_ms": [round(ms, 4) for ms in per_phase],
-    }))
+    print(
+        json.dumps(
+            {
+                "engine": engine,
+                "version": version,
+                "phases": len(records),
+                "repeat": repeat,
+                "agree": agree,
+                "median_ms": round(statistics.median(per_phase), 4),
+                "p90_ms": round(percentile(per_phase, 0.9), 4),
+                "mean_ms": round(statistics.fmean(per_phase), 4),
+                "per_phase_ms": [round(ms, 4) for ms in per_phase],
+            }
+        )
+    )

@@ -23,9 +23,9 @@ Output: one JSON object on stdout (anything the engine prints is sent to stderr)
     {"engine", "version", "phases", "repeat", "agree", "median_ms", "p90_ms", "mean_ms",
      "per_phase_ms": [one number per phase, in corpus order]}
 """
-from diplomacy import Game
 
 import peer_common
+from diplomacy import Game
 
 ENGINE = "diplomacy"
 VERSION = "1.1.2"
@@ -52,5 +52,11 @@ def board(game):
 
 
 if __name__ == "__main__":
-    peer_common.main(ENGINE, VERSION, __doc__.split("\n")[0], build_game, lambda game: game.process(),
-                     lambda game, _result: board(game))
+    peer_common.main(
+        ENGINE,
+        VERSION,
+        __doc__.split("\n")[0],
+        build_game,
+        lambda game: game.process(),
+        lambda game, _result: board(game),
+    )

@@ -34,6 +34,7 @@ Output: one JSON object on stdout (anything the engine prints is sent to stderr)
     {"engine", "version", "phases", "repeat", "agree", "median_ms", "p90_ms", "mean_ms",
      "per_phase_ms": [one number per phase, in corpus order]}
 """
+
 import peer_common
 from pydip.map.predefined import vanilla_dip
 from pydip.map.territory import SeaTerritory
@@ -53,30 +54,90 @@ VERSION = "0.1.8"
 
 # Corpus abbreviation -> pydip province name (classic map, 75 provinces).
 PROVINCES = {
-    "ADR": "Adriatic Sea", "AEG": "Aegean Sea", "BAL": "Baltic Sea", "BAR": "Barents Sea",
-    "BLA": "Black Sea", "EAS": "Eastern Mediterranean Sea", "ENG": "English Channel",
-    "BOT": "Gulf of Bothnia", "LYO": "Gulf of Lyon", "HEL": "Helgoland Bight", "ION": "Ionian Sea",
-    "IRI": "Irish Sea", "MAO": "Mid-Atlantic Ocean", "NAO": "North Atlantic Ocean",
-    "NTH": "North Sea", "NWG": "Norwegian Sea", "SKA": "Skagerrak", "TYS": "Tyrrhenian Sea",
+    "ADR": "Adriatic Sea",
+    "AEG": "Aegean Sea",
+    "BAL": "Baltic Sea",
+    "BAR": "Barents Sea",
+    "BLA": "Black Sea",
+    "EAS": "Eastern Mediterranean Sea",
+    "ENG": "English Channel",
+    "BOT": "Gulf of Bothnia",
+    "LYO": "Gulf of Lyon",
+    "HEL": "Helgoland Bight",
+    "ION": "Ionian Sea",
+    "IRI": "Irish Sea",
+    "MAO": "Mid-Atlantic Ocean",
+    "NAO": "North Atlantic Ocean",
+    "NTH": "North Sea",
+    "NWG": "Norwegian Sea",
+    "SKA": "Skagerrak",
+    "TYS": "Tyrrhenian Sea",
     "WES": "Western Mediterranean Sea",
-    "ALB": "Albania", "APU": "Apulia", "ANK": "Ankara", "ARM": "Armenia", "BEL": "Belgium",
-    "BER": "Berlin", "BOH": "Bohemia", "BRE": "Brest", "BUD": "Budapest", "BUL": "Bulgaria",
-    "BUR": "Burgundy", "CLY": "Clyde", "CON": "Constantinople", "DEN": "Denmark",
-    "EDI": "Edinburgh", "FIN": "Finland", "GAS": "Gascony", "GAL": "Galicia", "GRE": "Greece",
-    "HOL": "Holland", "KIE": "Kiel", "LON": "London", "LVP": "Liverpool", "LVN": "Livonia",
-    "MAR": "Marseilles", "MOS": "Moscow", "MUN": "Munich", "NAP": "Naples", "NWY": "Norway",
-    "PAR": "Paris", "PIC": "Picardy", "PIE": "Piedmont", "POR": "Portugal", "PRU": "Prussia",
-    "ROM": "Rome", "RUH": "Ruhr", "NAF": "North Africa", "RUM": "Rumania", "SER": "Serbia",
-    "SIL": "Silesia", "SEV": "Sevastopol", "SMY": "Smyrna", "SPA": "Spain",
-    "STP": "St. Petersburg", "SWE": "Sweden", "SYR": "Syria", "TRI": "Trieste", "TUN": "Tunis",
-    "TUS": "Tuscany", "TYR": "Tyrolia", "UKR": "Ukraine", "VEN": "Venice", "VIE": "Vienna",
-    "WAR": "Warsaw", "WAL": "Wales", "YOR": "Yorkshire",
+    "ALB": "Albania",
+    "APU": "Apulia",
+    "ANK": "Ankara",
+    "ARM": "Armenia",
+    "BEL": "Belgium",
+    "BER": "Berlin",
+    "BOH": "Bohemia",
+    "BRE": "Brest",
+    "BUD": "Budapest",
+    "BUL": "Bulgaria",
+    "BUR": "Burgundy",
+    "CLY": "Clyde",
+    "CON": "Constantinople",
+    "DEN": "Denmark",
+    "EDI": "Edinburgh",
+    "FIN": "Finland",
+    "GAS": "Gascony",
+    "GAL": "Galicia",
+    "GRE": "Greece",
+    "HOL": "Holland",
+    "KIE": "Kiel",
+    "LON": "London",
+    "LVP": "Liverpool",
+    "LVN": "Livonia",
+    "MAR": "Marseilles",
+    "MOS": "Moscow",
+    "MUN": "Munich",
+    "NAP": "Naples",
+    "NWY": "Norway",
+    "PAR": "Paris",
+    "PIC": "Picardy",
+    "PIE": "Piedmont",
+    "POR": "Portugal",
+    "PRU": "Prussia",
+    "ROM": "Rome",
+    "RUH": "Ruhr",
+    "NAF": "North Africa",
+    "RUM": "Rumania",
+    "SER": "Serbia",
+    "SIL": "Silesia",
+    "SEV": "Sevastopol",
+    "SMY": "Smyrna",
+    "SPA": "Spain",
+    "STP": "St. Petersburg",
+    "SWE": "Sweden",
+    "SYR": "Syria",
+    "TRI": "Trieste",
+    "TUN": "Tunis",
+    "TUS": "Tuscany",
+    "TYR": "Tyrolia",
+    "UKR": "Ukraine",
+    "VEN": "Venice",
+    "VIE": "Vienna",
+    "WAR": "Warsaw",
+    "WAL": "Wales",
+    "YOR": "Yorkshire",
 }
 # The split coasts; every other coastal province has one coast, "<name> Coast".
 COASTS = {
-    "BUL/EC": "Bulgaria North Coast", "BUL/SC": "Bulgaria South Coast",
-    "SPA/NC": "Spain North Coast", "SPA/SC": "Spain South Coast",
-    "STP/NC": "St. Petersburg North Coast", "STP/SC": "St. Petersburg South Coast",
+    "BUL/EC": "Bulgaria North Coast",
+    "BUL/SC": "Bulgaria South Coast",
+    "SPA/NC": "Spain North Coast",
+    "SPA/SC": "Spain South Coast",
+    "STP/NC": "St. Petersburg North Coast",
+    "STP/SC": "St. Petersburg South Coast",
 }
 
 GAME_MAP = vanilla_dip.generate_map()  # read-only during resolution, so built once
@@ -119,9 +180,13 @@ def build_commands(record):
     """The record's orders as a list of pydip commands (one per unit)."""
     units = {}  # pydip province name -> (player, Unit)
     for power, corpus_units in record["units"].items():
-        config = [{"territory_name": unit_location(*u.split()),
-                   "unit_type": UnitTypes.FLEET if u[0] == "F" else UnitTypes.TROOP}
-                  for u in corpus_units]
+        config = [
+            {
+                "territory_name": unit_location(*u.split()),
+                "unit_type": UnitTypes.FLEET if u[0] == "F" else UnitTypes.TROOP,
+            }
+            for u in corpus_units
+        ]
         player = Player(power, GAME_MAP, config)
         for unit in player.units:
             units[province_of(unit.position)] = (player, unit)
@@ -186,7 +251,7 @@ def board(results):
             if retreats is not None and not retreats:
                 continue  # dislodged with nowhere to go: disbanded
             kind = "F" if unit.unit_type == UnitTypes.FLEET else "A"
-            text = "{} {}".format(kind, corpus_location(unit.position))
+            text = f"{kind} {corpus_location(unit.position)}"
             written.add(text if retreats is None else "*" + text)
         if written:
             out[power] = written
@@ -194,5 +259,11 @@ def board(results):
 
 
 if __name__ == "__main__":
-    peer_common.main(ENGINE, VERSION, __doc__.split("\n")[0], build_commands,
-                     lambda commands: resolve_turn(GAME_MAP, commands), lambda _commands, results: board(results))
+    peer_common.main(
+        ENGINE,
+        VERSION,
+        __doc__.split("\n")[0],
+        build_commands,
+        lambda commands: resolve_turn(GAME_MAP, commands),
+        lambda _commands, results: board(results),
+    )

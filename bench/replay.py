@@ -34,6 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from peer_common import percentile  # noqa: E402  (the same percentile the peers report)
+
 from judge.catalog import load_variant  # noqa: E402
 from judge.rules.board import Position  # noqa: E402
 from judge.rules.legality import check_movement, retreat_options, unconvoyable_moves  # noqa: E402
@@ -42,7 +44,6 @@ from judge.rules.orders import UnitOrder  # noqa: E402
 from judge.rules.turn import parse_submissions, play  # noqa: E402
 from judge.rules.variant import Variant  # noqa: E402
 from judge.sandbox import read_position  # noqa: E402
-from peer_common import percentile  # noqa: E402  (the same percentile the peers report)
 
 SHARED_CORPUS = ROOT.parent / "shared" / "bench" / "corpus_movement.jsonl"
 DEFAULT_CORPUS = SHARED_CORPUS if SHARED_CORPUS.is_file() else ROOT / "tests" / "data" / "corpus_movement.jsonl"
@@ -66,8 +67,9 @@ def corpus_texts(variant: Variant, orders: dict[str, list[str]]) -> dict[str, li
 
 
 def prepare(variant: Variant, line: dict[str, Any]) -> Case:
-    _, pos = read_position({"variant": variant.key, "phase": line["phase"], "units": line["units"],
-                            "supply_centers": {}})
+    _, pos = read_position(
+        {"variant": variant.key, "phase": line["phase"], "units": line["units"], "supply_centers": {}}
+    )
     texts = corpus_texts(variant, line["orders"])
     geo = variant.geo
     orders: dict[int, UnitOrder] = {}
@@ -90,7 +92,8 @@ def board_after(variant: Variant, case: Case, result: MovementResult) -> dict[st
     for prov, dis in result.dislodged.items():
         if retreat_options(geo, after, prov):
             out.setdefault(dis.unit.power.upper(), set()).add(
-                f"*{dis.unit.kind.value} {geo.loc_names[dis.unit.loc]}".upper())
+                f"*{dis.unit.kind.value} {geo.loc_names[dis.unit.loc]}".upper()
+            )
     return out
 
 
@@ -111,8 +114,10 @@ def time_adjudication(variant: Variant, cases: list[Case], repeat: int) -> tuple
             start = clock()
             adjudicate_movement(geo, units, orders)
             times.append(clock() - start)
-    agree = sum(board_after(variant, case, adjudicate_movement(geo, case.position.units, case.orders))
-                == expected(case.line) for case in cases)
+    agree = sum(
+        board_after(variant, case, adjudicate_movement(geo, case.position.units, case.orders)) == expected(case.line)
+        for case in cases
+    )
     return [statistics.median(t) * 1000 for t in samples], agree
 
 
@@ -130,8 +135,12 @@ def time_full_path(variant: Variant, cases: list[Case], repeat: int) -> list[flo
 
 def summary(per_phase: list[float]) -> dict[str, float]:
     mean = statistics.fmean(per_phase)
-    return {"median_ms": round(statistics.median(per_phase), 4), "p90_ms": round(percentile(per_phase, 0.9), 4),
-            "mean_ms": round(mean, 4), "phases_per_s": round(1000 / mean, 1)}
+    return {
+        "median_ms": round(statistics.median(per_phase), 4),
+        "p90_ms": round(percentile(per_phase, 0.9), 4),
+        "mean_ms": round(mean, 4),
+        "phases_per_s": round(1000 / mean, 1),
+    }
 
 
 def by_bucket(cases: list[Case], per_phase: list[float]) -> list[dict[str, Any]]:
@@ -142,8 +151,14 @@ def by_bucket(cases: list[Case], per_phase: list[float]) -> list[dict[str, Any]]
             continue
         med = statistics.median(t for _, t in picked)
         units = statistics.median(n for n, _ in picked)
-        rows.append({"units": f"{low}-{high}", "phases": len(picked), "median_ms": round(med, 4),
-                     "us_per_unit": round(med * 1000 / units, 2)})
+        rows.append(
+            {
+                "units": f"{low}-{high}",
+                "phases": len(picked),
+                "median_ms": round(med, 4),
+                "us_per_unit": round(med * 1000 / units, 2),
+            }
+        )
     return rows
 
 
@@ -153,13 +168,23 @@ def run_peer(name: str, corpus: Path, repeat: int) -> dict[str, Any]:
         env_dir = Path(tmp) / "venv"
         venv.EnvBuilder(with_pip=True).create(env_dir)
         started = time.perf_counter()
-        install = subprocess.run([str(env_dir / "bin" / "pip"), "install", "--quiet", package],
-                                 capture_output=True, text=True)
+        install = subprocess.run(
+            [str(env_dir / "bin" / "pip"), "install", "--quiet", package], capture_output=True, text=True
+        )
         if install.returncode != 0:
             return {"engine": name, "error": f"pip install {package} failed: {install.stderr.strip()[-500:]}"}
         installed_s = time.perf_counter() - started
-        done = subprocess.run([str(env_dir / "bin" / "python"), str(Path(__file__).parent / script), str(corpus),
-                               "--repeat", str(repeat)], capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                str(env_dir / "bin" / "python"),
+                str(Path(__file__).parent / script),
+                str(corpus),
+                "--repeat",
+                str(repeat),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             return {"engine": name, "error": done.stderr.strip()[-1000:]}
         report = json.loads(done.stdout)
@@ -184,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     per_phase, agree = time_adjudication(variant, cases, args.repeat)
     full = time_full_path(variant, cases, args.full_repeat)
     report: dict[str, Any] = {
-        "corpus": str(args.corpus), "phases": len(cases), "repeat": args.repeat,
+        "corpus": str(args.corpus),
+        "phases": len(cases),
+        "repeat": args.repeat,
         "python": sys.version.split()[0],
         "adjudication": summary(per_phase),
         "agree": agree,

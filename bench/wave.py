@@ -21,11 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 
 
@@ -50,13 +50,20 @@ def setup(db_path: str, games: int) -> dict[str, Any]:
         with write(db):
             game = service.create_game(db, name, "classic", GameSettings(movement_deadline=86400), START)
             for power in POWERS:
-                records.insert_player(db, Player(0, game.id, power, f"{power.lower()}.{i}@players.test",
-                                                 password_hash), START)
+                records.insert_player(
+                    db, Player(0, game.id, power, f"{power.lower()}.{i}@players.test", password_hash), START
+                )
             game = service.start_game(db, name, START, rng)
             assert game.position is not None
             for power in POWERS:
-                records.set_orders(db, game.id, game.position.phase.code, power,
-                                   choose_orders(game.variant, game.position, power, rng), START)
+                records.set_orders(
+                    db,
+                    game.id,
+                    game.position.phase.code,
+                    power,
+                    choose_orders(game.variant, game.position, power, rng),
+                    START,
+                )
     with write(db):
         db.execute("update outbox set status = 'sent', sent_at = created_at")
         db.execute("update games set deadline = ?", [(START + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")])
@@ -98,10 +105,17 @@ def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
     elapsed = time.perf_counter() - started
     done = db.execute("select count(*) from phases").fetchone()[0]
     queued = db.execute("select count(*) from outbox where status = 'queued'").fetchone()[0]
-    return {"adjudicated": done, "chunks": chunks, "wave_s": round(elapsed, 2), "queued": queued,
-            "games_per_s": round(done / elapsed, 1), "map_s": round(map_seconds[0], 2),
-            "map_share": round(map_seconds[0] / elapsed, 3) if elapsed else 0,
-            "peak_rss_mb": round(peak_rss_mb(), 1), "rss_before_wave_mb": round(rss_before, 1)}
+    return {
+        "adjudicated": done,
+        "chunks": chunks,
+        "wave_s": round(elapsed, 2),
+        "queued": queued,
+        "games_per_s": round(done / elapsed, 1),
+        "map_s": round(map_seconds[0], 2),
+        "map_share": round(map_seconds[0] / elapsed, 3) if elapsed else 0,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+        "rss_before_wave_mb": round(rss_before, 1),
+    }
 
 
 def sizes(db_path: str) -> dict[str, Any]:
@@ -119,8 +133,12 @@ def sizes(db_path: str) -> dict[str, Any]:
         largest = max(largest, len(raw))
         total += len(raw)
         count += 1
-    return {"mails": count, "largest_kb": round(largest / 1024, 1), "total_mb": round(total / 2**20, 1),
-            "mean_kb": round(total / max(count, 1) / 1024, 1)}
+    return {
+        "mails": count,
+        "largest_kb": round(largest / 1024, 1),
+        "total_mb": round(total / 2**20, 1),
+        "mean_kb": round(total / max(count, 1) / 1024, 1),
+    }
 
 
 class Counting:
@@ -156,8 +174,12 @@ def send(db_path: str) -> dict[str, Any]:
     from judge.store import open_db
 
     port = free_port()
-    server = subprocess.Popen([sys.executable, __file__, "--stage", "sink", "--port", str(port)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--stage", "sink", "--port", str(port)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert server.stdout is not None and server.stdin is not None
     assert server.stdout.readline().strip() == "ready"
     db = open_db(db_path)
@@ -173,13 +195,19 @@ def send(db_path: str) -> dict[str, Any]:
     elapsed = time.perf_counter() - started
     out, _ = server.communicate("", timeout=60)
     received = json.loads(out.strip().splitlines()[-1])
-    return {"sent": sent, "send_s": round(elapsed, 2), "mails_per_s": round(sent / elapsed, 1), **received,
-            "peak_rss_mb": round(peak_rss_mb(), 1)}
+    return {
+        "sent": sent,
+        "send_s": round(elapsed, 2),
+        "mails_per_s": round(sent / elapsed, 1),
+        **received,
+        "peak_rss_mb": round(peak_rss_mb(), 1),
+    }
 
 
 def stage(name: str, *args: str) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, __file__, "--stage", name, *args], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--stage", name, *args], capture_output=True, text=True, check=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -193,9 +221,13 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage:
-        result = {"setup": lambda: setup(args.db, args.games), "wave": lambda: wave(args.db, not args.no_map),
-                  "sizes": lambda: sizes(args.db), "send": lambda: send(args.db),
-                  "sink": lambda: sink(args.port)}[args.stage]()
+        result = {
+            "setup": lambda: setup(args.db, args.games),
+            "wave": lambda: wave(args.db, not args.no_map),
+            "sizes": lambda: sizes(args.db),
+            "send": lambda: send(args.db),
+            "sink": lambda: sink(args.port),
+        }[args.stage]()
         print(json.dumps(result))
         return 0
     base = Path(args.dir or tempfile.mkdtemp(prefix="judge-wave-"))

@@ -8,7 +8,7 @@ keeps by its absolute path.
 from __future__ import annotations
 
 import tomllib
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from judge.resources import search_dirs
@@ -61,7 +61,7 @@ def load_variant(name: str) -> Variant:
     return _load(name.strip(), search_dirs("variants"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str, dirs: tuple[Path, ...]) -> Variant:
     del dirs  # part of the cache key only: another configuration, another lookup
     if is_path(name):
@@ -74,6 +74,3 @@ def _load(name: str, dirs: tuple[Path, ...]) -> Variant:
     if path is None:
         raise KeyError(f"unknown variant {name!r}; known: {', '.join(variant_names())}")
     return load_variant_file(path)
-
-
-

@@ -8,7 +8,6 @@ import json
 import os
 import sys
 from pathlib import Path
-
 from typing import Any
 
 from judge import __version__
@@ -71,8 +70,11 @@ def _need_demo_extra() -> None:
 
     missing = [m for m in ("pymap", "aiosmtpd") if importlib.util.find_spec(m) is None]
     if missing:
-        raise CliError(f"judge demo needs {' and '.join(missing)}, which come with the demo extra: "
-                       f"pip install 'diplomacy-judge[demo]' (or '.[demo]' in a checkout)", EXIT_PROBLEMS)
+        raise CliError(
+            f"judge demo needs {' and '.join(missing)}, which come with the demo extra: "
+            f"pip install 'diplomacy-judge[demo]' (or '.[demo]' in a checkout)",
+            EXIT_PROBLEMS,
+        )
 
 
 def _describe(exc: BaseException) -> str:
@@ -110,27 +112,41 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(title="commands", metavar="COMMAND", dest="command")
 
     sandbox = sub.add_parser(
-        "sandbox", parents=[common], help="adjudicate a position given as JSON (a 'what if' tool)",
+        "sandbox",
+        parents=[common],
+        help="adjudicate a position given as JSON (a 'what if' tool)",
         description="Read one JSON position with orders and print the adjudicated result as JSON. "
-                    "With --batch, read JSON Lines and print one result line per input line. "
-                    "The format is described in docs/sandbox.md.")
+        "With --batch, read JSON Lines and print one result line per input line. "
+        "The format is described in docs/sandbox.md.",
+    )
     sandbox.add_argument("file", nargs="?", default="-", help="a JSON file, or - for standard input (default)")
     sandbox.add_argument("--batch", action="store_true", help="JSON Lines in, JSON Lines out")
     sandbox.add_argument("--pretty", action="store_true", help="indent the JSON output (not with --batch)")
-    sandbox.add_argument("--from-game", metavar="NAME", default=None,
-                         help="start from this game's current position (the input's units and supply_centers change "
-                              "it, per power) and play under the game's victory settings; the game is not changed")
+    sandbox.add_argument(
+        "--from-game",
+        metavar="NAME",
+        default=None,
+        help="start from this game's current position (the input's units and supply_centers change "
+        "it, per power) and play under the game's victory settings; the game is not changed",
+    )
     sandbox.set_defaults(func=_sandbox)
 
     variant = sub.add_parser("variant", help="list and check variant files")
     vsub = variant.add_subparsers(title="variant commands", metavar="ACTION", required=True)
-    check = vsub.add_parser("check", parents=[common], help="validate variant TOML files and print every problem",
-                            description="Validate variant files and show every victory setting. Exit status 0 "
-                                        "when all are valid, 1 otherwise.")
+    check = vsub.add_parser(
+        "check",
+        parents=[common],
+        help="validate variant TOML files and print every problem",
+        description="Validate variant files and show every victory setting. Exit status 0 "
+        "when all are valid, 1 otherwise.",
+    )
     check.add_argument("files", nargs="+", type=Path, help="variant TOML files")
     check.set_defaults(func=_variant_check)
-    lst = vsub.add_parser("list", parents=[common], help="list the variants: the host's (variants_dir) and the "
-                                                         "shipped ones, with every victory setting")
+    lst = vsub.add_parser(
+        "list",
+        parents=[common],
+        help="list the variants: the host's (variants_dir) and the shipped ones, with every victory setting",
+    )
     lst.set_defaults(func=_variant_list)
 
     from judge.cli_game import add_game_commands
@@ -149,8 +165,11 @@ def _sandbox(args: argparse.Namespace) -> int:
     if args.from_game and args.batch:
         raise CliError("--from-game plays one input; leave out --batch", EXIT_USAGE)
     # bytes that are not UTF-8 become U+FFFD: the JSON reader then reports them on their own line
-    stream = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace") if args.file == "-"
-              else open(args.file, encoding="utf-8", errors="replace"))
+    stream = (
+        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        if args.file == "-"
+        else open(args.file, encoding="utf-8", errors="replace")
+    )
     try:
         if args.batch:
             out = sys.stdout
@@ -205,12 +224,14 @@ def victory_text(variant: Any) -> str:
     parts = [words]
     if rule.uses_points:
         names = variant.geo.provinces
-        parts.append("points " + ", ".join(f"{names[p].abbr} {v}" for p, v in rule.points)
-                     + " (other centres 1, other places 0)")
+        parts.append(
+            "points " + ", ".join(f"{names[p].abbr} {v}" for p, v in rule.points) + " (other centres 1, other places 0)"
+        )
     if rule.by_year:
         parts.append("from " + ", ".join(f"{year}: {count}" for year, count in sorted(rule.by_year)))
-    others = {None: None, "play-on": "plays on", "draw": "is a draw"}[rule.tie_others.value if rule.tie_others
-                                                                       else None]
+    others = {None: None, "play-on": "plays on", "draw": "is a draw"}[
+        rule.tie_others.value if rule.tie_others else None
+    ]
     order = f"ties broken in the order {' > '.join(rule.tie_break)}" if rule.tie_break else "no tie-break order"
     if rule.tie_break and len(rule.tie_break) < len(variant.powers):
         order += f", a tie among the others {others}"
@@ -218,8 +239,10 @@ def victory_text(variant: Any) -> str:
     if not rule.tie_break or len(rule.tie_break) < len(variant.powers):
         parts.append(f"a tie over the line no order settles {others or 'plays on (one leader needed)'}")
     if rule.last_year is not None:
-        parts.append(f"last year {rule.last_year}: the most {unit} wins, a tie no order settles "
-                     f"{others or 'is a draw among the leaders'}")
+        parts.append(
+            f"last year {rule.last_year}: the most {unit} wins, a tie no order settles "
+            f"{others or 'is a draw among the leaders'}"
+        )
     else:
         parts.append("no last year")
     return "; ".join(parts)
@@ -243,8 +266,10 @@ def _variant_check(args: argparse.Namespace) -> int:
             print(f"judge: {path}: {count} problem{'s' if count != 1 else ''}, listed above", file=sys.stderr)
             status = EXIT_PROBLEMS
         else:
-            print(f"{path}: ok ({variant.name}: {len(variant.geo.provinces)} provinces, {len(variant.centres)} "
-                  f"centres, {len(variant.powers)} powers, start {variant.start_year}; {victory_text(variant)})")
+            print(
+                f"{path}: ok ({variant.name}: {len(variant.geo.provinces)} provinces, {len(variant.centres)} "
+                f"centres, {len(variant.powers)} powers, start {variant.start_year}; {victory_text(variant)})"
+            )
     return status
 
 

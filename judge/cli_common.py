@@ -37,11 +37,18 @@ def config_options(default: Any = argparse.SUPPRESS) -> argparse.ArgumentParser:
     """``--config`` and ``--db``, accepted before or after the command name (after it, they leave what was given
     before it alone)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", default=default, metavar="FILE",
-                        help="the configuration (default: $JUDGE_CONFIG, else ./judge.toml, else "
-                             "/etc/judge/judge.toml)")
-    common.add_argument("--db", default=default, metavar="FILE",
-                        help=f"the SQLite file (default: ${DB_ENV}, else the configuration's [judge] db)")
+    common.add_argument(
+        "--config",
+        default=default,
+        metavar="FILE",
+        help="the configuration (default: $JUDGE_CONFIG, else ./judge.toml, else /etc/judge/judge.toml)",
+    )
+    common.add_argument(
+        "--db",
+        default=default,
+        metavar="FILE",
+        help=f"the SQLite file (default: ${DB_ENV}, else the configuration's [judge] db)",
+    )
     return common
 
 
@@ -73,8 +80,9 @@ def db_path(args: argparse.Namespace) -> str:
     if explicit:
         return str(explicit)
     if cfg is None:
-        raise CliError(f"no configuration found ({searched()}); write one with `judge init`, or give --db FILE",
-                       EXIT_USAGE)
+        raise CliError(
+            f"no configuration found ({searched()}); write one with `judge init`, or give --db FILE", EXIT_USAGE
+        )
     return cfg.db
 
 
@@ -95,8 +103,11 @@ def read_password(args: argparse.Namespace, what: str = "the player's password")
     if getattr(args, "password", None) is not None:
         if getattr(args, "password_file", None):
             raise CliError("give --password or --password-file, not both", EXIT_USAGE)
-        print("judge: warning: --password is visible to other users (ps, shell history); prefer --password-file "
-              "FILE or the prompt", file=sys.stderr)
+        print(
+            "judge: warning: --password is visible to other users (ps, shell history); prefer --password-file "
+            "FILE or the prompt",
+            file=sys.stderr,
+        )
         return str(args.password)
     source = getattr(args, "password_file", None)
     if source and source != "-":
@@ -118,12 +129,16 @@ def read_password(args: argparse.Namespace, what: str = "the player's password")
             line = ""
         password = line.rstrip("\r\n")
     if not password:
-        raise CliError(f"no password given: use the prompt, --password-file FILE or - for standard input", EXIT_USAGE)
+        raise CliError("no password given: use the prompt, --password-file FILE or - for standard input", EXIT_USAGE)
     return password
 
 
 def add_password_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--password-file", default=None, metavar="FILE",
-                   help="read the password from the first line of FILE (- for standard input); without it the "
-                        "judge asks on the terminal, or reads one line from standard input")
+    p.add_argument(
+        "--password-file",
+        default=None,
+        metavar="FILE",
+        help="read the password from the first line of FILE (- for standard input); without it the "
+        "judge asks on the terminal, or reads one line from standard input",
+    )
     p.add_argument("--password", default=None, help="the password itself (visible in ps and shell history; warns)")

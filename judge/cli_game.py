@@ -6,8 +6,9 @@ import argparse
 import json
 import random
 import sys
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from judge.cli_common import EXIT_USAGE, CliError, add_password_options, open_store, read_password, settings
 from judge.store import write
@@ -25,25 +26,42 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = gsub.add_parser("create", parents=[clock], help="create a game that players can join")
     p.add_argument("name")
-    p.add_argument("--variant", default="classic",
-                   help="a variant name (the host's variants_dir, then the shipped ones) or a path to a .toml file")
+    p.add_argument(
+        "--variant",
+        default="classic",
+        help="a variant name (the host's variants_dir, then the shipped ones) or a path to a .toml file",
+    )
     p.add_argument("--deadline", default="48h", help="time for movement phases (48h, 2d, 90m)")
     p.add_argument("--retreat-deadline", default="24h")
     p.add_argument("--adjust-deadline", default="24h")
     p.add_argument("--press", default="white", choices=["white", "grey", "none"])
     p.add_argument("--solo", type=int, default=None, help="centres needed to win (overrides the variant's)")
     p.add_argument("--last-year", type=int, default=None, help="after this Fall the power with most centres wins")
-    p.add_argument("--tie-break", default=None, metavar="POWERS",
-                   help="powers in the order that settles a tie of leaders, e.g. England,France (overrides the "
-                        "variant's)")
-    p.add_argument("--tie-others", choices=("play-on", "draw"), default=None,
-                   help="a tie no order settles: play on (the line needs a single leader) or a draw among them")
-    p.add_argument("--combined", action="store_true",
-                   help="the powers one player holds count their centres (or points) together for victory")
+    p.add_argument(
+        "--tie-break",
+        default=None,
+        metavar="POWERS",
+        help="powers in the order that settles a tie of leaders, e.g. England,France (overrides the variant's)",
+    )
+    p.add_argument(
+        "--tie-others",
+        choices=("play-on", "draw"),
+        default=None,
+        help="a tie no order settles: play on (the line needs a single leader) or a draw among them",
+    )
+    p.add_argument(
+        "--combined",
+        action="store_true",
+        help="the powers one player holds count their centres (or points) together for victory",
+    )
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
     p.add_argument("--master", default=None, help="the game master's address")
-    p.add_argument("--assign", default="preference", choices=["master", "preference", "random"],
-                   help="how powers are given out at the start")
+    p.add_argument(
+        "--assign",
+        default="preference",
+        choices=["master", "preference", "random"],
+        help="how powers are given out at the start",
+    )
     p.add_argument("--anonymous", action="store_true", help="players are not told each other's addresses")
     p.add_argument("--shared-addresses", action="store_true", help="one address may play two powers")
     p.set_defaults(func=_create)
@@ -55,26 +73,38 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     add_password_options(p)
     p.set_defaults(func=_join)
 
-    for action, helptext in (("start", "start a forming game"), ("process", "adjudicate now, as at the deadline"),
-                             ("pause", "stop the clock"), ("resume", "restart the clock")):
+    for action, helptext in (
+        ("start", "start a forming game"),
+        ("process", "adjudicate now, as at the deadline"),
+        ("pause", "stop the clock"),
+        ("resume", "restart the clock"),
+    ):
         p = gsub.add_parser(action, parents=[clock], help=helptext)
         p.add_argument("name")
         if action == "start":
             p.add_argument("--seed", type=int, default=None, help="seed for random power assignment")
         p.set_defaults(func=_simple, action=action)
 
-    p = gsub.add_parser("extend", parents=[clock], help="move the current deadline later (or, with --to, anywhere)",
-                        description="Extend the current deadline by a duration, or set it with --to (in the host's "
-                                    "time zone, [judge] timezone, unless the time carries its own offset). A paused "
-                                    "game's time left grows instead. Each player who still owes orders is told.")
+    p = gsub.add_parser(
+        "extend",
+        parents=[clock],
+        help="move the current deadline later (or, with --to, anywhere)",
+        description="Extend the current deadline by a duration, or set it with --to (in the host's "
+        "time zone, [judge] timezone, unless the time carries its own offset). A paused "
+        "game's time left grows instead. Each player who still owes orders is told.",
+    )
     p.add_argument("name")
     p.add_argument("by", nargs="?", default=None, help="e.g. 24h")
     p.add_argument("--to", default=None, metavar="WHEN", help="e.g. 2026-12-05T18:00 (earlier shortens)")
     p.set_defaults(func=_deadline, shorten=False)
 
-    p = gsub.add_parser("shorten", parents=[clock], help="bring the current deadline forward",
-                        description="Bring the current deadline forward by a duration (a paused game's time left "
-                                    "shrinks instead). Every player who owes orders is told.")
+    p = gsub.add_parser(
+        "shorten",
+        parents=[clock],
+        help="bring the current deadline forward",
+        description="Bring the current deadline forward by a duration (a paused game's time left "
+        "shrinks instead). Every player who owes orders is told.",
+    )
     p.add_argument("name")
     p.add_argument("by", help="e.g. 12h")
     p.set_defaults(func=_deadline, shorten=True, to=None)
@@ -102,12 +132,16 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("name")
     p.set_defaults(func=_delete)
 
-    p = gsub.add_parser("settings", parents=[clock], help="show a game's settings, or change one",
-                        description="Without KEY VALUE: show every setting. Keys: press (white|grey|none), deadline, "
-                                    "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
-                                    "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
-                                    "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), "
-                                    "master (an address or none), assignment (before the start).")
+    p = gsub.add_parser(
+        "settings",
+        parents=[clock],
+        help="show a game's settings, or change one",
+        description="Without KEY VALUE: show every setting. Keys: press (white|grey|none), deadline, "
+        "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
+        "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
+        "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), "
+        "master (an address or none), assignment (before the start).",
+    )
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
     p.add_argument("value", nargs="?", default=None)
@@ -132,8 +166,11 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
 
     mail = sub.add_parser("mail", help="handle mail by hand")
     msub = mail.add_subparsers(title="mail commands", metavar="ACTION", required=True)
-    p = msub.add_parser("handle", parents=[clock],
-                        help="handle one raw RFC 5322 message exactly as the daemon does and print the replies")
+    p = msub.add_parser(
+        "handle",
+        parents=[clock],
+        help="handle one raw RFC 5322 message exactly as the daemon does and print the replies",
+    )
     p.add_argument("file", help="the message file, or - for standard input")
     p.set_defaults(func=_mail_handle)
 
@@ -156,7 +193,7 @@ def _now(args: argparse.Namespace) -> datetime:
             return parse_iso_utc(args.now)
         except ValueError as exc:
             raise CliError(f"--now: {exc}", EXIT_USAGE) from None
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 def _duration(text: str, option: str) -> timedelta:
@@ -184,19 +221,27 @@ def _create(args: argparse.Namespace) -> int:
         movement_deadline=int(_duration(args.deadline, "--deadline").total_seconds()),
         retreat_deadline=int(_duration(args.retreat_deadline, "--retreat-deadline").total_seconds()),
         adjustment_deadline=int(_duration(args.adjust_deadline, "--adjust-deadline").total_seconds()),
-        press=args.press, solo=args.solo, last_year=args.last_year,
+        press=args.press,
+        solo=args.solo,
+        last_year=args.last_year,
         grace=int(_duration(args.grace, "--grace").total_seconds()) if args.grace else 0,
-        master=args.master.strip().lower() if args.master else None, assignment=args.assign,
-        anonymous=args.anonymous, shared_addresses=args.shared_addresses,
+        master=args.master.strip().lower() if args.master else None,
+        assignment=args.assign,
+        anonymous=args.anonymous,
+        shared_addresses=args.shared_addresses,
         tie_break=tuple(args.tie_break.replace(",", " ").split()) if args.tie_break else None,
-        tie_others=args.tie_others, combined=args.combined)
+        tie_others=args.tie_others,
+        combined=args.combined,
+    )
 
     def body() -> int:
         db = _db(args, create=True)
         with write(db):
             game = create_game(db, args.name, args.variant, settings, _now(args))
-        print(f"created {game.name} ({game.variant.name}); players join with: judge game join {game.name} "
-              f"--email ADDR [--power P] (the password is asked for), or by mail: JOIN {game.name} <password>")
+        print(
+            f"created {game.name} ({game.variant.name}); players join with: judge game join {game.name} "
+            f"--email ADDR [--power P] (the password is asked for), or by mail: JOIN {game.name} <password>"
+        )
         return EXIT_OK
 
     return _guarded(body)
@@ -209,8 +254,7 @@ def _join(args: argparse.Namespace) -> int:
         db = _db(args)
         password = read_password(args)
         with write(db):
-            player = join_game(db, args.name, args.email, password, _now(args), power=args.power,
-                               sender="master")
+            player = join_game(db, args.name, args.email, password, _now(args), power=args.power, sender="master")
         print(f"{player.email} joined {args.name}" + (f" as {player.power}" if player.power else ""))
         return EXIT_OK
 
@@ -227,11 +271,15 @@ def _simple(args: argparse.Namespace) -> int:
             if args.action == "start":
                 rng = random.Random(args.seed) if args.seed is not None else random.Random()
                 game = service.start_game(db, args.name, now, rng)
-                print(f"started {game.name}: {game.phase}, deadline {game.deadline.isoformat() if game.deadline else '-'}")
+                print(
+                    f"started {game.name}: {game.phase}, deadline {game.deadline.isoformat() if game.deadline else '-'}"
+                )
             elif args.action == "process":
                 turn = service.process_game(db, args.name, now)
-                print(f"adjudicated {turn.phase.code}; next {turn.position.phase.code}"
-                      + (f"; {turn.winner} wins" if turn.winner else ""))
+                print(
+                    f"adjudicated {turn.phase.code}; next {turn.position.phase.code}"
+                    + (f"; {turn.winner} wins" if turn.winner else "")
+                )
             elif args.action == "pause":
                 service.pause_game(db, args.name, now)
                 print(f"paused {args.name}")
@@ -255,7 +303,7 @@ def _host_time(args: argparse.Namespace, text: str) -> datetime:
         raise CliError(f"--to: cannot read {text!r} as a time; write e.g. 2026-12-05T18:00", EXIT_USAGE) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=zone)
-    return when.astimezone(timezone.utc)
+    return when.astimezone(UTC)
 
 
 def _deadline(args: argparse.Namespace) -> int:
@@ -300,8 +348,10 @@ def _eject(args: argparse.Namespace) -> int:
         db = _db(args)
         with write(db):
             seat = master.eject(db, args.name, args.power, _now(args))
-        print(f"{seat.email} no longer plays {seat.power} in {args.name}; replace with: judge game replace "
-              f"{args.name} --power {seat.power} --email ADDR")
+        print(
+            f"{seat.email} no longer plays {seat.power} in {args.name}; replace with: judge game replace "
+            f"{args.name} --power {seat.power} --email ADDR"
+        )
         return EXIT_OK
 
     return _guarded(body)
@@ -316,8 +366,10 @@ def _end(args: argparse.Namespace) -> int:
         with write(db):
             game = master.end(db, args.name, how, _now(args), draw=tuple(args.draw or ()))
         result = game.result or {}
-        print(f"{game.name} is over: " + (f"a draw among {', '.join(result['powers'])}" if how is master.Ending.DRAW
-                                         else "abandoned"))
+        print(
+            f"{game.name} is over: "
+            + (f"a draw among {', '.join(result['powers'])}" if how is master.Ending.DRAW else "abandoned")
+        )
         return EXIT_OK
 
     return _guarded(body)
@@ -348,8 +400,9 @@ def _settings(args: argparse.Namespace) -> int:
                 print(f"{key:<20} {'-' if value is None else value}")
             return EXIT_OK
         if args.value is None:
-            raise CliError(f"judge game settings: {args.key} needs a value (see: judge game settings --help)",
-                           EXIT_USAGE)
+            raise CliError(
+                f"judge game settings: {args.key} needs a value (see: judge game settings --help)", EXIT_USAGE
+            )
         with write(db):
             game = master.change_setting(db, args.name, args.key, args.value, _now(args))
         print(f"{game.name}: {args.key} = {args.value}")
@@ -391,15 +444,19 @@ def _show(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(shown, indent=2, ensure_ascii=False))
             return EXIT_OK
-        print(f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
-              f"deadline {shown['deadline'] or '-'}")
+        print(
+            f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
+            f"deadline {shown['deadline'] or '-'}"
+        )
         print(f"  {'power':<10} {'player':<30} {'orders':<8} {'ready':<6} status")
         for p in shown["players"]:
             lines = p["order_lines"]
             orders = (f"{lines} line{'s' if lines != 1 else ''}" if lines else "MISSING") if p["owes_orders"] else "-"
             flags = [f for f in ("resigned", "eliminated") if p[f]]
-            print(f"  {p['power'] or '?':<10} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
-                  f"{' '.join(flags) or 'playing'}")
+            print(
+                f"  {p['power'] or '?':<10} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
+                f"{' '.join(flags) or 'playing'}"
+            )
         for power, units in shown["units"].items():
             print(f"  {power:<10} {', '.join(units)}")
         print("  settings: " + ", ".join(f"{k} {'-' if v is None else v}" for k, v in shown["settings"].items()))
@@ -417,7 +474,7 @@ def _tick(args: argparse.Namespace) -> int:
 
 
 def _mail_handle(args: argparse.Namespace) -> int:
-    from judge.mail.imap_in import mail_handle_settings, handle_one
+    from judge.mail.imap_in import handle_one, mail_handle_settings
 
     if args.file == "-":
         raw = sys.stdin.buffer.read()
@@ -441,10 +498,21 @@ def _mail_handle(args: argparse.Namespace) -> int:
 def _outbox_list(args: argparse.Namespace) -> int:
     db = _db(args)
     where, params = ("where status = ?", [args.status]) if args.status else ("", [])
-    rows = [{"id": r["id"], "to": r["to_addr"], "subject": r["subject"], "body": r["body"], "status": r["status"],
-             "created_at": r["created_at"], "sent_at": r["sent_at"], "attempts": r.get("attempts") or 0,
-             "next_attempt": r.get("next_attempt"), "last_error": r.get("last_error")}
-            for r in db.query(f"select * from outbox {where} order by id", params)]
+    rows = [
+        {
+            "id": r["id"],
+            "to": r["to_addr"],
+            "subject": r["subject"],
+            "body": r["body"],
+            "status": r["status"],
+            "created_at": r["created_at"],
+            "sent_at": r["sent_at"],
+            "attempts": r.get("attempts") or 0,
+            "next_attempt": r.get("next_attempt"),
+            "last_error": r.get("last_error"),
+        }
+        for r in db.query(f"select * from outbox {where} order by id", params)
+    ]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:

@@ -27,15 +27,21 @@ class MapCommandError(Exception):
 def add_map_command(sub: Any) -> None:
     """Add ``judge map`` to the command line's subparsers."""
     p = sub.add_parser(
-        "map", help="draw a game's map as a PNG picture",
+        "map",
+        help="draw a game's map as a PNG picture",
         description="Write the map picture (PNG) of a game's current position, or the results picture of a played "
-                    "PHASE (the board after it, with its orders drawn); with --variant, of a variant's starting "
-                    "position.")
+        "PHASE (the board after it, with its orders drawn); with --variant, of a variant's starting "
+        "position.",
+    )
     p.add_argument("game", nargs="?", default=None, help="the game's name")
     p.add_argument("phase", nargs="?", default=None, help="a played phase, e.g. S1901M (default: the current position)")
     p.add_argument("--variant", default=None, help="draw this variant's starting position instead of a game")
-    p.add_argument("-o", "--output", default=None,
-                   help="the PNG file to write, - for standard output (default: GAME-PHASE.png or VARIANT-start.png)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="the PNG file to write, - for standard output (default: GAME-PHASE.png or VARIANT-start.png)",
+    )
     p.add_argument("--db", default=None, help="the SQLite file (default: $JUDGE_DB, else ./judge.db)")
     p.add_argument("--language", default="en", choices=["en", "de", "ru"], help="language of the legend")
     p.set_defaults(func=run_map)
@@ -51,8 +57,9 @@ def run_map(args: argparse.Namespace) -> int:
                 raise MapCommandError("a PHASE needs a game, not --variant")
             png, default_name = _variant_picture(args.variant, args.language)
         else:
-            png, default_name = _game_picture(args.db or os.environ.get("JUDGE_DB") or "judge.db", args.game,
-                                              args.phase, args.language)
+            png, default_name = _game_picture(
+                args.db or os.environ.get("JUDGE_DB") or "judge.db", args.game, args.phase, args.language
+            )
     except (MapCommandError, ValueError) as exc:
         print(f"judge map: {exc}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -101,21 +108,30 @@ def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> 
         if game.position is None:
             raise MapCommandError(f"game {game.name} has not started yet: there is no position to draw")
         title = f"{game.name} — {game.position.phase.long_name}"
-        return (render_map(game.variant, game.position, title=title, language=language),
-                f"{game.name}-{game.position.phase.code}.png")
+        return (
+            render_map(game.variant, game.position, title=title, language=language),
+            f"{game.name}-{game.position.phase.code}.png",
+        )
     try:
         code = Phase.parse(phase).code
     except ValueError as exc:
         raise MapCommandError(str(exc)) from None
-    rows = list(db.query("select board_before, board_after, results from phases where game_id = ? and phase = ?",
-                         [game.id, code]))
+    rows = list(
+        db.query(
+            "select board_before, board_after, results from phases where game_id = ? and phase = ?", [game.id, code]
+        )
+    )
     if not rows:
         played = [r["phase"] for r in db.query("select phase from phases where game_id = ? order by rowid", [game.id])]
-        raise MapCommandError(f"{game.name} has no played phase {code}"
-                              + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet"))
+        raise MapCommandError(
+            f"{game.name} has no played phase {code}"
+            + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet")
+        )
     before = position_from_json(game.variant, json.loads(rows[0]["board_before"]))
     after = position_from_json(game.variant, json.loads(rows[0]["board_after"])) if rows[0]["board_after"] else None
     results = json.loads(rows[0]["results"] or "[]")
     title = f"{game.name} — {before.phase.long_name}"
-    return (render_map(game.variant, before, results, title=title, language=language, after=after),
-            f"{game.name}-{code}.png")
+    return (
+        render_map(game.variant, before, results, title=title, language=language, after=after),
+        f"{game.name}-{code}.png",
+    )

@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 import threading
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +15,21 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_CONFIG = 0, 1, 2
 
 
 def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("serve", help="run the mail daemon: read orders by IMAP, adjudicate, send results by SMTP",
-                       description="Run the judge. Config errors exit with status 2 (systemd does not restart then).")
-    p.add_argument("--config", default=argparse.SUPPRESS,
-                   help="the TOML config (default: $JUDGE_CONFIG, else ./judge.toml, else /etc/judge/judge.toml)")
-    p.add_argument("--once", action="store_true",
-                   help="handle waiting mail, adjudicate due deadlines, drain the outbox, then exit (for cron)")
+    p = sub.add_parser(
+        "serve",
+        help="run the mail daemon: read orders by IMAP, adjudicate, send results by SMTP",
+        description="Run the judge. Config errors exit with status 2 (systemd does not restart then).",
+    )
+    p.add_argument(
+        "--config",
+        default=argparse.SUPPRESS,
+        help="the TOML config (default: $JUDGE_CONFIG, else ./judge.toml, else /etc/judge/judge.toml)",
+    )
+    p.add_argument(
+        "--once",
+        action="store_true",
+        help="handle waiting mail, adjudicate due deadlines, drain the outbox, then exit (for cron)",
+    )
     p.add_argument("--verbose", action="store_true", help="log every step")
     p.set_defaults(func=_serve)
 
@@ -27,25 +37,35 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default="judge.toml")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.add_argument("--address", default=None, help="the judge's mail address (default: judge@example.org)")
-    p.add_argument("--db", dest="init_db", default=None, metavar="FILE",
-                   help="the database file (default: /var/lib/judge/judge.db)")
+    p.add_argument(
+        "--db",
+        dest="init_db",
+        default=None,
+        metavar="FILE",
+        help="the database file (default: /var/lib/judge/judge.db)",
+    )
     p.set_defaults(func=_init)
 
-    p = sub.add_parser("check-config", help="validate the config and the database folder; --connect logs in to "
-                                            "the IMAP and SMTP servers",
-                       description="Validate the configuration exactly as `judge serve` does (the same function), "
-                                   "and check that the database folder exists and is writable. With --connect, "
-                                   "also log in to the IMAP and SMTP servers. Exit status 2: the configuration "
-                                   "(or its database folder) is wrong; 1: a server refused.")
+    p = sub.add_parser(
+        "check-config",
+        help="validate the config and the database folder; --connect logs in to the IMAP and SMTP servers",
+        description="Validate the configuration exactly as `judge serve` does (the same function), "
+        "and check that the database folder exists and is writable. With --connect, "
+        "also log in to the IMAP and SMTP servers. Exit status 2: the configuration "
+        "(or its database folder) is wrong; 1: a server refused.",
+    )
     p.add_argument("--config", default=argparse.SUPPRESS)
     p.add_argument("--connect", action="store_true", help="log in to the IMAP and SMTP servers")
     p.set_defaults(func=_check)
 
-    p = sub.add_parser("demo", help="play a demo game by mail on an embedded mail server (no account needed)",
-                       description="Start an embedded IMAP server (pymap) and SMTP listener (aiosmtpd) on loopback, "
-                                   "create a classic game with seven scripted players who mail their orders, and "
-                                   "run it through the real daemon. The mailboxes and database are left for "
-                                   "inspection.")
+    p = sub.add_parser(
+        "demo",
+        help="play a demo game by mail on an embedded mail server (no account needed)",
+        description="Start an embedded IMAP server (pymap) and SMTP listener (aiosmtpd) on loopback, "
+        "create a classic game with seven scripted players who mail their orders, and "
+        "run it through the real daemon. The mailboxes and database are left for "
+        "inspection.",
+    )
     p.add_argument("--dir", default=None, help="where to keep the mailboxes and database (default: a new temp dir)")
     p.add_argument("--years", type=int, default=2, help="game years to play (default 2)")
     p.add_argument("--seed", type=int, default=1, help="seed for the scripted players' orders")
@@ -54,16 +74,21 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
 
     db = sub.add_parser("db", help="the database: size per table, pruning old mail and records")
     dsub = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
-    for action, helptext in (("stats", "rows and bytes on disk per table (indexes included), largest first"),
-                             ("prune", "prune now what judge serve prunes hourly (old mail bodies, old records)")):
+    for action, helptext in (
+        ("stats", "rows and bytes on disk per table (indexes included), largest first"),
+        ("prune", "prune now what judge serve prunes hourly (old mail bodies, old records)"),
+    ):
         p = dsub.add_parser(action, parents=[common], help=helptext)
         p.add_argument("--json", action="store_true", help="print JSON")
         p.set_defaults(func=_db_command, action=action)
 
 
 def _logging(verbose: bool) -> None:
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO if verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
 
 
 def _load(path: str | None) -> Any:
@@ -174,7 +199,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _db_command(args: argparse.Namespace) -> int:
     import json
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from judge.cli_common import db_path, open_store, settings
     from judge.config import Config
@@ -185,11 +210,18 @@ def _db_command(args: argparse.Namespace) -> int:
     path = db_path(args)
     if args.action == "prune":
         defaults = cfg or Config(address="judge@localhost")
-        done = prune(db, datetime.now(timezone.utc), mail_days=defaults.mail_retention_days,
-                     handled_days=defaults.handled_retention_days)
-        print(json.dumps(done.__dict__) if args.json else
-              f"pruned: {done.mail_bodies} mail bodies, {done.pictures} pictures, {done.handled} handled-mail "
-              f"records, {done.signon_failures} sign-on failures, {done.quarantine} quarantine records")
+        done = prune(
+            db,
+            datetime.now(UTC),
+            mail_days=defaults.mail_retention_days,
+            handled_days=defaults.handled_retention_days,
+        )
+        print(
+            json.dumps(done.__dict__)
+            if args.json
+            else f"pruned: {done.mail_bodies} mail bodies, {done.pictures} pictures, {done.handled} handled-mail "
+            f"records, {done.signon_failures} sign-on failures, {done.quarantine} quarantine records"
+        )
         return EXIT_OK
     sizes = table_sizes(db)
     if args.json:

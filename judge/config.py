@@ -22,9 +22,10 @@ import re
 import stat
 import tomllib
 import typing
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 SECURITY = ("ssl", "starttls", "none")
@@ -38,8 +39,15 @@ class ConfigError(Exception):
     """The configuration cannot be used; the message lists every problem."""
 
 
-def _spec(help: str, *, low: int | None = None, high: int | None = None, choices: tuple[str, ...] = (),
-          check: Callable[[Any], str | None] | None = None, internal: bool = False) -> dict[str, Any]:
+def _spec(
+    help: str,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+    choices: tuple[str, ...] = (),
+    check: Callable[[Any], str | None] | None = None,
+    internal: bool = False,
+) -> dict[str, Any]:
     return {"help": help, "low": low, "high": high, "choices": choices, "check": check, "internal": internal}
 
 
@@ -73,66 +81,88 @@ def _folder(value: str) -> str | None:
 class ImapConfig:
     host: str = field(default="", metadata=_spec("the IMAP server", check=_host))
     port: int = field(default=993, metadata=_spec("993 for ssl, 143 for starttls", low=1, high=65535))
-    security: str = field(default="ssl", metadata=_spec('"ssl" (port 993), "starttls" (143) or "none" (loopback '
-                                                        'only)', choices=SECURITY))
+    security: str = field(
+        default="ssl", metadata=_spec('"ssl" (port 993), "starttls" (143) or "none" (loopback only)', choices=SECURITY)
+    )
     username: str = field(default="", metadata=_spec("the mailbox's login"))
-    password: str = field(default="", repr=False, metadata=_spec(
-        "better: password_file, a systemd credential or $JUDGE_IMAP_PASSWORD"))
+    password: str = field(
+        default="", repr=False, metadata=_spec("better: password_file, a systemd credential or $JUDGE_IMAP_PASSWORD")
+    )
     folder: str = field(default="INBOX", metadata=_spec("where orders arrive", check=_folder))
-    processed_folder: str = field(default="Processed", metadata=_spec("handled mail is moved here, never deleted",
-                                                                      check=_folder))
-    rejected_folder: str = field(default="Rejected", metadata=_spec(
-        "mail that could not be read (too large, not text) goes here", check=_folder))
+    processed_folder: str = field(
+        default="Processed", metadata=_spec("handled mail is moved here, never deleted", check=_folder)
+    )
+    rejected_folder: str = field(
+        default="Rejected", metadata=_spec("mail that could not be read (too large, not text) goes here", check=_folder)
+    )
     idle: bool = field(default=True, metadata=_spec("wake at once with IMAP IDLE where the server has it"))
     poll_seconds: int = field(default=60, metadata=_spec("look for new mail at least this often", low=1, high=3600))
-    timeout: int = field(default=60, metadata=_spec("seconds before a silent server counts as down", low=1,
-                                                    high=600))
-    quarantine_folder: str = field(default="Quarantine", metadata=_spec(
-        "mail that cannot be handled is moved here with a reason", check=_folder))
+    timeout: int = field(default=60, metadata=_spec("seconds before a silent server counts as down", low=1, high=600))
+    quarantine_folder: str = field(
+        default="Quarantine", metadata=_spec("mail that cannot be handled is moved here with a reason", check=_folder)
+    )
     password_file: str = field(default="", metadata=_spec("a file holding only the password (mode 0600 or 0400)"))
 
 
 @dataclass(frozen=True)
 class SmtpConfig:
     host: str = field(default="", metadata=_spec("the SMTP server the judge sends through", check=_host))
-    port: int = field(default=587, metadata=_spec("587 for starttls, 465 for ssl, 25 for a local MTA", low=1,
-                                                  high=65535))
-    security: str = field(default="starttls", metadata=_spec('"starttls" (587), "ssl" (465) or "none" (loopback '
-                                                             'only)', choices=SECURITY))
+    port: int = field(
+        default=587, metadata=_spec("587 for starttls, 465 for ssl, 25 for a local MTA", low=1, high=65535)
+    )
+    security: str = field(
+        default="starttls", metadata=_spec('"starttls" (587), "ssl" (465) or "none" (loopback only)', choices=SECURITY)
+    )
     username: str = field(default="", metadata=_spec("the login; empty: send without logging in (a local MTA)"))
-    password: str = field(default="", repr=False, metadata=_spec(
-        "better: password_file, a systemd credential or $JUDGE_SMTP_PASSWORD"))
-    timeout: int = field(default=60, metadata=_spec("seconds before a silent server counts as down", low=1,
-                                                    high=600))
-    max_delivery_days: int = field(default=5, metadata=_spec("give up on a message the server keeps refusing",
-                                                             low=1, high=60))
+    password: str = field(
+        default="", repr=False, metadata=_spec("better: password_file, a systemd credential or $JUDGE_SMTP_PASSWORD")
+    )
+    timeout: int = field(default=60, metadata=_spec("seconds before a silent server counts as down", low=1, high=600))
+    max_delivery_days: int = field(
+        default=5, metadata=_spec("give up on a message the server keeps refusing", low=1, high=60)
+    )
     password_file: str = field(default="", metadata=_spec("a file holding only the password (mode 0600 or 0400)"))
 
 
 @dataclass(frozen=True)
 class Config:
-    address: str = field(default="", metadata=_spec("players write here; every mail the judge sends comes from here",
-                                                    check=_address))
-    db: str = field(default="judge.db", metadata=_spec(
-        "the SQLite file with every game (relative: to this file's folder)",
-        check=lambda v: None if v.strip() else "a file name"))
-    timezone: str = field(default="UTC", metadata=_spec(
-        "the host's zone: `judge game extend --to` times without an offset", check=_zone))
+    address: str = field(
+        default="", metadata=_spec("players write here; every mail the judge sends comes from here", check=_address)
+    )
+    db: str = field(
+        default="judge.db",
+        metadata=_spec(
+            "the SQLite file with every game (relative: to this file's folder)",
+            check=lambda v: None if v.strip() else "a file name",
+        ),
+    )
+    timezone: str = field(
+        default="UTC", metadata=_spec("the host's zone: `judge game extend --to` times without an offset", check=_zone)
+    )
     imap: ImapConfig | None = field(default=None, metadata=_spec("", internal=True))
     smtp: SmtpConfig | None = field(default=None, metadata=_spec("", internal=True))
-    max_replies_per_hour: int = field(default=30, metadata=_spec("answers to one address per hour, against mail "
-                                                                 "loops", low=1, high=10000))
+    max_replies_per_hour: int = field(
+        default=30, metadata=_spec("answers to one address per hour, against mail loops", low=1, high=10000)
+    )
     source: str = field(default="", metadata=_spec("", internal=True))  # the file it came from
-    language: str = field(default="en", metadata=_spec("for players who have not chosen (SET LANGUAGE)",
-                                                       choices=LANGUAGES))
+    language: str = field(
+        default="en", metadata=_spec("for players who have not chosen (SET LANGUAGE)", choices=LANGUAGES)
+    )
     mail_retention_days: int = field(default=30, metadata=_spec("keep sent mail this long", low=1, high=3650))
-    handled_retention_days: int = field(default=90, metadata=_spec("remember handled messages this long", low=1,
-                                                                   high=3650))
+    handled_retention_days: int = field(
+        default=90, metadata=_spec("remember handled messages this long", low=1, high=3650)
+    )
     max_mail_age_days: int = field(default=7, metadata=_spec("older mail is not acted on", low=1, high=365))
-    variants_dir: str = field(default="", metadata=_spec(
-        "the host's own variant files, beside the shipped ones (the host's win on a name clash)"))
-    templates_dir: str = field(default="", metadata=_spec(
-        "the host's own mail templates (templates_dir/<language>/<name>.txt.j2), winning on a name clash"))
+    variants_dir: str = field(
+        default="",
+        metadata=_spec("the host's own variant files, beside the shipped ones (the host's win on a name clash)"),
+    )
+    templates_dir: str = field(
+        default="",
+        metadata=_spec(
+            "the host's own mail templates (templates_dir/<language>/<name>.txt.j2), winning on a name clash"
+        ),
+    )
 
     @property
     def zone(self) -> ZoneInfo:
@@ -144,6 +174,7 @@ SECRETS = {"imap": ("JUDGE_IMAP_PASSWORD", "imap-password"), "smtp": ("JUDGE_SMT
 
 
 # --- finding the file --------------------------------------------------------------------------------------------
+
 
 def find_config(explicit: str | None, environ: Mapping[str, str] | None = None) -> Path | None:
     """The configuration file every command uses, or None when there is none anywhere.
@@ -171,6 +202,7 @@ def searched() -> str:
 
 # --- loading -------------------------------------------------------------------------------------------------------
 
+
 def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets: bool = True) -> Config:
     """Read and validate ``path``. Without ``secrets`` (commands that never log in, such as `judge game`), the
     passwords are neither read nor required, so the game master needs no access to them."""
@@ -186,7 +218,7 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise ConfigError(f"{_one_line(str(path))}: cannot read: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -194,8 +226,7 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets
     return config_from_data(data, env, str(path), secrets=secrets)
 
 
-def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "", *,
-                     secrets: bool = True) -> Config:
+def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "", *, secrets: bool = True) -> Config:
     """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``."""
     problems: list[str] = []
     for name in data:
@@ -203,8 +234,10 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
             problems.append(f"[{name}]: unknown section{_nearest(name, SECTIONS)}")
     for name in SECTIONS:
         if name not in data:
-            problems.append(f"[{name}]: missing section" + (" (the judge's address)" if name == "judge" else
-                                                            f" (the {name.upper()} server)"))
+            problems.append(
+                f"[{name}]: missing section"
+                + (" (the judge's address)" if name == "judge" else f" (the {name.upper()} server)")
+            )
         elif not isinstance(data[name], dict):
             problems.append(f"{name}: must be a [{name}] section, not a value")
     base = Path(source).resolve().parent if source else Path.cwd()
@@ -229,22 +262,28 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
         if name == "imap" and not values.get("username"):
             problems.append("[imap] username: required: the mailbox's login")
         if secrets and (name == "imap" or values.get("username")) and not values.get("password"):
-            problems.append(f"[{name}] password: empty; give password_file, the systemd credential "
-                            f"{SECRETS[name][1]}, ${SECRETS[name][0]} or password")
+            problems.append(
+                f"[{name}] password: empty; give password_file, the systemd credential "
+                f"{SECRETS[name][1]}, ${SECRETS[name][0]} or password"
+            )
         if name == "smtp" and values.get("password") and not values.get("username"):
             problems.append("[smtp] username: required when a password is given")
     defaults = {f.name: f.default for f in fields(Config)}
     kept, age = (judge.get(k, defaults[k]) for k in ("handled_retention_days", "max_mail_age_days"))
     if isinstance(kept, int) and isinstance(age, int) and kept <= age:
-        problems.append(f"[judge] handled_retention_days: more than max_mail_age_days ({age}), not {kept}: handled "
-                        f"mail forgotten while it is still new enough to act on would be acted on again if resent")
+        problems.append(
+            f"[judge] handled_retention_days: more than max_mail_age_days ({age}), not {kept}: handled "
+            f"mail forgotten while it is still new enough to act on would be acted on again if resent"
+        )
     imap = sections.get("imap", {})
     inbox = str(imap.get("folder", "INBOX"))
     for key in ("processed_folder", "rejected_folder", "quarantine_folder"):
         folder = str(imap.get(key, ""))
         if folder and (folder == inbox or folder.upper() == inbox.upper() == "INBOX"):
-            problems.append(f"[imap] {key}: a folder other than the one read ({inbox}), not {folder!r}: mail moved "
-                            f"there would be read again")
+            problems.append(
+                f"[imap] {key}: a folder other than the one read ({inbox}), not {folder!r}: mail moved "
+                f"there would be read again"
+            )
     judge.setdefault("db", "judge.db")
     for key in ("db", "variants_dir", "templates_dir"):
         if judge.get(key) and judge[key] != ":memory:":
@@ -301,8 +340,9 @@ def _check_value(kind: Any, meta: Mapping[str, Any], value: Any) -> str | None:
     return None
 
 
-def _password(name: str, raw: dict[str, Any], values: dict[str, Any], env: Mapping[str, str], base: Path,
-              problems: list[str]) -> str:
+def _password(
+    name: str, raw: dict[str, Any], values: dict[str, Any], env: Mapping[str, str], base: Path, problems: list[str]
+) -> str:
     variable, credential = SECRETS[name]
     if values.get("password") and values.get("password_file"):
         problems.append(f"[{name}] password_file: give either password or password_file, not both")
@@ -316,12 +356,17 @@ def _password(name: str, raw: dict[str, Any], values: dict[str, Any], env: Mappi
     return str(values.get("password", ""))
 
 
+def _one_line(text: str) -> str:
+    """A file name as an error shows it: quoted when it holds a line break or other control character."""
+    return repr(text) if any(ord(ch) < 32 or ord(ch) == 127 for ch in text) else text
+
+
 def _read_secret(path: Path, what: str, problems: list[str]) -> str:
     try:
         mode = path.stat().st_mode
         secret = path.read_text(encoding="utf-8").strip("\r\n")
     except OSError as exc:
-        problems.append(f"{what}: cannot read {path}: {exc.strerror or exc}")
+        problems.append(f"{what}: cannot read {_one_line(str(path))}: {exc.strerror or exc}")
         return ""
     except ValueError:  # a NUL in the name: no such file can exist
         problems.append(f"{what}: {str(path)!r} is not a file name")
@@ -338,6 +383,7 @@ def _read_secret(path: Path, what: str, problems: list[str]) -> str:
 
 # --- the database --------------------------------------------------------------------------------------------------
 
+
 def database_problem(path: str | Path, *, create: bool) -> str | None:
     """Why the database at ``path`` cannot be used (None when it can): its folder must exist and be writable; without
     ``create`` the file itself must already exist."""
@@ -349,11 +395,15 @@ def database_problem(path: str | Path, *, create: bool) -> str | None:
         return f"the database {db} is a folder; set [judge] db to a file in it"
     if not db.exists():
         if not create:
-            return (f"there is no database at {db}: no game was ever created there; create one with "
-                    f"`judge game create NAME` (check --config/--db if it should exist)")
+            return (
+                f"there is no database at {db}: no game was ever created there; create one with "
+                f"`judge game create NAME` (check --config/--db if it should exist)"
+            )
         if not folder.is_dir():
-            return (f"the database folder {folder} does not exist; create it (sudo install -d -o judge -m 0750 "
-                    f"{folder}) or set [judge] db")
+            return (
+                f"the database folder {folder} does not exist; create it (sudo install -d -o judge -m 0750 "
+                f"{folder}) or set [judge] db"
+            )
         if not os.access(folder, os.W_OK | os.X_OK):
             return f"the database folder {folder} is not writable by this user (run as the judge's user)"
         return None
@@ -365,11 +415,25 @@ def database_problem(path: str | Path, *, create: bool) -> str | None:
 # --- writing an example --------------------------------------------------------------------------------------------
 
 EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
-    "judge": {"address": "judge@example.org", "db": "/var/lib/judge/judge.db", "timezone": "UTC", "language": "en",
-              "max_replies_per_hour": 30, "max_mail_age_days": 7},
-    "imap": {"host": "imap.example.org", "port": 993, "security": "ssl", "username": "judge@example.org",
-             "folder": "INBOX", "processed_folder": "Processed", "rejected_folder": "Rejected", "idle": True,
-             "poll_seconds": 60},
+    "judge": {
+        "address": "judge@example.org",
+        "db": "/var/lib/judge/judge.db",
+        "timezone": "UTC",
+        "language": "en",
+        "max_replies_per_hour": 30,
+        "max_mail_age_days": 7,
+    },
+    "imap": {
+        "host": "imap.example.org",
+        "port": 993,
+        "security": "ssl",
+        "username": "judge@example.org",
+        "folder": "INBOX",
+        "processed_folder": "Processed",
+        "rejected_folder": "Rejected",
+        "idle": True,
+        "poll_seconds": 60,
+    },
     "smtp": {"host": "smtp.example.org", "port": 587, "security": "starttls", "username": "judge@example.org"},
 }
 
@@ -378,9 +442,12 @@ def example_toml(values: Mapping[str, Mapping[str, Any]] = EXAMPLE_VALUES) -> st
     """A commented configuration: every value written by tomli-w, every comment from the schema's help text."""
     import tomli_w
 
-    out = ["# judge.toml - the judge's configuration (docs/deploy.md). Check it with: judge check-config",
-           "# Passwords: best kept out of this file - a systemd credential (imap-password, smtp-password), a",
-           "# password_file (mode 0600), or $JUDGE_IMAP_PASSWORD / $JUDGE_SMTP_PASSWORD.", ""]
+    out = [
+        "# judge.toml - the judge's configuration (docs/deploy.md). Check it with: judge check-config",
+        "# Passwords: best kept out of this file - a systemd credential (imap-password, smtp-password), a",
+        "# password_file (mode 0600), or $JUDGE_IMAP_PASSWORD / $JUDGE_SMTP_PASSWORD.",
+        "",
+    ]
     for name, cls in SECTIONS.items():
         out.append(f"[{name}]")
         helps = {f.name: f.metadata.get("help", "") for f in fields(cls)}
@@ -388,9 +455,8 @@ def example_toml(values: Mapping[str, Mapping[str, Any]] = EXAMPLE_VALUES) -> st
             out.append(f"# {helps[key]}")
             out.append(tomli_w.dumps({key: value}).rstrip("\n"))
         if name in SECRETS:
-            out.append(f"# password_file = \"/etc/judge/{SECRETS[name][1]}\"   # {helps['password_file']}")
+            out.append(f'# password_file = "/etc/judge/{SECRETS[name][1]}"   # {helps["password_file"]}')
         out.append("")
     text = "\n".join(out)
     tomllib.loads(text)  # what we write must read back
     return text
-

@@ -32,7 +32,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
@@ -63,7 +63,7 @@ TICK_EVERY = 2.0  # seconds between looks for due reminders (deadlines are waite
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 def next_deadline(db) -> datetime | None:  # type: ignore[no-untyped-def]
@@ -122,8 +122,9 @@ class ServeLock:
             self.file = None
 
 
-def serve(cfg: Config, *, once: bool = False, clock: Callable[[], datetime] = utcnow,
-          stop: threading.Event | None = None) -> int:
+def serve(
+    cfg: Config, *, once: bool = False, clock: Callable[[], datetime] = utcnow, stop: threading.Event | None = None
+) -> int:
     """Run until stopped (or one round with ``once``). Returns the process exit status."""
     assert cfg.imap is not None and cfg.smtp is not None
     lock = ServeLock(cfg.db)
@@ -154,8 +155,9 @@ class Daemon:
             try:
                 while not self.stop.is_set():
                     deadlines_left, outbox_left = self.round()
-                    if (deadlines_left and "deadlines" not in self.failed) or \
-                            (outbox_left and "outbox" not in self.failed):
+                    if (deadlines_left and "deadlines" not in self.failed) or (
+                        outbox_left and "outbox" not in self.failed
+                    ):
                         continue  # reading and sending between chunks of a wave
                     return 1 if self.failed else 0
             finally:
@@ -207,8 +209,11 @@ class Daemon:
             set_judge_address(self.db, self.cfg.address)
             domain = self.cfg.address.rpartition("@")[2]
             # mail queued before the judge's address was known carries a bare random token: complete it now
-            self.db.execute("update outbox set message_id = '<' || message_id || '@' || ? || '>' "
-                            "where status in ('queued', 'sending') and message_id not like '<%'", [domain])
+            self.db.execute(
+                "update outbox set message_id = '<' || message_id || '@' || ? || '>' "
+                "where status in ('queued', 'sending') and message_id not like '<%'",
+                [domain],
+            )
         released = release_stale_claims(self.db, self.clock(), everything=True)  # we hold the lock: no sender runs
         if released:
             log.warning("smtp: %d mail(s) claimed by a sender that stopped are queued again", released)
@@ -253,8 +258,15 @@ class Daemon:
     def _mail(self) -> None:
         if not self.inbox.connected:
             self.inbox.open()
-        handle_new_mail(self.db, self.inbox, self.clock, self.cfg.address, self.cfg.max_replies_per_hour,
-                        limit=CHUNK_MAIL, max_mail_age_days=self.cfg.max_mail_age_days)
+        handle_new_mail(
+            self.db,
+            self.inbox,
+            self.clock,
+            self.cfg.address,
+            self.cfg.max_replies_per_hour,
+            limit=CHUNK_MAIL,
+            max_mail_age_days=self.cfg.max_mail_age_days,
+        )
 
     def _outbox(self) -> None:
         assert self.cfg.smtp is not None

@@ -60,7 +60,7 @@ def choose_orders(variant: Variant, pos: Position, power: str, rng: random.Rando
         return lines
     delta = adjustment_delta(variant, pos, power)
     free = [c for c in variant.home_centres(power) if pos.owners.get(c) == power and c not in pos.units]
-    lines = [f"Build A {names[c]}" for c in free[:max(delta, 0)]]
+    lines = [f"Build A {names[c]}" for c in free[: max(delta, 0)]]
     if delta < 0:  # remove the units farthest down the list; the rest is left to civil disorder
         lines = [f"Remove {u.kind.value} {names[u.loc]}" for u in pos.units_of(power)[:1]]
     if delta > 0 and not lines:
@@ -78,8 +78,7 @@ def _send(smtp_port: int, sender: str, body: str, subject: str) -> None:
         client.send_message(msg)
 
 
-def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: bool = False,
-             out=sys.stdout) -> int:  # type: ignore[no-untyped-def]
+def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: bool = False, out=sys.stdout) -> int:  # type: ignore[no-untyped-def]
     started = time.monotonic()
     base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="judge-demo-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -88,11 +87,21 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
     users = ["judge"] + [p.lower() for p in variant_powers]
     imap = EmbeddedImap(base / "mail", users, PASSWORD).start()
     smtp = EmbeddedSmtp(imap, DOMAIN).start()
-    cfg = Config(address=f"judge@{DOMAIN}", db=str(db_path),
-                 imap=ImapConfig(host="127.0.0.1", port=imap.port, security="none", username="judge",
-                                 password=PASSWORD, poll_seconds=1, timeout=30),
-                 smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="none", timeout=30),
-                 max_replies_per_hour=1000)
+    cfg = Config(
+        address=f"judge@{DOMAIN}",
+        db=str(db_path),
+        imap=ImapConfig(
+            host="127.0.0.1",
+            port=imap.port,
+            security="none",
+            username="judge",
+            password=PASSWORD,
+            poll_seconds=1,
+            timeout=30,
+        ),
+        smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="none", timeout=30),
+        max_replies_per_hour=1000,
+    )
     stop = threading.Event()
     daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop}, daemon=True)
     rng = random.Random(seed)
@@ -101,9 +110,15 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
         db = open_db(db_path)
         with write(db):
             if records.load_game(db, GAME) is None:
-                service.create_game(db, GAME, "classic", GameSettings(
-                    movement_deadline=120, retreat_deadline=60, adjustment_deadline=60,
-                    master=f"judge@{DOMAIN}"), service_now())
+                service.create_game(
+                    db,
+                    GAME,
+                    "classic",
+                    GameSettings(
+                        movement_deadline=120, retreat_deadline=60, adjustment_deadline=60, master=f"judge@{DOMAIN}"
+                    ),
+                    service_now(),
+                )
         daemon.start()
         say(f"judge demo: IMAP on 127.0.0.1:{imap.port}, SMTP on 127.0.0.1:{smtp.port}, files in {base}")
         for power in variant_powers:
@@ -131,9 +146,11 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
         _report(imap, variant_powers, say, quiet)
         shown = service.show_game(db, GAME)
         tally = ", ".join(f"{p} {len(c)}" for p, c in shown["supply_centers"].items())
-        print(f"judge demo: {phases} phases played by mail in {elapsed:.1f} s; now {shown['phase']}; centres: "
-              f"{tally}\nmailboxes: {base / 'mail'} (IMAP user/password: <power>/{PASSWORD}), database: {db_path}",
-              file=out)
+        print(
+            f"judge demo: {phases} phases played by mail in {elapsed:.1f} s; now {shown['phase']}; centres: "
+            f"{tally}\nmailboxes: {base / 'mail'} (IMAP user/password: <power>/{PASSWORD}), database: {db_path}",
+            file=out,
+        )
         return 0
     finally:
         stop.set()

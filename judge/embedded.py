@@ -83,18 +83,23 @@ class EmbeddedImap(ImapAccounts):
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> "EmbeddedImap":
+    def start(self) -> EmbeddedImap:
         from pysasl.hashing import BuiltinHash
 
         self.root.mkdir(parents=True, exist_ok=True)
         hashed = BuiltinHash(rounds=1000)
         (self.root / "pymap-etc-passwd").write_text("".join(f"{u}:x::::{u}:\n" for u in self.users))
         (self.root / "pymap-etc-shadow").write_text(
-            "".join(f"{u}:{hashed.hash(self.password)}:::::::\n" for u in self.users))
+            "".join(f"{u}:{hashed.hash(self.password)}:::::::\n" for u in self.users)
+        )
         exe = shutil.which("pymap") or str(Path(sys.executable).parent / "pymap")
-        self.proc = subprocess.Popen([exe, "--host", "127.0.0.1", "--port", str(self.port), "--no-tls", "maildir",
-                                      str(self.root)], env=dict(os.environ, FQDN="localhost"),
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [exe, "--host", "127.0.0.1", "--port", str(self.port), "--no-tls", "maildir", str(self.root)],
+            env=dict(os.environ, FQDN="localhost"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         wait_port(self.port, self.proc)
         return self
 
@@ -107,6 +112,7 @@ class EmbeddedImap(ImapAccounts):
                 self.proc.kill()
                 self.proc.wait(10)
         self.proc = None
+
 
 class _Deliver:
     """aiosmtpd handler: mail to a known user is appended to that user's INBOX; anything else is refused."""
@@ -136,7 +142,7 @@ class EmbeddedSmtp:
         self.handler = _Deliver(imap, domain)
         self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port, data_size_limit=2_000_000)
 
-    def start(self) -> "EmbeddedSmtp":
+    def start(self) -> EmbeddedSmtp:
         self.controller.start()
         return self
 

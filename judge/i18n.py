@@ -14,7 +14,7 @@ from __future__ import annotations
 import zoneinfo
 from dataclasses import dataclass
 from datetime import datetime
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +42,12 @@ class Text:
         return str(self).startswith(prefix)
 
 
-def T(msgid: str, **params: Any) -> Text:  # noqa: N802 - the conventional short name of a gettext marker
+def T(msgid: str, **params: Any) -> Text:
     """Mark ``msgid`` for translation, with its parameters (which may themselves be :class:`Text`)."""
     return Text(msgid, tuple(params.items()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _catalog(language: str) -> dict[str, str]:
     path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     if not path.is_file():
@@ -69,10 +69,18 @@ def translate(value: Any, language: str) -> str:
         value = Text(value.msgid, value.params)
     if not isinstance(value, Text):
         return "" if value is None else gettext(language, str(value))
-    params = {k: translate(v, language) if isinstance(v, (Text, Reason)) else
-              (", ".join(translate(x, language) for x in v) if isinstance(v, list) else
-               gettext(language, " or ").join(translate(x, language) for x in v) if isinstance(v, tuple) else v)
-              for k, v in value.params}
+    params = {
+        k: translate(v, language)
+        if isinstance(v, (Text, Reason))
+        else (
+            ", ".join(translate(x, language) for x in v)
+            if isinstance(v, list)
+            else gettext(language, " or ").join(translate(x, language) for x in v)
+            if isinstance(v, tuple)
+            else v
+        )
+        for k, v in value.params
+    }
     try:
         return gettext(language, value.msgid).format(**params)
     except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
@@ -104,12 +112,24 @@ _STEPS = {"M": "movement", "R": "retreats", "A": "adjustments"}
 
 def phase_words(phase: Any) -> Text:
     """``Spring 1901 movement`` / ``Весна 1901, движение`` / ``Frühjahr 1901, Bewegung``, for any phase."""
-    return T("{season} {year} {step}", season=T(_SEASONS[phase.season.value]), year=phase.year,
-             step=T(_STEPS[phase.step.value]))
+    return T(
+        "{season} {year} {step}",
+        season=T(_SEASONS[phase.season.value]),
+        year=phase.year,
+        step=T(_STEPS[phase.step.value]),
+    )
 
 
-_OUTCOMES = {"succeeds": "succeeds", "bounced": "bounced", "cut": "cut", "dislodged": "dislodged",
-             "no_convoy": "no convoy", "void": "void", "unmatched": "unmatched", "disbanded": "disbanded"}
+_OUTCOMES = {
+    "succeeds": "succeeds",
+    "bounced": "bounced",
+    "cut": "cut",
+    "dislodged": "dislodged",
+    "no_convoy": "no convoy",
+    "void": "void",
+    "unmatched": "unmatched",
+    "disbanded": "disbanded",
+}
 
 
 def result_words(line: dict[str, Any]) -> Text:
@@ -123,12 +143,18 @@ def result_words(line: dict[str, Any]) -> Text:
     if outcome == "void":
         return T("void: {reason}", reason=reason) if reason else T("void")
     if reason and outcome != "succeeds":
-        return reason if isinstance(reason, Text) else Text(reason.msgid, reason.params) if isinstance(
-            reason, Reason) else T(str(reason))
+        return (
+            reason
+            if isinstance(reason, Text)
+            else Text(reason.msgid, reason.params)
+            if isinstance(reason, Reason)
+            else T(str(reason))
+        )
     return T(_OUTCOMES.get(str(outcome), str(outcome)))
 
 
 def format_length(seconds: int, language: str) -> str:
     """A deadline length as ``language`` says it: ``2 days``, ``2 дня``, ``36 hours``."""
     from datetime import timedelta
+
     return format_timedelta(timedelta(seconds=seconds), threshold=2, locale=Locale.parse(language))

@@ -42,6 +42,7 @@ def marked_ids() -> dict[str, str]:
             for text in texts:
                 found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     from judge.resources import search_dirs
+
     for folder in search_dirs("templates"):
         for path in sorted(folder.rglob("*.j2")):
             for m in re.finditer(r'\b_\("((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8")):

@@ -45,8 +45,10 @@ def position_from_json(variant: Variant, data: dict[str, Any]) -> Position:
         power = read_power(variant, power_name, "dislodged")
         for entry in _list(entries, f"dislodged of {power}"):
             if not isinstance(entry, dict) or "unit" not in entry:
-                raise PositionError(f"dislodged of {power}: each entry is {{\"unit\": \"F tri\", \"attacker_from\": "
-                                 f"\"adr\", \"attacker_via_convoy\": false}}")
+                raise PositionError(
+                    f'dislodged of {power}: each entry is {{"unit": "F tri", "attacker_from": '
+                    f'"adr", "attacker_via_convoy": false}}'
+                )
             unit = _unit(variant, power, entry["unit"], "dislodged")
             prov = geo.loc_province[unit.loc]
             attacker = entry.get("attacker_from")
@@ -106,18 +108,22 @@ def _unit(variant: Variant, power: str, spec: Any, what: str) -> Unit:
     geo = variant.geo
     parts = spec.split(None, 1) if isinstance(spec, str) else []
     if len(parts) != 2 or parts[0].upper() not in ("A", "F"):
-        raise PositionError(f"{what} of {power}: {spec!r} is not a unit like \"A par\" or \"F stp/sc\"")
+        raise PositionError(f'{what} of {power}: {spec!r} is not a unit like "A par" or "F stp/sc"')
     kind = UnitKind(parts[0].upper())
     loc = _location(geo, parts[1], f"{what} of {power}")
     prov = geo.province_of(loc)
     if kind is UnitKind.FLEET and loc == prov.id and prov.coasts:
-        raise PositionError(f"{what} of {power}: {spec!r}: a fleet in {prov.name} must name its coast "
-                         f"({', '.join(geo.loc_names[c] for c in geo.coast_locs[prov.id])})")
+        raise PositionError(
+            f"{what} of {power}: {spec!r}: a fleet in {prov.name} must name its coast "
+            f"({', '.join(geo.loc_names[c] for c in geo.coast_locs[prov.id])})"
+        )
     if kind is UnitKind.ARMY and loc != prov.id:
         loc = prov.id
     if not geo.can_stand(kind, loc):
-        raise PositionError(f"{what} of {power}: {spec!r}: {'an army' if kind is UnitKind.ARMY else 'a fleet'} "
-                         f"cannot stand in {prov.name}")
+        raise PositionError(
+            f"{what} of {power}: {spec!r}: {'an army' if kind is UnitKind.ARMY else 'a fleet'} "
+            f"cannot stand in {prov.name}"
+        )
     return Unit(power, kind, loc)
 
 
@@ -147,18 +153,24 @@ def position_to_json(variant: Variant, pos: Position) -> dict[str, Any]:
     geo = variant.geo
     dislodged: dict[str, list[dict[str, Any]]] = {}
     for prov, dis in sorted(pos.dislodged.items(), key=lambda kv: geo.loc_names[kv[0]]):
-        dislodged.setdefault(dis.unit.power, []).append({
-            "unit": unit_text(geo, dis.unit),
-            "attacker_from": geo.loc_names[dis.attacker_from] if dis.attacker_from >= 0 else None,
-            "attacker_via_convoy": dis.via_convoy,
-            "retreats": [geo.loc_names[loc] for loc in retreat_options(geo, pos, prov)]})
+        dislodged.setdefault(dis.unit.power, []).append(
+            {
+                "unit": unit_text(geo, dis.unit),
+                "attacker_from": geo.loc_names[dis.attacker_from] if dis.attacker_from >= 0 else None,
+                "attacker_via_convoy": dis.via_convoy,
+                "retreats": [geo.loc_names[loc] for loc in retreat_options(geo, pos, prov)],
+            }
+        )
     return {
         "phase": pos.phase.code,
         "units": units_by_power(variant, pos.units),
         "dislodged": {p: dislodged[p] for p in variant.powers if p in dislodged},
         "standoffs": sorted(geo.loc_names[p] for p in pos.standoffs),
-        "supply_centers": {p: sorted(geo.loc_names[c] for c, o in pos.owners.items() if o == p)
-                           for p in variant.powers if p in pos.owners.values()},
+        "supply_centers": {
+            p: sorted(geo.loc_names[c] for c, o in pos.owners.items() if o == p)
+            for p in variant.powers
+            if p in pos.owners.values()
+        },
     }
 
 

@@ -7,7 +7,7 @@ A language without a translation of a template falls back to English.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +35,14 @@ def _env() -> Environment:
 @lru_cache(maxsize=4)
 def _env_for(folders: tuple[Path, ...]) -> Environment:
     """Templates from the host's ``templates_dir`` first (its files win on a name clash), then the shipped ones."""
-    env = Environment(loader=FileSystemLoader([str(f) for f in folders]), undefined=StrictUndefined,
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False))
+    env = Environment(
+        loader=FileSystemLoader([str(f) for f in folders]),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=select_autoescape(enabled_extensions=("html.j2",), default=False),
+    )
     env.filters["signed"] = lambda n: f"+{n}" if n > 0 else str(n)
     env.filters["t"] = _t
     env.filters["word"] = _word
@@ -91,15 +96,16 @@ def render_mail(name: str, language: str, **context: Any) -> Mail:
         raise ValueError(f"template {name} must start with a 'Subject: ' line")
     html_template = _template(name, language, "html")
     html = html_template.render(language=language, **context) if html_template is not None else None
-    return Mail(first[len("Subject: "):].strip(), body.lstrip("\n"), html)
+    return Mail(first[len("Subject: ") :].strip(), body.lstrip("\n"), html)
 
 
 def template_names(language: str = DEFAULT_LANGUAGE) -> list[str]:
-    return sorted({p.name[: -len(".txt.j2")] for folder in search_dirs("templates")
-                   for p in (folder / language).glob("*.txt.j2")})
+    return sorted(
+        {p.name[: -len(".txt.j2")] for folder in search_dirs("templates") for p in (folder / language).glob("*.txt.j2")}
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def judge_marker(language: str) -> str:
     """The line on top of every mail the judge sends (templates/<language>/_marker.txt). It carries the token the
     body reader knows (``judge.mail.commands.JUDGE_MARKER``), so a reply that quotes the judge's mail without ">"
@@ -117,9 +123,8 @@ def marked(mail: Mail, language: str) -> Mail:
     marker = judge_marker(language)
     html = mail.html
     if html is not None:
-        line = (f'<p style="color: #777; font-size: 0.8em; margin: 0 0 1em 0">{escape(marker)}</p>')
+        line = f'<p style="color: #777; font-size: 0.8em; margin: 0 0 1em 0">{escape(marker)}</p>'
         at = html.find("<body")
         end = html.find(">", at) if at >= 0 else -1
-        html = html[:end + 1] + "\n" + line + html[end + 1:] if end >= 0 else line + "\n" + html
+        html = html[: end + 1] + "\n" + line + html[end + 1 :] if end >= 0 else line + "\n" + html
     return Mail(mail.subject, f"{marker}\n\n{mail.text}", html)
-

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Iterator, TextIO
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 from judge.catalog import load_variant
-from judge.position_json import PositionError, read_power, position_from_json, position_to_json
+from judge.position_json import PositionError, position_from_json, position_to_json, read_power
 from judge.rules.board import Position
 from judge.rules.orders import order_text
 from judge.rules.turn import TurnResult, parse_submissions, play
@@ -126,8 +127,14 @@ def run(data: Any) -> dict[str, Any]:
         return _error(ident, f"the judge could not play this input ({type(exc).__name__}); please report it")
 
 
-def play_input(ident: Any, variant: Variant, pos: Position, data: dict[str, Any], victory: Victory | None = None,
-               sides: tuple[tuple[str, ...], ...] = ()) -> dict[str, Any]:
+def play_input(
+    ident: Any,
+    variant: Variant,
+    pos: Position,
+    data: dict[str, Any],
+    victory: Victory | None = None,
+    sides: tuple[tuple[str, ...], ...] = (),
+) -> dict[str, Any]:
     """Play ``data["orders"]`` from ``pos`` under ``victory`` (the variant's rule when None); raises InputError."""
     orders = data.get("orders") or {}
     if not isinstance(orders, dict):
@@ -149,23 +156,38 @@ def play_input(ident: Any, variant: Variant, pos: Position, data: dict[str, Any]
 
 
 def _error(ident: Any, message: str) -> dict[str, Any]:
-    return {"id": ident, "phase": None, "results": [], "units": {}, "dislodged": {}, "standoffs": [],
-            "supply_centers": {}, "next_phase": None, "winner": None, "draw": [], "scores": None, "uses_points": False,
-            "error": message}
+    return {
+        "id": ident,
+        "phase": None,
+        "results": [],
+        "units": {},
+        "dislodged": {},
+        "standoffs": [],
+        "supply_centers": {},
+        "next_phase": None,
+        "winner": None,
+        "draw": [],
+        "scores": None,
+        "uses_points": False,
+        "error": message,
+    }
 
 
 # --- reading ------------------------------------------------------------------------------------------------------
 
+
 def read_position(data: dict[str, Any]) -> tuple[Variant, Position]:
     name = data.get("variant", "classic")
     if not isinstance(name, str):
-        raise InputError("variant must be a string such as \"classic\"")
+        raise InputError('variant must be a string such as "classic"')
     if not _VARIANT_NAME.match(name.strip()):
-        raise InputError(f"{name[:40]!r}{'…' if len(name) > 40 else ''} is not a variant name: one word of letters, "
-                         f"digits, - and _, at most 64 characters")
+        raise InputError(
+            f"{name[:40]!r}{'…' if len(name) > 40 else ''} is not a variant name: one word of letters, "
+            f"digits, - and _, at most 64 characters"
+        )
     phase = data.get("phase")
     if phase is not None and not isinstance(phase, str):
-        raise InputError("phase must be a string such as \"S1901M\"")
+        raise InputError('phase must be a string such as "S1901M"')
     try:
         variant = load_variant(name)
     except KeyError as exc:
@@ -180,15 +202,34 @@ def read_position(data: dict[str, Any]) -> tuple[Variant, Position]:
 
 # --- writing ------------------------------------------------------------------------------------------------------
 
-def write_result(ident: Any, variant: Variant, before: Position, turn: TurnResult,
-                 victory: Victory | None = None) -> dict[str, Any]:
+
+def write_result(
+    ident: Any, variant: Variant, before: Position, turn: TurnResult, victory: Victory | None = None
+) -> dict[str, Any]:
     geo = variant.geo
-    results = [{"power": r.power, "input": r.input,
-                "order": order_text(geo, r.order, before.units) if r.order is not None else None,
-                "outcome": r.outcome.value, "reason": r.reason} for r in turn.results]
+    results = [
+        {
+            "power": r.power,
+            "input": r.input,
+            "order": order_text(geo, r.order, before.units) if r.order is not None else None,
+            "outcome": r.outcome.value,
+            "reason": r.reason,
+        }
+        for r in turn.results
+    ]
     board = position_to_json(variant, turn.position)
-    return {"id": ident, "phase": turn.phase.code, "results": results, "units": board["units"],
-            "dislodged": board["dislodged"], "standoffs": board["standoffs"],
-            "supply_centers": board["supply_centers"], "next_phase": board["phase"], "winner": turn.winner,
-            "draw": list(turn.draw), "scores": turn.scores,
-            "uses_points": (victory or variant.victory).uses_points, "error": None}
+    return {
+        "id": ident,
+        "phase": turn.phase.code,
+        "results": results,
+        "units": board["units"],
+        "dislodged": board["dislodged"],
+        "standoffs": board["standoffs"],
+        "supply_centers": board["supply_centers"],
+        "next_phase": board["phase"],
+        "winner": turn.winner,
+        "draw": list(turn.draw),
+        "scores": turn.scores,
+        "uses_points": (victory or variant.victory).uses_points,
+        "error": None,
+    }

@@ -10,7 +10,7 @@ import difflib
 import functools
 import re
 import zoneinfo
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from judge.rules.words import Reason
 
@@ -21,10 +21,24 @@ _DURATION_HINT = "a deadline looks like 48h, 2d, 90m or 1d12h"
 # Minutes per unit; each spelling a player may use maps to one of these.
 _UNIT_MINUTES = {"w": 7 * 24 * 60, "d": 24 * 60, "h": 60, "m": 1}
 _UNIT_SPELLINGS = {
-    "w": "w", "wk": "w", "wks": "w", "week": "w", "weeks": "w",
-    "d": "d", "day": "d", "days": "d",
-    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
-    "m": "m", "min": "m", "mins": "m", "minute": "m", "minutes": "m",
+    "w": "w",
+    "wk": "w",
+    "wks": "w",
+    "week": "w",
+    "weeks": "w",
+    "d": "d",
+    "day": "d",
+    "days": "d",
+    "h": "h",
+    "hr": "h",
+    "hrs": "h",
+    "hour": "h",
+    "hours": "h",
+    "m": "m",
+    "min": "m",
+    "mins": "m",
+    "minute": "m",
+    "minutes": "m",
 }
 _PART = r"([0-9]{1,9})\s*([a-z]+)"
 _DURATION = re.compile(rf"{_PART}(?:\s*(?:,|\band\b)?\s*{_PART})*", re.ASCII)
@@ -101,20 +115,58 @@ def _zone_suggestion(key: str) -> str | None:
 
 # A city zone for each whole-hour offset from UTC (standard time), to suggest for "GMT+1", "UTC-5" and the like.
 _OFFSET_CITIES = {
-    -11: "Pacific/Pago_Pago", -10: "Pacific/Honolulu", -9: "America/Anchorage", -8: "America/Los_Angeles",
-    -7: "America/Denver", -6: "America/Chicago", -5: "America/New_York", -4: "America/Halifax",
-    -3: "America/Sao_Paulo", -2: "Atlantic/South_Georgia", -1: "Atlantic/Azores", 0: "Europe/London",
-    1: "Europe/Berlin", 2: "Europe/Athens", 3: "Europe/Moscow", 4: "Asia/Dubai", 5: "Asia/Karachi",
-    6: "Asia/Dhaka", 7: "Asia/Bangkok", 8: "Asia/Shanghai", 9: "Asia/Tokyo", 10: "Australia/Brisbane",
-    11: "Pacific/Noumea", 12: "Pacific/Auckland", 13: "Pacific/Tongatapu", 14: "Pacific/Kiritimati"}
+    -11: "Pacific/Pago_Pago",
+    -10: "Pacific/Honolulu",
+    -9: "America/Anchorage",
+    -8: "America/Los_Angeles",
+    -7: "America/Denver",
+    -6: "America/Chicago",
+    -5: "America/New_York",
+    -4: "America/Halifax",
+    -3: "America/Sao_Paulo",
+    -2: "Atlantic/South_Georgia",
+    -1: "Atlantic/Azores",
+    0: "Europe/London",
+    1: "Europe/Berlin",
+    2: "Europe/Athens",
+    3: "Europe/Moscow",
+    4: "Asia/Dubai",
+    5: "Asia/Karachi",
+    6: "Asia/Dhaka",
+    7: "Asia/Bangkok",
+    8: "Asia/Shanghai",
+    9: "Asia/Tokyo",
+    10: "Australia/Brisbane",
+    11: "Pacific/Noumea",
+    12: "Pacific/Auckland",
+    13: "Pacific/Tongatapu",
+    14: "Pacific/Kiritimati",
+}
 # Abbreviations players write that are not IANA names themselves (CET, EET, WET, EST, MST, HST are)
 _ABBREVIATIONS = {
-    "msk": "Europe/Moscow", "msd": "Europe/Moscow", "cest": "Europe/Berlin", "mez": "Europe/Berlin",
-    "mesz": "Europe/Berlin", "bst": "Europe/London", "eest": "Europe/Athens", "west": "Europe/Lisbon",
-    "pst": "America/Los_Angeles", "pdt": "America/Los_Angeles", "edt": "America/New_York",
-    "cst": "America/Chicago", "cdt": "America/Chicago", "mdt": "America/Denver", "akst": "America/Anchorage",
-    "jst": "Asia/Tokyo", "kst": "Asia/Seoul", "ist": "Asia/Kolkata", "aest": "Australia/Sydney",
-    "aedt": "Australia/Sydney", "nzst": "Pacific/Auckland", "nzdt": "Pacific/Auckland"}
+    "msk": "Europe/Moscow",
+    "msd": "Europe/Moscow",
+    "cest": "Europe/Berlin",
+    "mez": "Europe/Berlin",
+    "mesz": "Europe/Berlin",
+    "bst": "Europe/London",
+    "eest": "Europe/Athens",
+    "west": "Europe/Lisbon",
+    "pst": "America/Los_Angeles",
+    "pdt": "America/Los_Angeles",
+    "edt": "America/New_York",
+    "cst": "America/Chicago",
+    "cdt": "America/Chicago",
+    "mdt": "America/Denver",
+    "akst": "America/Anchorage",
+    "jst": "Asia/Tokyo",
+    "kst": "Asia/Seoul",
+    "ist": "Asia/Kolkata",
+    "aest": "Australia/Sydney",
+    "aedt": "Australia/Sydney",
+    "nzst": "Pacific/Auckland",
+    "nzdt": "Pacific/Auckland",
+}
 _OFFSET = re.compile(r"(?:gmt|utc|z)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?", re.I)
 
 
@@ -129,12 +181,19 @@ def _offset_hint(key: str) -> Reason | None:
     shown = f"UTC{m.group(1)}{int(m.group(2))}" + (f":{minutes:02d}" if minutes else "")
     city = _OFFSET_CITIES.get(hours) if not minutes else None
     if city is None:
-        return Reason("{offset} is an offset, not a time zone; use the zone of a city, such as 'Asia/Kolkata' "
-                      "(UTC+5:30) or 'Europe/Berlin'", offset=shown)
+        return Reason(
+            "{offset} is an offset, not a time zone; use the zone of a city, such as 'Asia/Kolkata' "
+            "(UTC+5:30) or 'Europe/Berlin'",
+            offset=shown,
+        )
     etc = f"Etc/GMT{'-' if hours > 0 else '+'}{abs(hours)}" if hours else "UTC"
-    return Reason("{offset} is an offset, not a time zone; use the zone of a city with that offset, such as {city} "
-                  "(summer time included), or {etc} for a fixed {offset} (IANA's Etc/GMT signs are reversed)",
-                  offset=shown, city=repr(city), etc=repr(etc))
+    return Reason(
+        "{offset} is an offset, not a time zone; use the zone of a city with that offset, such as {city} "
+        "(summer time included), or {etc} for a fixed {offset} (IANA's Etc/GMT signs are reversed)",
+        offset=shown,
+        city=repr(city),
+        etc=repr(etc),
+    )
 
 
 def check_timezone(name: str) -> str:
@@ -158,14 +217,24 @@ def check_timezone(name: str) -> str:
     if offset is not None:
         raise ValueError(offset)
     if key in _ABBREVIATIONS:
-        raise ValueError(Reason("{name} is an abbreviation, not a time zone; did you mean {zone}?",
-                                name=_shown(name.strip()), zone=repr(_ABBREVIATIONS[key])))
+        raise ValueError(
+            Reason(
+                "{name} is an abbreviation, not a time zone; did you mean {zone}?",
+                name=_shown(name.strip()),
+                zone=repr(_ABBREVIATIONS[key]),
+            )
+        )
     suggestion = _zone_suggestion(key) if key else None
     if suggestion:
-        raise ValueError(Reason("unknown time zone {name}; did you mean {zone}?", name=_shown(name.strip()),
-                                zone=repr(suggestion)))
-    raise ValueError(Reason("unknown time zone {name}; use a name such as 'Europe/Berlin', 'America/New_York' or "
-                            "'UTC'", name=_shown(name.strip())))
+        raise ValueError(
+            Reason("unknown time zone {name}; did you mean {zone}?", name=_shown(name.strip()), zone=repr(suggestion))
+        )
+    raise ValueError(
+        Reason(
+            "unknown time zone {name}; use a name such as 'Europe/Berlin', 'America/New_York' or 'UTC'",
+            name=_shown(name.strip()),
+        )
+    )
 
 
 def _require_aware(dt: datetime, what: str) -> None:
@@ -208,12 +277,15 @@ def format_deadline(when: datetime, zone: str, now: datetime, language: str = "e
         abbreviation = "UTC" + abbreviation
     if language != "en":  # the player's language: names of days and months, relative time (Babel, CLDR)
         from judge.i18n import format_relative, format_when
+
         stamp = f"{format_when(when, name, language)} {abbreviation}"
         if abbreviation != name:
             stamp += f" ({name})"
         return f"{stamp}, {format_relative(when - now, language)}"
-    stamp = (f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
-             f"{local.hour:02d}:{local.minute:02d} {abbreviation}")
+    stamp = (
+        f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
+        f"{local.hour:02d}:{local.minute:02d} {abbreviation}"
+    )
     if abbreviation != name:
         stamp += f" ({name})"
     return f"{stamp}, {_relative(when - now)}"
@@ -222,7 +294,7 @@ def format_deadline(when: datetime, zone: str, now: datetime, language: str = "e
 def iso_utc(dt: datetime) -> str:
     """An aware datetime as ISO 8601 UTC to the second: ``2026-12-01T17:00:00Z``."""
     _require_aware(dt, "the time")
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_iso_utc(text: str) -> datetime:
@@ -233,4 +305,4 @@ def parse_iso_utc(text: str) -> datetime:
         dt = None
     if dt is None or dt.tzinfo is None or dt.utcoffset() is None:
         raise ValueError(f"{_shown(text.strip())} is not an ISO 8601 UTC time like 2026-12-01T17:00:00Z")
-    return dt.astimezone(timezone.utc)
+    return dt.astimezone(UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,7 @@ from judge.cli import main
 from judge.mail.handler import handle_raw
 from judge.store import open_db
 
-START = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 _ids = itertools.count(1)
 
@@ -62,8 +62,9 @@ class Table:
         assert self.cli("game", "create", name, *options) == 0
         for power in POWERS:
             address = email(power) if email else f"{power.lower()}@p.test"
-            assert self.cli("game", "join", name, "--power", power, "--email", address, "--password",
-                            f"pw-{power}") == 0
+            assert (
+                self.cli("game", "join", name, "--power", power, "--email", address, "--password", f"pw-{power}") == 0
+            )
         assert self.cli("game", "start", name) == 0
 
     def outbox(self) -> list[dict[str, Any]]:

@@ -35,7 +35,7 @@ class Dovecot(ImapAccounts):
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> "Dovecot":
+    def start(self) -> Dovecot:
         d = self.root
         for sub in ("run", "state", "home"):
             (d / sub).mkdir(parents=True, exist_ok=True)
@@ -44,8 +44,14 @@ class Dovecot(ImapAccounts):
         nobody = pwd.getpwnam("nobody") if root else pwd.getpwuid(os.geteuid())
         me = pwd.getpwuid(os.geteuid()).pw_name
         (d / "passwd").write_text("".join(f"{u}:{{PLAIN}}{self.password}::::::\n" for u in self.users))
-        extra = "" if root else (f"default_internal_group = {me}\nfirst_valid_uid = {os.geteuid()}\n"
-                                 "service auth {\n  user = $default_internal_user\n}\n")
+        extra = (
+            ""
+            if root
+            else (
+                f"default_internal_group = {me}\nfirst_valid_uid = {os.geteuid()}\n"
+                "service auth {\n  user = $default_internal_user\n}\n"
+            )
+        )
         (d / "dovecot.conf").write_text(f"""
 base_dir = {d}/run
 state_dir = {d}/state
@@ -96,8 +102,12 @@ service stats {{
 """)
         if root:
             os.chown(d / "home", nobody.pw_uid, nobody.pw_gid)
-        self.proc = subprocess.Popen([shutil.which("dovecot") or "dovecot", "-F", "-c", str(d / "dovecot.conf")],
-                                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [shutil.which("dovecot") or "dovecot", "-F", "-c", str(d / "dovecot.conf")],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wait_port(self.port, self.proc)
         for _ in range(100):  # the port opens before the auth process is ready to answer
             try:
@@ -154,7 +164,7 @@ class SmtpSink:
         self.sink = Sink()
         self.controller: Controller | None = None
 
-    def start(self) -> "SmtpSink":
+    def start(self) -> SmtpSink:
         self.controller = Controller(self.sink, hostname="127.0.0.1", port=self.port)
         self.controller.start()
         return self
@@ -168,8 +178,9 @@ class SmtpSink:
         return [m for m in self.sink.messages if m["To"] == address]
 
 
-def write_config(path: Path, imap: Any, smtp: Any, db: Path | str, *, password: str = PASSWORD,
-                 imap_extra: str = "") -> Path:
+def write_config(
+    path: Path, imap: Any, smtp: Any, db: Path | str, *, password: str = PASSWORD, imap_extra: str = ""
+) -> Path:
     """A judge.toml for these servers on loopback."""
     path.write_text(f"""
 [judge]

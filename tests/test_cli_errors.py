@@ -41,6 +41,7 @@ def _files(folder: Path) -> list[str]:
     """The files in ``folder``, but for SQLite's -wal and -shm (which come and go with connections)."""
     return sorted(p.name for p in folder.iterdir() if not p.name.endswith(("-wal", "-shm")))
 
+
 # (command line, exit status, a word the one line must contain)
 CASES = [
     ([], USAGE, "choose a command"),
@@ -79,8 +80,11 @@ CASES = [
     (["game", "extend", "g", "--to", "tomorrow", *DB], USAGE, "--to"),
     (["game", "extend", "g", "--to", "2000-01-01T00:00", *DB], RUNTIME, "has passed"),
     (["game", "shorten", "g", "30d", *DB], RUNTIME, "has passed"),
-    (["game", "replace", "g", "--power", "Atlantis", "--email", "n@p.test", "--password", "secret", *DB], RUNTIME,
-     "no power"),
+    (
+        ["game", "replace", "g", "--power", "Atlantis", "--email", "n@p.test", "--password", "secret", *DB],
+        RUNTIME,
+        "no power",
+    ),
     (["game", "eject", "g", "Atlantis", *DB], RUNTIME, "no power"),
     (["game", "end", "g", *DB], USAGE, "required"),
     (["game", "end", "g", "--draw", "France", *DB], RUNTIME, "at least two"),
@@ -114,8 +118,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("argv,status,word", CASES, ids=[" ".join(c[0]) or "(nothing)" for c in CASES])
-def test_one_line_and_the_right_status(place: Path, capsys: pytest.CaptureFixture[str], argv: list[str], status: int,
-                                       word: str) -> None:
+def test_one_line_and_the_right_status(
+    place: Path, capsys: pytest.CaptureFixture[str], argv: list[str], status: int, word: str
+) -> None:
     before = _files(place)
     assert main(argv) == status
     err = capsys.readouterr().err
@@ -145,8 +150,13 @@ def test_a_closed_pipe_is_quiet(place: Path) -> None:
     """`judge … | head -1`: the reader goes away; no BrokenPipeError traceback, exit status 1."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     (place / "many.jsonl").write_text('{"variant": "classic"}\n' * 3000)  # megabytes of output: more than a pipe holds
-    proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "sandbox", "--batch", "many.jsonl"], cwd=place,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "judge.cli", "sandbox", "--batch", "many.jsonl"],
+        cwd=place,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.readline()
     proc.stdout.close()  # like head after its first line

@@ -10,14 +10,28 @@ import dataclasses
 import random
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from judge.mail import commands
-from judge.mail.commands import (Clear, Help, Join, LineProblem, OrderLine, ParsedBody, Press, Ready, Resign, Sandbox,
-                                 SignOff, SignOn, parse_body)
+from judge.mail.commands import (
+    Clear,
+    Help,
+    Join,
+    LineProblem,
+    OrderLine,
+    ParsedBody,
+    Press,
+    Ready,
+    Resign,
+    Sandbox,
+    SignOff,
+    SignOn,
+    parse_body,
+)
 
 _DATA = tomllib.loads((Path(__file__).parent / "commands_cases.toml").read_text(encoding="utf-8"))
 
@@ -45,6 +59,7 @@ def _reasons(body: ParsedBody) -> list[tuple[int, str]]:
 
 
 # --- one line -------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("line,want", _cases("ok"), ids=lambda x: x if isinstance(x, str) else "")
 def test_command(line: str, want: dict[str, object]) -> None:
@@ -79,11 +94,16 @@ def test_every_command_word_has_a_case() -> None:
 
 # --- a whole message ------------------------------------------------------------------------------------------------
 
+
 def test_lines_numbered_stripped_and_blank_lines_skipped() -> None:
     body = parse_body("\n  SIGNON Fmygame secret  \n\n\tF bre - mao\t\n   \nA par - bur\nREADY\n")
     assert body.problems == ()
-    assert body.items == (SignOn(2, "SIGNON Fmygame secret", "F", "mygame", "secret", True),
-                          OrderLine(4, "F bre - mao"), OrderLine(6, "A par - bur"), Ready(7, "READY", True))
+    assert body.items == (
+        SignOn(2, "SIGNON Fmygame secret", "F", "mygame", "secret", True),
+        OrderLine(4, "F bre - mao"),
+        OrderLine(6, "A par - bur"),
+        Ready(7, "READY", True),
+    )
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
@@ -115,26 +135,36 @@ def test_items_are_frozen() -> None:
 
 # --- press ----------------------------------------------------------------------------------------------------------
 
+
 def test_press_to_powers_keeps_the_body_verbatim() -> None:
-    text = ("F bre - mao\nPRESS TO France, Germany\n\nDear France,\n  RESIGN is not what I mean.\n\n"
-            "> a quote in press\nSIGNOFF\nENDSANDBOX\nJOIN x\nendpress\nREADY\n")
+    text = (
+        "F bre - mao\nPRESS TO France, Germany\n\nDear France,\n  RESIGN is not what I mean.\n\n"
+        "> a quote in press\nSIGNOFF\nENDSANDBOX\nJOIN x\nendpress\nREADY\n"
+    )
     body = parse_body(text)
     assert body.problems == ()
     assert body.items == (
         OrderLine(1, "F bre - mao"),
-        Press(2, "PRESS TO France, Germany", ("France", "Germany"),
-              "Dear France,\n  RESIGN is not what I mean.\n\n> a quote in press\nSIGNOFF\nENDSANDBOX\nJOIN x"),
+        Press(
+            2,
+            "PRESS TO France, Germany",
+            ("France", "Germany"),
+            "Dear France,\n  RESIGN is not what I mean.\n\n> a quote in press\nSIGNOFF\nENDSANDBOX\nJOIN x",
+        ),
         Ready(12, "READY", True),
     )
 
 
-@pytest.mark.parametrize("header,to", [
-    ("PRESS TO France", ("France",)),
-    ("press to france germany", ("france", "germany")),
-    ("PRESS TO: England;Russia", ("England", "Russia")),
-    ("PRESS France, Turkey", ("France", "Turkey")),
-    ("Press To USSR", ("USSR",)),
-])
+@pytest.mark.parametrize(
+    "header,to",
+    [
+        ("PRESS TO France", ("France",)),
+        ("press to france germany", ("france", "germany")),
+        ("PRESS TO: England;Russia", ("England", "Russia")),
+        ("PRESS France, Turkey", ("France", "Turkey")),
+        ("Press To USSR", ("USSR",)),
+    ],
+)
 def test_press_recipients_as_written(header: str, to: tuple[str, ...]) -> None:
     body = parse_body(f"{header}\nhello\nENDPRESS")
     assert body.items == (Press(1, header, to, "hello"),)
@@ -159,8 +189,9 @@ def test_trailing_whitespace_in_press_is_dropped_but_tabs_inside_kept() -> None:
 def test_press_without_endpress_runs_to_the_end_and_is_kept() -> None:
     body = parse_body("READY\nPRESS TO Italy\nlet us talk\nREADY\n")
     assert body.items == (Ready(1, "READY", True), Press(2, "PRESS TO Italy", ("Italy",), "let us talk\nREADY"))
-    assert _reasons(body) == [(2, "PRESS without ENDPRESS: the press ran to the end of the message; end it with a "
-                                  "line ENDPRESS")]
+    assert _reasons(body) == [
+        (2, "PRESS without ENDPRESS: the press ran to the end of the message; end it with a line ENDPRESS")
+    ]
 
 
 def test_broadcast_without_endpress_stops_at_the_signature() -> None:
@@ -170,19 +201,24 @@ def test_broadcast_without_endpress_stops_at_the_signature() -> None:
 
 
 def test_forgotten_endpress_never_sends_the_quoted_message() -> None:
-    text = ("PRESS TO France\nyes, agreed\nOn Mon, 30 Nov 2026 at 10:00, Germany <de@judge.example> wrote:\n"
-            "PRESS TO Germany\nsecret plan\nENDPRESS\n")
+    text = (
+        "PRESS TO France\nyes, agreed\nOn Mon, 30 Nov 2026 at 10:00, Germany <de@judge.example> wrote:\n"
+        "PRESS TO Germany\nsecret plan\nENDPRESS\n"
+    )
     body = parse_body(text)
     assert body.items == (Press(1, "PRESS TO France", ("France",), "yes, agreed"),)
     assert len(body.problems) == 1
 
 
-@pytest.mark.parametrize("header,words", [
-    ("PRESS", "PRESS needs the powers it goes to: PRESS TO France, Germany"),
-    ("PRESS TO", "PRESS needs the powers it goes to"),
-    ("PRESS TO France, 1", "'1' is not a power name"),
-    ("BROADCAST now", "BROADCAST takes nothing after it"),
-])
+@pytest.mark.parametrize(
+    "header,words",
+    [
+        ("PRESS", "PRESS needs the powers it goes to: PRESS TO France, Germany"),
+        ("PRESS TO", "PRESS needs the powers it goes to"),
+        ("PRESS TO France, 1", "'1' is not a power name"),
+        ("BROADCAST now", "BROADCAST takes nothing after it"),
+    ],
+)
 def test_malformed_press_header_swallows_its_block(header: str, words: str) -> None:
     body = parse_body(f"{header}\nRESIGN\nCLEAR\nENDPRESS\nREADY")
     assert body.items == (Ready(5, "READY", True),)  # RESIGN and CLEAR are inside the press, not commands
@@ -229,8 +265,9 @@ def test_sandbox_end_in_two_words_and_without_end() -> None:
     assert parse_body("SANDBOX\nORDERS\nEnd Sandbox").items == (Sandbox(1, "SANDBOX", "ORDERS"),)
     body = parse_body("SANDBOX\nORDERS\nEngland: F nth - nwy")
     assert body.items == (Sandbox(1, "SANDBOX", "ORDERS\nEngland: F nth - nwy"),)
-    assert _reasons(body) == [(1, "SANDBOX without ENDSANDBOX: the sandbox ran to the end of the message; end it "
-                                  "with a line ENDSANDBOX")]
+    assert _reasons(body) == [
+        (1, "SANDBOX without ENDSANDBOX: the sandbox ran to the end of the message; end it with a line ENDSANDBOX")
+    ]
 
 
 def test_sandbox_problems() -> None:
@@ -241,6 +278,7 @@ def test_sandbox_problems() -> None:
 
 
 # --- the end of the message: SIGNOFF, signature, quoting ------------------------------------------------------------
+
 
 def test_signoff_ends_the_message() -> None:
     body = parse_body("READY\nSIGNOFF\nRESIGN\nJOIN x\n")
@@ -270,21 +308,24 @@ def test_quoted_lines_are_skipped() -> None:
     assert body.items == (Ready(2, "READY", True), OrderLine(5, "F bre - mao"))
 
 
-@pytest.mark.parametrize("attribution", [
-    "On Mon, 30 Nov 2026 at 10:00, Alice <a@x> wrote:",
-    "On 30/11/2026 10:00, judge@example.org wrote:",
-    "On Monday, November 30, 2026, Judge <judge@example.org> writes:",
-    "30.11.2026 10:00, Alice пишет:",
-    "В понедельник, 30 ноября 2026 г. в 10:00 Alice <a@x> написал:",
-    "30 ноября 2026 г., в 10:00, Алиса <a@x> написала:",
-    "30.11.2026, 10:00, Alice написал(а):",
-    "пн, 30 нояб. 2026 г. в 10:00, Judge <judge@example.org>:",
-    "Am 30.11.2026 um 10:00 schrieb Alice <a@x>:",
-    "Le 30/11/2026 à 10:00, Alice a écrit :",
-    "-----Original Message-----",
-    "----- Original Message -----",
-    "-----Исходное сообщение-----",
-])
+@pytest.mark.parametrize(
+    "attribution",
+    [
+        "On Mon, 30 Nov 2026 at 10:00, Alice <a@x> wrote:",
+        "On 30/11/2026 10:00, judge@example.org wrote:",
+        "On Monday, November 30, 2026, Judge <judge@example.org> writes:",
+        "30.11.2026 10:00, Alice пишет:",
+        "В понедельник, 30 ноября 2026 г. в 10:00 Alice <a@x> написал:",
+        "30 ноября 2026 г., в 10:00, Алиса <a@x> написала:",
+        "30.11.2026, 10:00, Alice написал(а):",
+        "пн, 30 нояб. 2026 г. в 10:00, Judge <judge@example.org>:",
+        "Am 30.11.2026 um 10:00 schrieb Alice <a@x>:",
+        "Le 30/11/2026 à 10:00, Alice a écrit :",
+        "-----Original Message-----",
+        "----- Original Message -----",
+        "-----Исходное сообщение-----",
+    ],
+)
 def test_attribution_ends_the_message(attribution: str) -> None:
     body = parse_body(f"F bre - mao\n{attribution}\nRESIGN\n> CLEAR\nREADY")
     assert body.items == (OrderLine(1, "F bre - mao"),)
@@ -313,11 +354,13 @@ def test_a_line_ending_in_wrote_without_date_or_address_is_read() -> None:
 
 # --- limits and garbage ---------------------------------------------------------------------------------------------
 
+
 def test_too_many_lines_stops_with_one_problem() -> None:
     body = parse_body("F bre - mao\n" * 450, max_lines=400)
     assert len(body.items) == 400 and body.items[-1].line == 400
-    assert _reasons(body) == [(401, "the message has more than 400 lines; the judge read the first 400 and none "
-                                    "from here on")]
+    assert _reasons(body) == [
+        (401, "the message has more than 400 lines; the judge read the first 400 and none from here on")
+    ]
 
 
 def test_line_limit_is_a_parameter_and_counts_blank_lines() -> None:
@@ -374,7 +417,8 @@ def test_control_characters_are_a_problem(bad: str) -> None:
 
 def test_tab_and_non_breaking_space_are_whitespace() -> None:
     assert parse_body("SIGNON\tFrance\u00a0mygame  secret").items == (
-        SignOn(1, "SIGNON\tFrance mygame  secret", "France", "mygame", "secret", False),)
+        SignOn(1, "SIGNON\tFrance mygame  secret", "France", "mygame", "secret", False),
+    )
 
 
 def _check_invariants(text: str, body: ParsedBody) -> None:
@@ -390,10 +434,31 @@ def _check_invariants(text: str, body: ParsedBody) -> None:
         assert len(problem.text) <= 1000
 
 
-_ALPHABET = (list("abcXYZ019 -_/:,;>@()\t") + ["\n", "\r\n", "\r", "\x00", "\x1b", "\x85", "\u2028", "\ufeff", "é",
-             "Я", "\U0001f600", "\udcff"]
-             + [f" {w} " for w in ("SIGNON", "PRESS TO", "ENDPRESS", "BROADCAST", "SANDBOX", "ENDSANDBOX", "SIGNOFF",
-                                   "READY", "NOT", "JOIN", "SET", "HISTORY", "DRAW", "wrote:", "--", "On ")])
+_ALPHABET = (
+    list("abcXYZ019 -_/:,;>@()\t")
+    + ["\n", "\r\n", "\r", "\x00", "\x1b", "\x85", "\u2028", "\ufeff", "é", "Я", "\U0001f600", "\udcff"]
+    + [
+        f" {w} "
+        for w in (
+            "SIGNON",
+            "PRESS TO",
+            "ENDPRESS",
+            "BROADCAST",
+            "SANDBOX",
+            "ENDSANDBOX",
+            "SIGNOFF",
+            "READY",
+            "NOT",
+            "JOIN",
+            "SET",
+            "HISTORY",
+            "DRAW",
+            "wrote:",
+            "--",
+            "On ",
+        )
+    ]
+)
 
 
 @pytest.mark.parametrize("seed", range(200))
@@ -433,6 +498,7 @@ def test_huge_input_keeps_the_facts() -> None:
 
 # --- the documentation --------------------------------------------------------------------------------------------
 
+
 def test_examples_in_the_docs_read_without_problems() -> None:
     doc = (Path(__file__).parent.parent / "docs" / "commands.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```text\n(.*?)```", doc, re.DOTALL)
@@ -440,16 +506,24 @@ def test_examples_in_the_docs_read_without_problems() -> None:
     for block in blocks:
         assert parse_body(block).problems == (), block
     example = parse_body(blocks[-1])
-    assert [type(i).__name__ for i in example.items] == ["SignOn", "OrderLine", "OrderLine", "OrderLine", "Press",
-                                                         "Ready", "SignOff"]
+    assert [type(i).__name__ for i in example.items] == [
+        "SignOn",
+        "OrderLine",
+        "OrderLine",
+        "OrderLine",
+        "Press",
+        "Ready",
+        "SignOff",
+    ]
 
 
 # --- purity ---------------------------------------------------------------------------------------------------------
 
+
 def test_module_is_pure() -> None:
     """Standard library text handling only (and the phase codes of the rules engine): no I/O, clock or printing."""
     path = Path(commands.__file__)
-    allowed = {"__future__", "re", "dataclasses", "typing", "itertools", "enum", "judge.rules.phase"}
+    allowed = {"__future__", "re", "dataclasses", "typing", "collections.abc", "itertools", "enum", "judge.rules.phase"}
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -479,8 +553,10 @@ _READING = [
     ("READY\nViele Grüße\nAlice", ["READY"]),
     ("READY\nС уважением,\nАлиса", ["READY"]),
     ("READY\nSent from my iPhone\nCLEAR", ["READY", "CLEAR"]),  # footers are skipped wherever they are
-    ("READY\nVon meinem iPhone gesendet\nGet Outlook for iOS\nEnvoyé de mon iPad\nОтправлено с iPhone\nCLEAR",
-     ["READY", "CLEAR"]),
+    (
+        "READY\nVon meinem iPhone gesendet\nGet Outlook for iOS\nEnvoyé de mon iPad\nОтправлено с iPhone\nCLEAR",
+        ["READY", "CLEAR"],
+    ),
     ("READY\nFrom: Judge <j@x.org>\nSent: Monday\nTo: a@x.org\nSubject: Re: x\n\nCLEAR", ["READY"]),
     ("READY\nVon: Judge <j@x.org>\nGesendet: Montag\nAn: a@x.org\nBetreff: AW: x\nCLEAR", ["READY"]),
     ("READY\n*From:* Judge <j@x.org> *Sent:* Monday *To:* a *Subject:* x\nCLEAR", ["READY"]),
@@ -493,11 +569,16 @@ _READING = [
     ("On Mon, 30 Nov 2026 at 10:00, J <j@x.org> wrote:\n> old\n\nREADY\n> older\nCLEAR", ["READY", "CLEAR"]),
     ("Am 30.11.2026 10:00, schrieb Judge:\n> old\nREADY", ["READY"]),
     ("El lun, 30 nov 2026 a las 10:00, Judge (<j@x.org>) escribió:\n> old\nREADY", ["READY"]),
-    ("- A vie - tri\n* F tri - adr\n• A bud - ser\n1. F ank - bla\n2) A con - bul",
-     ["A vie - tri", "F tri - adr", "A bud - ser", "F ank - bla", "A con - bul"]),
+    (
+        "- A vie - tri\n* F tri - adr\n• A bud - ser\n1. F ank - bla\n2) A con - bul",
+        ["A vie - tri", "F tri - adr", "A bud - ser", "F ank - bla", "A con - bul"],
+    ),
     ("RE\u200bADY\n\ufeffCLEAR\nA\u00a0par - bur", ["READY", "CLEAR", "A par - bur"]),
-    ("-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nREADY\n- - A par - bur\n- -- \nCLEAR\n"
-     "-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\nHELP", ["READY", "A par - bur"]),
+    (
+        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nREADY\n- - A par - bur\n- -- \nCLEAR\n"
+        "-----BEGIN PGP SIGNATURE-----\n\nabc\n-----END PGP SIGNATURE-----\nHELP",
+        ["READY", "A par - bur"],
+    ),
     ("READY\n---------- Forwarded message ---------\nFrom: x\nCLEAR", ["READY"]),
     ("READY\nBegin forwarded message:\n\nCLEAR", ["READY"]),
     ("READY\nOn Tue, Dec 1, 2026 at 10:00 AM Judge <j@x.org>\nwrote:\n> old\nCLEAR", ["READY", "CLEAR"]),
@@ -510,9 +591,11 @@ _READING = [
 
 def test_a_closing_line_inside_a_press_is_press() -> None:
     body = parse_body("READY\nPRESS TO Germany\nLet us be friends.\nCheers,\nFrançoise\nENDPRESS\nCLEAR\nThanks\nF.")
-    assert body.items == (Ready(1, "READY", True),
-                          Press(2, "PRESS TO Germany", ("Germany",), "Let us be friends.\nCheers,\nFrançoise"),
-                          Clear(7, "CLEAR"))
+    assert body.items == (
+        Ready(1, "READY", True),
+        Press(2, "PRESS TO Germany", ("Germany",), "Let us be friends.\nCheers,\nFrançoise"),
+        Clear(7, "CLEAR"),
+    )
     assert body.problems == ()
 
 

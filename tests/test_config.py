@@ -164,8 +164,11 @@ def test_secrets_from_the_environment_a_file_or_systemd(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="readable by every user"):
         config_from_data(data, {"JUDGE_SMTP_PASSWORD": "x"}, str(tmp_path / "judge.toml"))
     with pytest.raises(ConfigError, match="not both"):
-        config_from_data({**data, "imap": {**data["imap"], "password": "inline"}}, {"JUDGE_SMTP_PASSWORD": "x"},
-                         str(tmp_path / "judge.toml"))
+        config_from_data(
+            {**data, "imap": {**data["imap"], "password": "inline"}},
+            {"JUDGE_SMTP_PASSWORD": "x"},
+            str(tmp_path / "judge.toml"),
+        )
     creds = tmp_path / "creds"
     creds.mkdir()
     (creds / "imap-password").write_text("from-systemd")
@@ -212,8 +215,23 @@ def test_extend_to_is_read_in_the_host_zone(nowhere: Path, capsys) -> None:
     now = ["--now", "2026-12-01T12:00:00Z"]
     assert main(["--config", str(cfg), "game", "create", "g", "--master", "gm@p.test", *now]) == 0
     for i, power in enumerate(("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")):
-        assert main(["game", "join", "g", "--power", power, "--email", f"p{i}@p.test", "--password-file",
-                     str(_secret(nowhere)), *now]) == 0
+        assert (
+            main(
+                [
+                    "game",
+                    "join",
+                    "g",
+                    "--power",
+                    power,
+                    "--email",
+                    f"p{i}@p.test",
+                    "--password-file",
+                    str(_secret(nowhere)),
+                    *now,
+                ]
+            )
+            == 0
+        )
     assert main(["game", "start", "g", *now]) == 0
     capsys.readouterr()
     assert main(["game", "extend", "g", "--to", "2026-12-05T18:00", *now]) == 0
@@ -241,11 +259,31 @@ def test_init_writes_toml_that_reads_back_mode_0600(nowhere: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o600  # tightened on overwrite too
 
 
-values = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=12),
-                   st.lists(st.integers(), max_size=2))
-keys = st.sampled_from(["host", "port", "security", "username", "password", "idle", "poll_seconds", "timeout",
-                        "folder", "address", "db", "timezone", "language", "max_replies_per_hour", "colour",
-                        "password_file", "max_delivery_days", "variants_dir"])
+values = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.text(max_size=12), st.lists(st.integers(), max_size=2)
+)
+keys = st.sampled_from(
+    [
+        "host",
+        "port",
+        "security",
+        "username",
+        "password",
+        "idle",
+        "poll_seconds",
+        "timeout",
+        "folder",
+        "address",
+        "db",
+        "timezone",
+        "language",
+        "max_replies_per_hour",
+        "colour",
+        "password_file",
+        "max_delivery_days",
+        "variants_dir",
+    ]
+)
 sections = st.dictionaries(keys, values.filter(lambda v: v is not None), max_size=6)
 
 
@@ -291,8 +329,11 @@ def test_the_commands_in_deploy_md_are_real(tmp_path: Path) -> None:
     from judge.cli import _parser
 
     docs = (Path(__file__).resolve().parent.parent / "docs" / "deploy.md").read_text()
-    lines = [line.split("/opt/judge/.venv/bin/judge ", 1)[1].split("#")[0] for line in docs.splitlines()
-             if "/opt/judge/.venv/bin/judge " in line]
+    lines = [
+        line.split("/opt/judge/.venv/bin/judge ", 1)[1].split("#")[0]
+        for line in docs.splitlines()
+        if "/opt/judge/.venv/bin/judge " in line
+    ]
     assert len(lines) >= 4
     for line in lines:
         _parser().parse_args(shlex.split(line))  # a CliError (exit 2) if the guide drifts from the command line
@@ -302,11 +343,15 @@ def test_the_commands_in_deploy_md_are_real(tmp_path: Path) -> None:
     init[init.index("--db") + 1] = str(tmp_path / "judge.db")
     assert main(init) == 0
     text = path.read_text()
-    for old, new in (('host = "imap.example.org"', 'host = "127.0.0.1"'), ("port = 993", "port = 143"),
-                     ('security = "ssl"', 'security = "none"'), ('username = "judge@example.org"\n# w',
-                                                                 'username = "judgemail"\n# w'),
-                     ('host = "smtp.example.org"', 'host = "127.0.0.1"'), ("port = 587", "port = 25"),
-                     ('security = "starttls"', 'security = "none"')):
+    for old, new in (
+        ('host = "imap.example.org"', 'host = "127.0.0.1"'),
+        ("port = 993", "port = 143"),
+        ('security = "ssl"', 'security = "none"'),
+        ('username = "judge@example.org"\n# w', 'username = "judgemail"\n# w'),
+        ('host = "smtp.example.org"', 'host = "127.0.0.1"'),
+        ("port = 587", "port = 25"),
+        ('security = "starttls"', 'security = "none"'),
+    ):
         assert old in text, old
         text = text.replace(old, new, 1)
     text = text.replace('username = "judge@example.org"', 'username = ""')  # the SMTP login: none for Postfix

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,12 @@ from judge.mail.imap_in import Inbox, handle_new_mail
 from judge.store import open_db
 
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
-SERVERS = ["pymap", pytest.param("dovecot", marks=pytest.mark.skipif(shutil.which("dovecot") is None,
-                                                                      reason="dovecot is not installed"))]
+SERVERS = [
+    "pymap",
+    pytest.param(
+        "dovecot", marks=pytest.mark.skipif(shutil.which("dovecot") is None, reason="dovecot is not installed")
+    ),
+]
 
 
 def text_of(msg: Any) -> str:
@@ -46,7 +50,7 @@ def addr(power: str) -> str:
 
 class Clock:
     def __init__(self) -> None:
-        self.now = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+        self.now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -63,17 +67,32 @@ def imap(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
 
 
 def make_config(tmp_path: Path, imap: Any, smtp: Any) -> Config:
-    return Config(address="judge@judge.test", db=str(tmp_path / "judge.db"),
-                  imap=ImapConfig(host="127.0.0.1", port=imap.port, security="none", username="judge",
-                                  password=PASSWORD, poll_seconds=1, timeout=20),
-                  smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="none", timeout=20))
+    return Config(
+        address="judge@judge.test",
+        db=str(tmp_path / "judge.db"),
+        imap=ImapConfig(
+            host="127.0.0.1",
+            port=imap.port,
+            security="none",
+            username="judge",
+            password=PASSWORD,
+            poll_seconds=1,
+            timeout=20,
+        ),
+        smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="none", timeout=20),
+    )
 
 
 def new_game(cfg: Config, clock: Clock) -> None:
     db = open_db(cfg.db)
     with db.atomic():
-        service.create_game(db, "g", "classic", GameSettings(movement_deadline=3600, retreat_deadline=1800,
-                                                             adjustment_deadline=1800), clock())
+        service.create_game(
+            db,
+            "g",
+            "classic",
+            GameSettings(movement_deadline=3600, retreat_deadline=1800, adjustment_deadline=1800),
+            clock(),
+        )
         for power in POWERS:
             service.join_game(db, "g", addr(power), f"pw-{power}", clock(), power=power)
         service.start_game(db, "g", clock(), random.Random(1))
@@ -144,8 +163,10 @@ def test_crash_between_fetch_and_commit_and_between_commit_and_move(tmp_path: Pa
 
     with db.atomic():
         handle_message(db, raw, clock(), judge_address=cfg.address)
-        db.table("mailbox_state").upsert({"account": inbox.account, "uidvalidity": inbox.uidvalidity,
-                                          "last_uid": uid, "updated_at": "x"}, pk="account")
+        db.table("mailbox_state").upsert(
+            {"account": inbox.account, "uidvalidity": inbox.uidvalidity, "last_uid": uid, "updated_at": "x"},
+            pk="account",
+        )
     inbox.drop()
     inbox.open()
     assert handle_new_mail(db, inbox, clock, cfg.address, 30) == 0  # not handled again...
@@ -154,8 +175,11 @@ def test_crash_between_fetch_and_commit_and_between_commit_and_move(tmp_path: Pa
     assert len(folder_uids(imap, "Processed")) == 3
     game = records.load_game(db, "g")
     assert game is not None
-    assert records.orders_of(db, game.id, "S1901M") == {"France": ["A par - bur"], "England": ["F lon - nth"],
-                                                         "Germany": ["A mun - ruh"]}
+    assert records.orders_of(db, game.id, "S1901M") == {
+        "France": ["A par - bur"],
+        "England": ["F lon - nth"],
+        "Germany": ["A mun - ruh"],
+    }
     assert len(list(db.query("select * from messages"))) == 3
 
 
@@ -165,17 +189,31 @@ def test_sigkilled_daemon_loses_and_doubles_nothing(tmp_path: Path, imap: Any, s
     config_file = write_config(tmp_path / "judge.toml", imap, smtp, cfg.db, imap_extra="poll_seconds = 1")
     n = 24
     for i in range(n):
-        imap.append("judge", raw_mail(addr("France"), f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
-                                      message_id=f"<kill{i}@players.test>"))
+        imap.append(
+            "judge",
+            raw_mail(
+                addr("France"),
+                f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
+                message_id=f"<kill{i}@players.test>",
+            ),
+        )
     for attempt in range(3):  # kill it mid-work a few times
-        proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(config_file)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                cwd=Path(__file__).parent.parent)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judge.cli", "serve", "--config", str(config_file)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=Path(__file__).parent.parent,
+        )
         time.sleep(1.0 + attempt * 0.7)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
-    done = subprocess.run([sys.executable, "-m", "judge.cli", "serve", "--config", str(config_file), "--once"],
-                          capture_output=True, text=True, timeout=300, cwd=Path(__file__).parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "serve", "--config", str(config_file), "--once"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).parent.parent,
+    )
     assert done.returncode == 0, done.stderr
     db = open_db(cfg.db)
     handled = [r["message_id"] for r in db.query("select message_id from messages")]

@@ -41,8 +41,9 @@ def _check(step: dict[str, Any], result: dict[str, Any], label: str) -> None:
     outcomes = {r["input"]: r["outcome"] for r in result["results"] if r["input"] is not None}
     want_out = expect.get("outcomes", {})
     got_out = {k: outcomes.get(k) for k in want_out}
-    detail = "\n".join(f"  {r['power']}: {r['input']!r} -> {r['order']} {r['outcome']} ({r['reason']})"
-                       for r in result["results"])
+    detail = "\n".join(
+        f"  {r['power']}: {r['input']!r} -> {r['order']} {r['outcome']} ({r['reason']})" for r in result["results"]
+    )
     assert (got_units, got_dis, got_out) == (want_units, want_dis, want_out), f"{label}\n{detail}"
 
 
@@ -54,11 +55,16 @@ def test_datc(case: dict[str, Any]) -> None:
     result = run(data)
     _check(case, result, f"{case['id']} {case.get('title', '')}")
     for n, step in enumerate(case.get("then", []), start=1):
-        nxt = {"variant": "classic", "id": f"{case['id']}+{n}",
-               "phase": step.get("phase", result["next_phase"]),
-               "units": result["units"], "dislodged": result["dislodged"], "standoffs": result["standoffs"],
-               "supply_centers": step.get("supply_centers", result["supply_centers"]),
-               "orders": step.get("orders", {})}
+        nxt = {
+            "variant": "classic",
+            "id": f"{case['id']}+{n}",
+            "phase": step.get("phase", result["next_phase"]),
+            "units": result["units"],
+            "dislodged": result["dislodged"],
+            "standoffs": result["standoffs"],
+            "supply_centers": step.get("supply_centers", result["supply_centers"]),
+            "orders": step.get("orders", {}),
+        }
         result = run(nxt)
         _check(step, result, f"{case['id']} step {n}")
 

@@ -144,15 +144,18 @@ def test_wrong_orders_are_rejected_line_by_line(t: Table) -> None:
     assert records.orders_of(t.db, game(t).id, "S1901M")["France"] == ["A par - bur"]
 
 
-@pytest.mark.parametrize("body", [
-    "",
-    "\x00\x01\x02 garbage \xff",
-    "x" * 10_000_000,
-    "\n".join(f"line {i}" for i in range(100_000)),
-    "SIGNON",
-    "JOIN",
-    "PRESS TO France\nhello",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "",
+        "\x00\x01\x02 garbage \xff",
+        "x" * 10_000_000,
+        "\n".join(f"line {i}" for i in range(100_000)),
+        "SIGNON",
+        "JOIN",
+        "PRESS TO France\nhello",
+    ],
+)
 def test_bad_input_gets_a_reply_and_changes_nothing(t: Table, body: str) -> None:
     before = json.dumps(list(t.db.query("select * from games"))) + json.dumps(list(t.db.query("select * from orders")))
     replies = t.mail("someone@p.test", body)
@@ -242,10 +245,32 @@ def test_game_solo_override(tmp_path: Path, capsys) -> None:
     t.cli("game", "join", "g", "--power", "NATO", "--email", "n@p.test", "--password", "pw-nato")
     t.cli("game", "join", "g", "--power", "USSR", "--email", "u@p.test", "--password", "pw-ussr")
     t.cli("game", "start", "g")
-    nato = ["aus", "ist", "lon", "los", "nyk", "par", "ala", "bra", "egy", "ind", "ins", "jap", "sai", "seo", "swe",
-            "ege"]
-    _board(t, {"phase": "F1961M", "units": {"NATO": ["A que"], "USSR": ["A mos"]},
-               "supply_centers": {"NATO": nato, "USSR": ["mos"]}})
+    nato = [
+        "aus",
+        "ist",
+        "lon",
+        "los",
+        "nyk",
+        "par",
+        "ala",
+        "bra",
+        "egy",
+        "ind",
+        "ins",
+        "jap",
+        "sai",
+        "seo",
+        "swe",
+        "ege",
+    ]
+    _board(
+        t,
+        {
+            "phase": "F1961M",
+            "units": {"NATO": ["A que"], "USSR": ["A mos"]},
+            "supply_centers": {"NATO": nato, "USSR": ["mos"]},
+        },
+    )
     t.reply("n@p.test", "SIGNON NATO g pw-nato\nA que - tor")
     t.cli("game", "process", "g")
     assert t.show("g", capsys)["result"] == {"kind": "solo", "winner": "NATO"}
@@ -267,9 +292,22 @@ def test_last_year_victory(tmp_path: Path, capsys) -> None:
 
 
 def test_elimination_is_told(t: Table) -> None:
-    _board(t, {"phase": "F1905M", "units": {"France": ["A par"], "Germany": ["A bur", "A pic"]},
-               "supply_centers": {"Germany": ["ber", "kie", "mun"], "France": ["par"], "Austria": ["vie"],
-                                  "England": ["lon"], "Italy": ["rom"], "Russia": ["mos"], "Turkey": ["ank"]}})
+    _board(
+        t,
+        {
+            "phase": "F1905M",
+            "units": {"France": ["A par"], "Germany": ["A bur", "A pic"]},
+            "supply_centers": {
+                "Germany": ["ber", "kie", "mun"],
+                "France": ["par"],
+                "Austria": ["vie"],
+                "England": ["lon"],
+                "Italy": ["rom"],
+                "Russia": ["mos"],
+                "Turkey": ["ank"],
+            },
+        },
+    )
     t.reply(addr("Germany"), sign("Germany", "A bur - par", "A pic S A bur - par"))
     t.cli("game", "process", "g")  # France dislodged, no retreat ordered
     t.cli("game", "process", "g")  # retreats: disbanded; Germany takes Paris
@@ -288,10 +326,31 @@ def test_draw_proposal_lapses_at_adjudication(t: Table) -> None:
 
 def test_show_json_shape_and_outbox_list(t: Table, capsys) -> None:
     shown = t.show("g", capsys)
-    assert set(shown) == {"name", "variant", "status", "phase", "deadline", "units", "supply_centers", "players",
-                          "result", "phases", "settings", "victory", "paused_remaining"}
-    assert set(shown["players"][0]) == {"power", "email", "ready", "resigned", "eliminated", "orders_submitted",
-                                        "owes_orders", "order_lines"}
+    assert set(shown) == {
+        "name",
+        "variant",
+        "status",
+        "phase",
+        "deadline",
+        "units",
+        "supply_centers",
+        "players",
+        "result",
+        "phases",
+        "settings",
+        "victory",
+        "paused_remaining",
+    }
+    assert set(shown["players"][0]) == {
+        "power",
+        "email",
+        "ready",
+        "resigned",
+        "eliminated",
+        "orders_submitted",
+        "owes_orders",
+        "order_lines",
+    }
     assert shown["settings"]["movement_deadline"] == "2d" and shown["settings"]["press"] == "white"
     capsys.readouterr()
     assert t.cli("outbox", "list", "--json") == 0
@@ -324,8 +383,13 @@ def test_store_is_wal_and_keeps_every_phase_and_event(t: Table) -> None:
     assert "A par" in json.loads(row["board_before"])["units"]["France"]
     assert "A bur" in json.loads(row["board_after"])["units"]["France"]
     results = json.loads(row["results"])
-    assert {"power": "France", "input": "A par - bur", "order": "A par - bur", "outcome": "succeeds",
-            "reason": None} in results
+    assert {
+        "power": "France",
+        "input": "A par - bur",
+        "order": "A par - bur",
+        "outcome": "succeeds",
+        "reason": None,
+    } in results
     kinds = [e["kind"] for e in t.db.query("select kind from events order by id")]
     assert kinds[:2] == ["create", "join"] and "start" in kinds and kinds[-1] == "adjudicate"
     from judge.store import open_db
@@ -359,8 +423,11 @@ def test_clear_withdraws_orders(t: Table) -> None:
 
 
 def test_sandbox_and_help_by_mail(t: Table) -> None:
-    text = t.reply("anyone@p.test", "SANDBOX\nphase F1901M\nEngland: F nth, A yor\nGermany: F hel\nORDERS\n"
-                                    "England: F nth C A yor - nwy\nEngland: A yor - nwy\nENDSANDBOX\nHELP")
+    text = t.reply(
+        "anyone@p.test",
+        "SANDBOX\nphase F1901M\nEngland: F nth, A yor\nGermany: F hel\nORDERS\n"
+        "England: F nth C A yor - nwy\nEngland: A yor - nwy\nENDSANDBOX\nHELP",
+    )
     assert "A yor - nwy: succeeds" in text and "England    F nth, A nwy" in text
     assert "SIGNON <power> <game> <password>" in text
     assert game(t).phase == "S1901M"  # no game was touched
@@ -372,8 +439,13 @@ def test_mail_handle_command_line(t: Table, tmp_path: Path) -> None:
 
     message = tmp_path / "m.eml"
     message.write_bytes(raw_mail(addr("France"), sign("France", "A par - bur")))
-    done = subprocess.run([sys.executable, "-m", "judge.cli", "mail", "handle", str(message), "--db", str(t.path)],
-                          capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent)
+    done = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "mail", "handle", str(message), "--db", str(t.path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parent.parent,
+    )
     assert done.returncode == 0, done.stderr
     assert f"To: {addr('France')}" in done.stdout and "OK: A par - bur" in done.stdout
     assert records.orders_of(t.db, game(t).id, "S1901M")["France"] == ["A par - bur"]

@@ -114,8 +114,10 @@ def test_classic_game_by_mail(tmp_path: Path, capsys) -> None:
     assert "game is over" in text
     shown = t.show("g1", capsys)
     assert shown["status"] == "finished"
-    assert shown["result"] == {"kind": "draw", "powers": ["Austria", "England", "France", "Germany", "Russia",
-                                                          "Turkey"]}
+    assert shown["result"] == {
+        "kind": "draw",
+        "powers": ["Austria", "England", "France", "Germany", "Russia", "Turkey"],
+    }
     assert any("is over" in m["subject"] for m in t.outbox() if m["to_addr"] == addr("Italy"))
     assert "no orders are due" in orders(t, "England", "F nth - hel", ready=False)
     phases = shown["phases"]
@@ -131,14 +133,31 @@ def test_coldwar_game_to_solo_at_two_thirds(tmp_path: Path, capsys) -> None:
     # Set the board late in the game: NATO owns 16 centres and attacks two more; USSR holds everything else.
     game = records.load_game(t.db, "cw")
     assert game is not None
-    nato_centres = ["aus", "ist", "lon", "los", "nyk", "par", "ala", "bra", "egy", "ind", "ins", "jap", "sai", "seo",
-                    "swe", "ege"]
+    nato_centres = [
+        "aus",
+        "ist",
+        "lon",
+        "los",
+        "nyk",
+        "par",
+        "ala",
+        "bra",
+        "egy",
+        "ind",
+        "ins",
+        "jap",
+        "sai",
+        "seo",
+        "swe",
+        "ege",
+    ]
     centres = {c.abbr for c in game.variant.geo.provinces if c.centre}
     assert set(nato_centres) <= centres and len(centres) == 27
-    board = {"phase": "F1965M",
-             "units": {"NATO": ["A que", "A col"], "USSR": ["A mos"]},
-             "supply_centers": {"NATO": nato_centres,
-                                "USSR": sorted(centres - set(nato_centres) - {"tor", "pan"})}}
+    board = {
+        "phase": "F1965M",
+        "units": {"NATO": ["A que", "A col"], "USSR": ["A mos"]},
+        "supply_centers": {"NATO": nato_centres, "USSR": sorted(centres - set(nato_centres) - {"tor", "pan"})},
+    }
     from judge.position_json import position_from_json
 
     with t.db.atomic():

@@ -24,18 +24,25 @@ def mails(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str
     t = Table(tmp_path_factory.mktemp("golden") / "judge.db")
     assert t.cli("game", "create", "golden", "--deadline", "48h", "--master", "gm@p.test") == 0
     for power in POWERS:
-        assert t.cli("game", "join", "golden", "--power", power, "--email", addr(power), "--password",
-                     f"pw-{power}") == 0
+        assert (
+            t.cli("game", "join", "golden", "--power", power, "--email", addr(power), "--password", f"pw-{power}") == 0
+        )
     for language, power in READERS.items():
-        set_user(t.db, addr(power), language=language, timezone={"en": "UTC", "ru": "Europe/Moscow",
-                                                                 "de": "Europe/Berlin"}[language])
+        set_user(
+            t.db,
+            addr(power),
+            language=language,
+            timezone={"en": "UTC", "ru": "Europe/Moscow", "de": "Europe/Berlin"}[language],
+        )
     assert t.cli("game", "start", "golden") == 0
-    orders = {"France": ["A par - bur", "A mar - spa", "F bre - mao"],
-              "Germany": ["A mun - bur", "A ber - kie", "F kie - den", "A ber - sil", "Build A mun", "HELO"],
-              "England": ["F lon - nth", "F edi - nwg", "A lvp - yor", "A lvp - xyz", "SIGNOF"],
-              "Russia": ["A war - gal", "F sev - bla", "A mos - ukr", "F stp/sc - bot", "F stp - nwy", "LISTE"],
-              "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
-              "Turkey": ["F ank - bla", "A con - bul", "A smy - arm"]}
+    orders = {
+        "France": ["A par - bur", "A mar - spa", "F bre - mao"],
+        "Germany": ["A mun - bur", "A ber - kie", "F kie - den", "A ber - sil", "Build A mun", "HELO"],
+        "England": ["F lon - nth", "F edi - nwg", "A lvp - yor", "A lvp - xyz", "SIGNOF"],
+        "Russia": ["A war - gal", "F sev - bla", "A mos - ukr", "F stp/sc - bot", "F stp - nwy", "LISTE"],
+        "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
+        "Turkey": ["F ank - bla", "A con - bul", "A smy - arm"],
+    }
     for power, lines in orders.items():
         t.reply(addr(power), "\n".join([f"SIGNON {power} golden pw-{power}", *lines]))
     t.later(hours=1)
@@ -44,8 +51,12 @@ def mails(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str
     out: dict[tuple[str, str], str] = {}
     for language, power in READERS.items():
         rows = [r for r in t.outbox() if r["to_addr"] == addr(power)]
-        kinds = {"start": rows[0], "reply": next(r for r in rows if r["subject"].startswith("Re:")),
-                 "results": rows[-2], "game_over": rows[-1]}
+        kinds = {
+            "start": rows[0],
+            "reply": next(r for r in rows if r["subject"].startswith("Re:")),
+            "results": rows[-2],
+            "game_over": rows[-1],
+        }
         for kind, row in kinds.items():
             out[(kind, language)] = f"Subject: {row['subject']}\n\n{row['body']}"
     return out

@@ -29,10 +29,13 @@ def host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         CLASSIC.replace('name = "Classic"', 'name = "Host Classic"').replace(
             "solo = 18                # more than half of the 34 centres",
             'solo = "half"\nby_year = { 1905 = 16 }\nlast_year = 1910\ntie_break = ["France", "England"]\n'
-            'tie_others = "play-on"'))
+            'tie_others = "play-on"',
+        )
+    )
     (tmp_path / "templates" / "en").mkdir(parents=True)
     (tmp_path / "templates" / "en" / "announcement.txt.j2").write_text(
-        "Subject: [our club] {{ game.name }}: {{ what }}\nOur club's own words: {{ what }}.\n")
+        "Subject: [our club] {{ game.name }}: {{ what }}\nOur club's own words: {{ what }}.\n"
+    )
     (tmp_path / "judge.toml").write_text("""
 [judge]
 address = "judge@club.test"
@@ -99,39 +102,67 @@ def test_variant_by_path(host: Path, capsys, tmp_path: Path) -> None:
 
 
 BROKEN = [
-    ('bel = { name = "Belgium", kind = "coast", centre = true',
-     'bel = { name = "Belgium", kind = "coast", centr = true',
-     "province bel: unknown key 'centr'; did you mean 'centre'?", 'centr ='),
-    ('bel = { name = "Belgium", kind = "coast", centre = true',
-     'bel = { name = "Belgium", kind = "coast", centre = "yes"',
-     "province bel: centre must be true or false, not 'yes'", 'centre = "yes"'),
-    ('bel = { name = "Belgium", kind = "coast", centre = true',
-     'bel = { name = "Belgium", kind = "land", centre = true, aliases = "belg"',
-     "province bel: aliases must be a list", 'aliases = "belg"'),
-    ("solo = 18 ", "solo = 18\nby_year = { 1890 = 50 }\n", "[victory.by_year] 1890: before the start year 1901",
-     "by_year"),
-    ("solo = 18 ", "solo = 18\nby_year = { 1905 = 50 }\n", "1905 = 50: more than the 34 centres", 'by_year'),
-    ("solo = 18 ", "solo = 18\nlast_year = 1800\n", "last_year 1800 must be after the start year 1901", 'last_year'),
-    ("solo = 18 ", "solo = 18\nlast_year = 1910\nby_year = { 1915 = 10 }\n", "1915: after the last year 1910",
-     "by_year"),
-    ("solo = 18 ", 'solo = 18\nlast_year = 1910\ntie_break = ["France"]\n', "tie_break does not name Austria",
-     "tie_break"),
-    ("solo = 18 ", 'solo = 18\nlast_year = 1910\ntie_break = ["Frnace"]\ntie_others = "play-on"\n',
-     "'Frnace' is not one of the powers; did you mean 'France'?", 'tie_break'),
-    ("solo = 18 ", 'solo = 18\ntie_others = "coin"\n', "tie_others must be one of play-on", 'tie_others'),
-    ("solo = 18 ", "solo = true\n", "solo must be a number", 'solo = true'),
-    ("solo = 18 ", "solo = 18\nsol = 17\n", "[victory] unknown key 'sol'; did you mean 'solo'?", 'sol = 17'),
-    ("[start]\nyear = 1901", "[start]\nyear = \"1901\"", "[start] year must be a whole number", 'year = "1901"'),
-    ("[start]\nyear = 1901", "[start]\nyaer = 1901\nyear = 1901", "[start] unknown key 'yaer'", 'yaer'),
-    ('name = "Classic"', 'name = "Classic"\npowrs = []', "unknown key 'powrs'; did you mean 'powers'?", 'powrs'),
-    ('bel = { name = "Belgium"', 'bel = { name = "Belgium", kind = "coast" }\nbel = { name = "Belgium"',
-     "province 'bel' is given twice", 'bel = { name = "Belgium" }'),
+    (
+        'bel = { name = "Belgium", kind = "coast", centre = true',
+        'bel = { name = "Belgium", kind = "coast", centr = true',
+        "province bel: unknown key 'centr'; did you mean 'centre'?",
+        "centr =",
+    ),
+    (
+        'bel = { name = "Belgium", kind = "coast", centre = true',
+        'bel = { name = "Belgium", kind = "coast", centre = "yes"',
+        "province bel: centre must be true or false, not 'yes'",
+        'centre = "yes"',
+    ),
+    (
+        'bel = { name = "Belgium", kind = "coast", centre = true',
+        'bel = { name = "Belgium", kind = "land", centre = true, aliases = "belg"',
+        "province bel: aliases must be a list",
+        'aliases = "belg"',
+    ),
+    (
+        "solo = 18 ",
+        "solo = 18\nby_year = { 1890 = 50 }\n",
+        "[victory.by_year] 1890: before the start year 1901",
+        "by_year",
+    ),
+    ("solo = 18 ", "solo = 18\nby_year = { 1905 = 50 }\n", "1905 = 50: more than the 34 centres", "by_year"),
+    ("solo = 18 ", "solo = 18\nlast_year = 1800\n", "last_year 1800 must be after the start year 1901", "last_year"),
+    (
+        "solo = 18 ",
+        "solo = 18\nlast_year = 1910\nby_year = { 1915 = 10 }\n",
+        "1915: after the last year 1910",
+        "by_year",
+    ),
+    (
+        "solo = 18 ",
+        'solo = 18\nlast_year = 1910\ntie_break = ["France"]\n',
+        "tie_break does not name Austria",
+        "tie_break",
+    ),
+    (
+        "solo = 18 ",
+        'solo = 18\nlast_year = 1910\ntie_break = ["Frnace"]\ntie_others = "play-on"\n',
+        "'Frnace' is not one of the powers; did you mean 'France'?",
+        "tie_break",
+    ),
+    ("solo = 18 ", 'solo = 18\ntie_others = "coin"\n', "tie_others must be one of play-on", "tie_others"),
+    ("solo = 18 ", "solo = true\n", "solo must be a number", "solo = true"),
+    ("solo = 18 ", "solo = 18\nsol = 17\n", "[victory] unknown key 'sol'; did you mean 'solo'?", "sol = 17"),
+    ("[start]\nyear = 1901", '[start]\nyear = "1901"', "[start] year must be a whole number", 'year = "1901"'),
+    ("[start]\nyear = 1901", "[start]\nyaer = 1901\nyear = 1901", "[start] unknown key 'yaer'", "yaer"),
+    ('name = "Classic"', 'name = "Classic"\npowrs = []', "unknown key 'powrs'; did you mean 'powers'?", "powrs"),
+    (
+        'bel = { name = "Belgium"',
+        'bel = { name = "Belgium", kind = "coast" }\nbel = { name = "Belgium"',
+        "province 'bel' is given twice",
+        'bel = { name = "Belgium" }',
+    ),
 ]
 
 
 @pytest.mark.parametrize("old,new,expected,on_line", BROKEN, ids=[b[2][:40] for b in BROKEN])
-def test_the_variant_schema_is_strict(tmp_path: Path, capsys, old: str, new: str, expected: str,
-                                      on_line: str) -> None:
+def test_the_variant_schema_is_strict(tmp_path: Path, capsys, old: str, new: str, expected: str, on_line: str) -> None:
     assert old in CLASSIC
     text = CLASSIC.replace(old, new, 1)
     path = tmp_path / "broken.toml"
@@ -146,10 +177,15 @@ def test_the_variant_schema_is_strict(tmp_path: Path, capsys, old: str, new: str
 
 def test_check_shows_every_victory_setting(tmp_path: Path, capsys) -> None:
     path = tmp_path / "v.toml"
-    path.write_text(CLASSIC.replace("solo = 18 ", 'solo = "2/3"\nby_year = { 1905 = 16, 1910 = 14 }\n'
-                                                "last_year = 1912\n"
-                                                'tie_break = ["Turkey", "Austria", "England", "France", "Germany", '
-                                                '"Italy", "Russia"]\n'))
+    path.write_text(
+        CLASSIC.replace(
+            "solo = 18 ",
+            'solo = "2/3"\nby_year = { 1905 = 16, 1910 = 14 }\n'
+            "last_year = 1912\n"
+            'tie_break = ["Turkey", "Austria", "England", "France", "Germany", '
+            '"Italy", "Russia"]\n',
+        )
+    )
     assert main(["variant", "check", str(path)]) == 0
     out = capsys.readouterr().out
     assert "solo at 23 (2/3 of 34 centres, rounded up)" in out
@@ -157,17 +193,49 @@ def test_check_shows_every_victory_setting(tmp_path: Path, capsys) -> None:
     assert "Turkey > Austria > England" in out and "others" not in out
 
 
-_values = st.one_of(st.none(), st.booleans(), st.integers(-3000, 3000), st.text(max_size=8),
-                    st.lists(st.text(max_size=5), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(),
-                                                                                 max_size=2))
+_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3000, 3000),
+    st.text(max_size=8),
+    st.lists(st.text(max_size=5), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["", "start", "victory", "provinces.bel", "provinces.par", "army", "units"]),
-                          st.sampled_from(["name", "kind", "centre", "home", "coasts", "aliases", "at", "year",
-                                           "season", "solo", "by_year", "last_year", "tie_break", "tie_others",
-                                           "powers", "bel", "France", "centr", "zzz"]),
-                          _values.filter(lambda v: v is not None)), max_size=4))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "start", "victory", "provinces.bel", "provinces.par", "army", "units"]),
+            st.sampled_from(
+                [
+                    "name",
+                    "kind",
+                    "centre",
+                    "home",
+                    "coasts",
+                    "aliases",
+                    "at",
+                    "year",
+                    "season",
+                    "solo",
+                    "by_year",
+                    "last_year",
+                    "tie_break",
+                    "tie_others",
+                    "powers",
+                    "bel",
+                    "France",
+                    "centr",
+                    "zzz",
+                ]
+            ),
+            _values.filter(lambda v: v is not None),
+        ),
+        max_size=4,
+    )
+)
 def test_any_change_to_a_variant_loads_or_says_why(changes: list) -> None:
     import tomllib
 

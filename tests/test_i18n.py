@@ -1,6 +1,6 @@
 """Every sentence the code marks for a player (``T("…")``) is in the Russian and German catalogs, and is worded."""
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -29,7 +29,7 @@ def test_a_sentence_no_catalog_has_falls_back_to_english():
 
 @pytest.mark.parametrize("language,day,relative", [("ru", "чт", "через 2 дня"), ("de", "Do.", "in 2 Tagen")])
 def test_deadlines_are_in_the_players_language(language, day, relative):
-    now = datetime(2026, 12, 1, 12, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 1, 12, tzinfo=UTC)
     text = format_deadline(now + timedelta(days=2, hours=1), "Europe/Berlin", now, language)
     assert text.startswith(day) and text.endswith(relative), text
     assert "Thu" not in text and " in 2 days" not in text

@@ -18,8 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("install")
     src = base / "src"  # a copy, so the build cannot touch the checkout and the venv cannot see it
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "build",
-                                                             ".pytest_cache"))
+    shutil.copytree(
+        ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "*.egg-info", "build", ".pytest_cache")
+    )
     env_dir = base / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     pip = env_dir / "bin" / "pip"
@@ -27,8 +28,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert done.returncode == 0, done.stderr[-3000:]
     done = subprocess.run([str(pip), "install", "--quiet", "hatchling"], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    done = subprocess.run([str(env_dir / "bin" / "python"), "-m", "hatchling", "build", "-t", "sdist", "-d",
-                           str(base / "dist")], capture_output=True, text=True, timeout=900, cwd=src)
+    done = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-m", "hatchling", "build", "-t", "sdist", "-d", str(base / "dist")],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=src,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     shutil.rmtree(src)
     return env_dir / "bin" / "judge"
@@ -36,8 +42,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _run(judge: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH",)}
-    return subprocess.run([str(judge), *args], input=stdin, capture_output=True, text=True, timeout=120,
-                          cwd=judge.parent.parent, env=env)
+    return subprocess.run(
+        [str(judge), *args], input=stdin, capture_output=True, text=True, timeout=120, cwd=judge.parent.parent, env=env
+    )
 
 
 def test_installed_sandbox_classic_and_coldwar(installed: Path) -> None:
@@ -59,9 +66,17 @@ def test_installed_package_carries_its_data(installed: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "classic" in out.stdout and "coldwar" in out.stdout
     python = installed.parent / "python"
-    where = subprocess.run([str(python), "-c", "from judge.resources import data_dir; "
-                            "print(data_dir('variants')); print(data_dir('templates'))"],
-                           capture_output=True, text=True, timeout=60, cwd=installed.parent)
+    where = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "from judge.resources import data_dir; print(data_dir('variants')); print(data_dir('templates'))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=installed.parent,
+    )
     assert where.returncode == 0, where.stderr
     assert all("site-packages" in line for line in where.stdout.splitlines()), where.stdout
     assert str(ROOT) not in where.stdout

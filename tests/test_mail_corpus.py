@@ -7,8 +7,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-
 from gamekit import Table
+
 from judge.game.orders import order_summary
 from judge.game.records import players, set_orders
 from judge.game.service import get_game
@@ -16,8 +16,22 @@ from judge.mail.handler import handle_message
 
 CORPUS = Path(__file__).parent / "mail_corpus"
 EXPECTED = tomllib.loads((CORPUS / "expectations.toml").read_text(encoding="utf-8"))
-CLIENTS = {"thunderbird", "outlook_desktop", "outlook_365", "outlook_android", "outlook_german", "gmail_en",
-           "gmail_fr", "apple", "iphone", "samsung", "yahoo", "mutt", "k9", "roundcube"}
+CLIENTS = {
+    "thunderbird",
+    "outlook_desktop",
+    "outlook_365",
+    "outlook_android",
+    "outlook_german",
+    "gmail_en",
+    "gmail_fr",
+    "apple",
+    "iphone",
+    "samsung",
+    "yahoo",
+    "mutt",
+    "k9",
+    "roundcube",
+}
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +65,11 @@ def test_client_message(table: Table, name: str) -> None:
     assert handled.outcome == "handled"
     assert orders == want["orders"]
     (reply,) = [r for r in handled.replies if r["to_addr"] == "france@p.test"]
-    errors = [line[2:] for line, after in zip(reply["body"].splitlines(), reply["body"].splitlines()[1:])
-              if line.startswith("> ") and after.startswith("ERROR")]
+    errors = [
+        line[2:]
+        for line, after in zip(reply["body"].splitlines(), reply["body"].splitlines()[1:])
+        if line.startswith("> ") and after.startswith("ERROR")
+    ]
     assert errors == want.get("errors", [])
     assert "pw-France" not in reply["body"]
     if "note" in want:

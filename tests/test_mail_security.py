@@ -8,8 +8,8 @@ from email.message import EmailMessage
 from typing import Any
 
 import pytest
-
 from gamekit import POWERS, Table
+
 from judge.game.records import orders_of, user_settings
 from judge.game.service import get_game
 from judge.mail import handler
@@ -61,8 +61,9 @@ def test_forged_mail_cannot_use_up_the_quota_and_drop_orders(t: Table) -> None:
     assert len(t.mail(addr("France"), "LIST")) == 1  # answered again once the hour is over
 
 
-@pytest.mark.parametrize("language,words", [("de", "Ihre Befehle gelten weiterhin"),
-                                            ("ru", "ваши приказы по-прежнему принимаются")])
+@pytest.mark.parametrize(
+    "language,words", [("de", "Ihre Befehle gelten weiterhin"), ("ru", "ваши приказы по-прежнему принимаются")]
+)
 def test_replies_paused_notice_in_every_language(t: Table, language: str, words: str) -> None:
     t.reply(addr("France"), sign("France", f"SET LANGUAGE {language}"))
     for _ in range(29):
@@ -91,7 +92,10 @@ def test_rotating_forged_addresses_neither_lock_out_nor_flood_the_player(t: Tabl
 def test_forged_from_with_the_players_reply_to_elsewhere_is_held_back(t: Table) -> None:
     for i in range(4):
         t.mail("eve@evil.test", f"SIGNON France g guess{i}")
-    out = t.mail(addr("France"), "SIGNON France g pw-France", )
+    out = t.mail(
+        addr("France"),
+        "SIGNON France g pw-France",
+    )
     assert "signed on as France" in out[0]["body"]
     raw = _raw(addr("France"), "SIGNON France g pw-France", Reply_To="eve@evil.test")
     handled = handle_message(t.db, raw, t.now)
@@ -118,15 +122,18 @@ def test_settings_need_a_sign_on(t: Table) -> None:
     assert t.db.execute("select count(*) from players where resigned = 1").fetchone()[0] == 0
 
 
-@pytest.mark.parametrize("body", [
-    "SIGNON France g my Zq7x phrase",
-    "JOIN g Zq7x France",
-    "SIGNON France g pw-France\nSET PASSWORD Zq7x extra",
-    "SIGNON France g pw-France\nSET PASSWORD Zq7",
-    "SIGNON France g Zq7x\x00",
-    "JOIN nosuchgame Zq7x",
-    "SIGNON France nosuchgame Zq7x",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "SIGNON France g my Zq7x phrase",
+        "JOIN g Zq7x France",
+        "SIGNON France g pw-France\nSET PASSWORD Zq7x extra",
+        "SIGNON France g pw-France\nSET PASSWORD Zq7",
+        "SIGNON France g Zq7x\x00",
+        "JOIN nosuchgame Zq7x",
+        "SIGNON France nosuchgame Zq7x",
+    ],
+)
 def test_passwords_are_never_echoed(t: Table, body: str, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level("DEBUG")
     text = t.reply(addr("France"), body)
@@ -154,8 +161,13 @@ def test_one_new_password_per_message(t: Table, monkeypatch: pytest.MonkeyPatch)
     assert len(hashes) == 1 and text.count("only one new password") == 49
 
 
-@pytest.mark.parametrize("headers", [{"Date": "Mon, 23 Nov 2026 11:00:00 +0000"},
-                                     {"Received": "from mx.p.test by mx.judge.test; Mon, 23 Nov 2026 11:00:00 +0000"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Date": "Mon, 23 Nov 2026 11:00:00 +0000"},
+        {"Received": "from mx.p.test by mx.judge.test; Mon, 23 Nov 2026 11:00:00 +0000"},
+    ],
+)
 def test_old_mail_is_not_acted_on(t: Table, headers: dict[str, str]) -> None:
     handled = handle_message(t.db, _raw(addr("France"), sign("France", "A par - bur"), **headers), t.now)
     assert handled.outcome == "refused: too old" and _france_orders(t) == []
@@ -171,11 +183,20 @@ def test_age_limit_and_arrival_are_parameters(t: Table) -> None:
     assert handle_message(t.db, raw, t.now, arrived=t.now.replace(month=11)).outcome == "refused: too old"
 
 
-@pytest.mark.parametrize("subject,headers", [
-    ("Automatic reply: orders", {}), ("Out of Office: orders", {}), ("Abwesenheitsnotiz: orders", {}),
-    ("Réponse automatique : orders", {}), ("Автоответ: orders", {}), ("Respuesta automática: orders", {}),
-    ("Risposta automatica: orders", {}), ("orders", {"X-Autoreply": "yes"}), ("orders", {"X-Autorespond": "x"}),
-])
+@pytest.mark.parametrize(
+    "subject,headers",
+    [
+        ("Automatic reply: orders", {}),
+        ("Out of Office: orders", {}),
+        ("Abwesenheitsnotiz: orders", {}),
+        ("Réponse automatique : orders", {}),
+        ("Автоответ: orders", {}),
+        ("Respuesta automática: orders", {}),
+        ("Risposta automatica: orders", {}),
+        ("orders", {"X-Autoreply": "yes"}),
+        ("orders", {"X-Autorespond": "x"}),
+    ],
+)
 def test_out_of_office_is_not_answered(t: Table, subject: str, headers: dict[str, str]) -> None:
     handled = handle_message(t.db, _raw(addr("France"), "I am away.", Subject=subject, **headers), t.now)
     assert handled.outcome == "dropped: automatic message" and handled.replies == []
@@ -212,8 +233,9 @@ def test_bare_place_name_never_replaces_an_order(t: Table) -> None:
 
 
 def test_sandbox_with_an_unknown_power_is_an_answer(t: Table) -> None:
-    text = t.reply(addr("France"), sign("France", "A par - bur", "SANDBOX", "Narnia: A par", "ENDSANDBOX",
-                                        "F bre - mao"))
+    text = t.reply(
+        addr("France"), sign("France", "A par - bur", "SANDBOX", "Narnia: A par", "ENDSANDBOX", "F bre - mao")
+    )
     assert "unknown power 'Narnia'" in text and _france_orders(t) == ["A par - bur", "F bre - mao"]
 
 
@@ -225,12 +247,19 @@ def test_long_s_in_a_coast_is_read(t: Table) -> None:
 
 
 def test_reply_subject_and_references_keep_the_thread(t: Table) -> None:
-    raw = _raw(addr("France"), "LIST", Subject="AW: RE: Re: Fwd: SV: Antw: Отв: Diplomacy game g",
-               Message_ID="<m3@p.test>", References="<m1@p.test> <m2@p.test>", In_Reply_To="<m2@p.test>")
+    raw = _raw(
+        addr("France"),
+        "LIST",
+        Subject="AW: RE: Re: Fwd: SV: Antw: Отв: Diplomacy game g",
+        Message_ID="<m3@p.test>",
+        References="<m1@p.test> <m2@p.test>",
+        In_Reply_To="<m2@p.test>",
+    )
     (reply,) = handle_message(t.db, raw, t.now).replies
     assert reply["subject"] == "Re: Diplomacy game g"
     assert reply["in_reply_to"] == "m3@p.test" and reply["thread_refs"] == "m1@p.test m2@p.test"
     from judge.mail.smtp_out import build_message
+
     sent = build_message(reply, "judge@judge.test", None, t.now)
     assert sent["References"] == "<m1@p.test> <m2@p.test> <m3@p.test>" and sent["In-Reply-To"] == "<m3@p.test>"
 
@@ -259,15 +288,20 @@ def test_the_judges_own_mail_is_never_read_again_even_as_html(t: Table, language
 def test_references_name_each_message_once(t: Table) -> None:
     from judge.mail.smtp_out import build_message
 
-    raw = _raw(addr("France"), "LIST", Message_ID="<m9@p.test>",
-               References="<game.g@judge.test> <judge.4@judge.test> <m9@p.test>")
+    raw = _raw(
+        addr("France"),
+        "LIST",
+        Message_ID="<m9@p.test>",
+        References="<game.g@judge.test> <judge.4@judge.test> <m9@p.test>",
+    )
     (reply,) = handle_message(t.db, raw, t.now).replies
     sent = build_message(reply, "judge@judge.test", "g", t.now)
     assert sent["References"] == "<game.g@judge.test> <judge.4@judge.test> <m9@p.test>"
 
 
-def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(t: Table,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(
+    t: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def broken(*args: Any, **kw: Any) -> None:
         raise ValueError("a bug")
 
@@ -278,8 +312,9 @@ def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(t: Tabl
     assert len(told) == 1 and "SignOn on line 1: ValueError" in told[0]["body"]
 
 
-def test_without_any_master_an_error_is_logged(t: Table, monkeypatch: pytest.MonkeyPatch,
-                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_without_any_master_an_error_is_logged(
+    t: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     monkeypatch.setattr(handler, "_list_text", lambda *a: 1 / 0)
     handled = handle_message(t.db, _raw("someone@p.test", "LIST"), t.now)
     assert handled.outcome == "handled" and "no game master to tell" in caplog.text
@@ -293,8 +328,7 @@ def test_text_attachments_are_bounded(t: Table) -> None:
     msg["Subject"] = "orders"
     msg.set_content(sign("France"))
     for i in range(5):
-        msg.add_attachment(f"A par - bur\nF bre - mao\n".encode(), maintype="text", subtype="plain",
-                           filename=f"o{i}.txt")
+        msg.add_attachment(b"A par - bur\nF bre - mao\n", maintype="text", subtype="plain", filename=f"o{i}.txt")
     (reply,) = handle_message(t.db, bytes(msg), t.now).replies
     assert reply["body"].count("> A par - bur") == 3
     assert "'o3.txt' (text/plain) was not read: the judge reads at most 3 attached text files" in reply["body"]

@@ -9,7 +9,7 @@ import json
 import math
 import random
 import tomllib
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,24 @@ from PIL import Image, ImageFont
 
 from judge.catalog import load_variant
 from judge.cli_map import add_map_command
-from judge.maps import (CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError, board_geometry, can_draw, draw_map, has_board,
-                         held_by, legend_words, parse_geometry, tint,
-                         map_layout, power_colours, read_order, render_map)
+from judge.maps import (
+    CONVOY_INK,
+    DISLODGED_LINE,
+    NEUTRAL,
+    MapError,
+    board_geometry,
+    can_draw,
+    draw_map,
+    has_board,
+    held_by,
+    legend_words,
+    map_layout,
+    parse_geometry,
+    power_colours,
+    read_order,
+    render_map,
+    tint,
+)
 from judge.position_json import position_from_json
 from judge.resources import data_dir
 from judge.rules.orders import order_text
@@ -50,13 +65,21 @@ def _played(variant: Variant, position_json: dict[str, Any], orders: dict[str, l
     """Play one phase as the game server does and keep the results as it stores them."""
     before = position_from_json(variant, position_json)
     turn = play(variant, before, parse_submissions(variant, before.phase.step, orders))
-    results = [{"power": r.power, "input": r.input,
-                "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
-                "outcome": r.outcome.value, "reason": r.reason} for r in turn.results]
+    results = [
+        {
+            "power": r.power,
+            "input": r.input,
+            "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
+            "outcome": r.outcome.value,
+            "reason": r.reason,
+        }
+        for r in turn.results
+    ]
     return turn, results
 
 
 # --- coordinates in the variant files ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", ["classic", "coldwar"])
 def test_every_province_has_coordinates(name: str) -> None:
@@ -76,8 +99,9 @@ def test_some_places_are_where_they_are_on_the_globe() -> None:
     coldwar = {p.abbr: p for p in load_variant("coldwar").geo.provinces}
     assert coldwar["nyk"].at == (40.7, -74.0)
     assert coldwar["aus"].at[0] < 0 < coldwar["len"].at[0]  # Australia south of the equator
-    assert coldwar["los"].at[1] < coldwar["nyk"].at[1] < coldwar["lon"].at[1] < coldwar["mos"].at[1] \
-        < coldwar["sha"].at[1]
+    assert (
+        coldwar["los"].at[1] < coldwar["nyk"].at[1] < coldwar["lon"].at[1] < coldwar["mos"].at[1] < coldwar["sha"].at[1]
+    )
 
 
 def test_loader_checks_coordinates() -> None:
@@ -95,13 +119,17 @@ def test_loader_checks_coordinates() -> None:
     with pytest.raises(VariantError) as caught:
         variant_from_data(data, "broken")
     text = "\n".join(caught.value.problems)
-    for expected in ("province par: at must be [latitude, longitude]", "province bur: at must be",
-                     "province mun: at = [95.0, 11.0]: latitude must be within -90..90",
-                     "province ber: at = [52.5, 190.0]", "province kie: at must be",
-                     "province spa: coast_at names 'wc', which is not one of its coasts (nc, sc)",
-                     "province bre: coast_at names 'nc', which is not one of its coasts (it has no split coasts)",
-                     "province stp: coast_at.nc must be [latitude, longitude]",
-                     "province bul: coast_at needs at"):
+    for expected in (
+        "province par: at must be [latitude, longitude]",
+        "province bur: at must be",
+        "province mun: at = [95.0, 11.0]: latitude must be within -90..90",
+        "province ber: at = [52.5, 190.0]",
+        "province kie: at must be",
+        "province spa: coast_at names 'wc', which is not one of its coasts (nc, sc)",
+        "province bre: coast_at names 'nc', which is not one of its coasts (it has no split coasts)",
+        "province stp: coast_at.nc must be [latitude, longitude]",
+        "province bul: coast_at needs at",
+    ):
         assert expected in text, expected
     assert len(caught.value.problems) == 9
 
@@ -141,6 +169,7 @@ def test_the_rules_engine_does_not_draw() -> None:
 
 # --- the picture ---------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def classic() -> Variant:
     return load_variant("classic")
@@ -178,8 +207,14 @@ def test_every_location_is_inside_the_map_and_apart(name: str) -> None:
 
 def test_centre_markers_show_the_owner(classic: Variant) -> None:
     geo = classic.geo
-    position = position_from_json(classic, {"phase": "F1902M", "units": {"France": ["A bur"]},
-                                            "supply_centers": {"France": ["par", "bel"], "Germany": ["mun"]}})
+    position = position_from_json(
+        classic,
+        {
+            "phase": "F1902M",
+            "units": {"France": ["A bur"]},
+            "supply_centers": {"France": ["par", "bel"], "Germany": ["mun"]},
+        },
+    )
     drawing = draw_map(classic, position)
     image = _open(drawing.png())
     colours = power_colours(classic)
@@ -192,8 +227,10 @@ def test_centre_markers_show_the_owner(classic: Variant) -> None:
 
 
 def test_the_legend_lists_every_power_with_colour_and_centres(classic: Variant) -> None:
-    position = position_from_json(classic, {"phase": "F1902M", "supply_centers": {
-        "France": ["par", "bre", "mar", "spa", "por"], "Russia": ["mos"]}})
+    position = position_from_json(
+        classic,
+        {"phase": "F1902M", "supply_centers": {"France": ["par", "bre", "mar", "spa", "por"], "Russia": ["mos"]}},
+    )
     drawing = draw_map(classic, position)
     image = _open(drawing.png())
     entries = {e.power: e for e in drawing.legend}
@@ -212,18 +249,45 @@ def test_the_legend_lists_every_power_with_colour_and_centres(classic: Variant) 
 
 def test_orders_are_drawn(classic: Variant) -> None:
     geo = classic.geo
-    turn, results = _played(classic, {"phase": "S1901M", "units": {
-        "England": ["F nth", "A lon"], "France": ["A par", "A mar", "F bre"], "Germany": ["A mun"],
-        "Italy": ["A ven", "F adr"], "Austria": ["F tri"], "Russia": ["F stp/sc"]}}, {
-        "England": ["F nth C A lon - nwy", "A lon - nwy"], "France": ["A par - bur", "A mar S A par - bur", "F bre H"],
-        "Germany": ["A mun - bur"], "Italy": ["A ven - tri", "F adr S A ven - tri"], "Austria": ["F tri H"],
-        "Russia": ["F stp/sc - bot"]})
+    turn, results = _played(
+        classic,
+        {
+            "phase": "S1901M",
+            "units": {
+                "England": ["F nth", "A lon"],
+                "France": ["A par", "A mar", "F bre"],
+                "Germany": ["A mun"],
+                "Italy": ["A ven", "F adr"],
+                "Austria": ["F tri"],
+                "Russia": ["F stp/sc"],
+            },
+        },
+        {
+            "England": ["F nth C A lon - nwy", "A lon - nwy"],
+            "France": ["A par - bur", "A mar S A par - bur", "F bre H"],
+            "Germany": ["A mun - bur"],
+            "Italy": ["A ven - tri", "F adr S A ven - tri"],
+            "Austria": ["F tri H"],
+            "Russia": ["F stp/sc - bot"],
+        },
+    )
     outcomes = {r["order"]: r["outcome"] for r in results}
     assert outcomes["A par - bur"] == "succeeds" and outcomes["A mun - bur"] == "bounced"
     assert outcomes["F tri H"] == "dislodged" and outcomes["F nth C A lon - nwy"] == "succeeds"
-    before = position_from_json(classic, {"phase": "S1901M", "units": {
-        "England": ["F nth", "A lon"], "France": ["A par", "A mar", "F bre"], "Germany": ["A mun"],
-        "Italy": ["A ven", "F adr"], "Austria": ["F tri"], "Russia": ["F stp/sc"]}})
+    before = position_from_json(
+        classic,
+        {
+            "phase": "S1901M",
+            "units": {
+                "England": ["F nth", "A lon"],
+                "France": ["A par", "A mar", "F bre"],
+                "Germany": ["A mun"],
+                "Italy": ["A ven", "F adr"],
+                "Austria": ["F tri"],
+                "Russia": ["F stp/sc"],
+            },
+        },
+    )
     plain = _open(render_map(classic, before))
     drawing = draw_map(classic, before, results)
     image = _open(drawing.png())
@@ -233,8 +297,10 @@ def test_orders_are_drawn(classic: Variant) -> None:
 
     def along(a: str, b: str, start: float = 0.25, end: float = 0.7) -> list[Any]:
         pa, pb = layout.location_point(geo.loc(a)), layout.location_point(geo.loc(b))
-        return [image.getpixel((round(pa[0] + (pb[0] - pa[0]) * t), round(pa[1] + (pb[1] - pa[1]) * t)))
-                for t in (start + (end - start) * i / 24 for i in range(25))]
+        return [
+            image.getpixel((round(pa[0] + (pb[0] - pa[0]) * t), round(pa[1] + (pb[1] - pa[1]) * t)))
+            for t in (start + (end - start) * i / 24 for i in range(25))
+        ]
 
     moved = along("ven", "tri", 0.3, 0.55)  # a succeeded move: solid in Italy's colour
     assert all(_near(p, colours["Italy"]) for p in moved)
@@ -244,22 +310,35 @@ def test_orders_are_drawn(classic: Variant) -> None:
     pa, pb = layout.location_point(geo.loc("par")), layout.location_point(geo.loc("bur"))
     mar = layout.location_point(geo.loc("mar"))
     middle = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
-    support = [image.getpixel((round(mar[0] + (middle[0] - mar[0]) * t), round(mar[1] + (middle[1] - mar[1]) * t)))
-               for t in (0.3 + 0.4 * i / 30 for i in range(31))]
+    support = [
+        image.getpixel((round(mar[0] + (middle[0] - mar[0]) * t), round(mar[1] + (middle[1] - mar[1]) * t)))
+        for t in (0.3 + 0.4 * i / 30 for i in range(31))
+    ]
     assert any(_near(p, colours["France"], 30) for p in support)
     nth = layout.location_point(geo.loc("nth"))
     lon, nwy = layout.location_point(geo.loc("lon")), layout.location_point(geo.loc("nwy"))
     route = ((lon[0] + nwy[0]) / 2, (lon[1] + nwy[1]) / 2)
     box = (min(nth[0], route[0]) - 3, min(nth[1], route[1]) - 3, max(nth[0], route[0]) + 3, max(nth[1], route[1]) + 3)
-    assert any(_near(image.getpixel((x, y)), CONVOY_INK, 25)
-               for x in range(int(box[0]), int(box[2]) + 1) for y in range(int(box[1]), int(box[3]) + 1))
+    assert any(
+        _near(image.getpixel((x, y)), CONVOY_INK, 25)
+        for x in range(int(box[0]), int(box[2]) + 1)
+        for y in range(int(box[1]), int(box[3]) + 1)
+    )
 
     retreat = turn.position  # the Austrian fleet in Trieste is dislodged: drawn beside, ringed in red
     assert retreat.dislodged and retreat.phase.code == "S1901R"
-    _, retreats = _played(classic, {"phase": "S1901R", "units": {"Italy": ["A tri", "F adr"]}, "dislodged": {
-        "Austria": [{"unit": "F tri", "attacker_from": "ven"}]}}, {"Austria": ["F tri R alb"]})
-    assert retreats == [{"power": "Austria", "input": "F tri R alb", "order": "F tri R alb", "outcome": "succeeds",
-                         "reason": None}]
+    _, retreats = _played(
+        classic,
+        {
+            "phase": "S1901R",
+            "units": {"Italy": ["A tri", "F adr"]},
+            "dislodged": {"Austria": [{"unit": "F tri", "attacker_from": "ven"}]},
+        },
+        {"Austria": ["F tri R alb"]},
+    )
+    assert retreats == [
+        {"power": "Austria", "input": "F tri R alb", "order": "F tri R alb", "outcome": "succeeds", "reason": None}
+    ]
     after = draw_map(classic, retreat, retreats)
     image = _open(after.png())
     x, y = after.layout.dislodged_point(geo.loc("tri"))
@@ -273,8 +352,11 @@ def test_reading_orders(classic: Variant) -> None:
 
     def read(text: str | None, outcome: str = "succeeds") -> tuple[Any, ...] | None:
         o = read_order(geo, "France", text, outcome)
-        return None if o is None else (o.kind, *(geo.loc_names[i] if i >= 0 else None
-                                                 for i in (o.loc, o.target, o.dest)), o.succeeded)
+        return (
+            None
+            if o is None
+            else (o.kind, *(geo.loc_names[i] if i >= 0 else None for i in (o.loc, o.target, o.dest)), o.succeeded)
+        )
 
     assert read("A par - bur") == ("move", "par", None, "bur", True)
     assert read("A lon - nwy via convoy", "no_convoy") == ("move", "lon", None, "nwy", False)
@@ -294,33 +376,45 @@ def test_reading_orders(classic: Variant) -> None:
 
 def test_unknown_powers_and_odd_results_do_not_break_the_picture(classic: Variant) -> None:
     position = position_from_json(classic, {})
-    results = [{"power": "Atlantis", "order": "A par - bur", "outcome": "succeeds"}, {"power": "France"},
-               {"power": "France", "order": None, "outcome": "void", "input": "garble"}]
+    results = [
+        {"power": "Atlantis", "order": "A par - bur", "outcome": "succeeds"},
+        {"power": "France"},
+        {"power": "France", "order": None, "outcome": "void", "input": "garble"},
+    ]
     _open(render_map(classic, position, results))
 
 
 def _tower() -> Variant:
     """A made-up map, tall and narrow: three provinces in a column and a sea beside them."""
-    return variant_from_data({
-        "name": "Tower", "powers": ["Up", "Down"], "start": {"year": 2000, "season": "spring"},
-        "victory": {"solo": 2},
-        "provinces": {"top": {"name": "Top", "kind": "land", "centre": True, "home": "Up", "at": [60, 0]},
-                      "mid": {"name": "Middle", "kind": "coast", "at": [30, 0.5]},
-                      "bot": {"name": "Bottom", "kind": "land", "centre": True, "home": "Down", "at": [0, 0]},
-                      "sea": {"name": "Sea", "kind": "sea", "at": [30, 2]}},
-        "army": {"top": ["mid"], "mid": ["top", "bot"], "bot": ["mid"]},
-        "fleet": {"mid": ["sea"], "sea": ["mid"]},
-        "units": {"Up": ["A top"], "Down": ["A bot"]}}, "tower")
+    return variant_from_data(
+        {
+            "name": "Tower",
+            "powers": ["Up", "Down"],
+            "start": {"year": 2000, "season": "spring"},
+            "victory": {"solo": 2},
+            "provinces": {
+                "top": {"name": "Top", "kind": "land", "centre": True, "home": "Up", "at": [60, 0]},
+                "mid": {"name": "Middle", "kind": "coast", "at": [30, 0.5]},
+                "bot": {"name": "Bottom", "kind": "land", "centre": True, "home": "Down", "at": [0, 0]},
+                "sea": {"name": "Sea", "kind": "sea", "at": [30, 2]},
+            },
+            "army": {"top": ["mid"], "mid": ["top", "bot"], "bot": ["mid"]},
+            "fleet": {"mid": ["sea"], "sea": ["mid"]},
+            "units": {"Up": ["A top"], "Down": ["A bot"]},
+        },
+        "tower",
+    )
 
 
 def test_a_tall_map_is_drawn_narrower() -> None:
     tower = _tower()
-    drawing = draw_map(tower, position_from_json(tower, {}), [{"power": "Up", "order": "A top - mid",
-                                                               "outcome": "succeeds"}])
+    drawing = draw_map(
+        tower, position_from_json(tower, {}), [{"power": "Up", "order": "A top - mid", "outcome": "succeeds"}]
+    )
     layout = drawing.layout
     assert layout.height <= 1800 and drawing.image.size[0] == 1400
     (tx, ty), (mx, my), (bx, by), (sx, sy) = (layout.location_point(i) for i in range(4))
-    assert ty < my < by and tx == bx < mx < sx and 300 < tx and sx < 1100  # centred, north up, east right
+    assert ty < my < by and tx == bx < mx < sx and tx > 300 and sx < 1100  # centred, north up, east right
     assert drawing.image.getpixel(layout.centre_marker(0)) == power_colours(tower)["Up"]
 
 
@@ -378,6 +472,7 @@ def test_legend_languages(classic: Variant) -> None:
 
 # --- judge map -----------------------------------------------------------------------------------------------------
 
+
 def _judge_map(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="judge")
     add_map_command(parser.add_subparsers())
@@ -390,8 +485,9 @@ def test_judge_map_variant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert _judge_map("--variant", "classic", "-o", str(out)) == 0
     assert f"wrote {out}" in capsys.readouterr().out
     classic = load_variant("classic")
-    assert out.read_bytes() == render_map(classic, position_from_json(classic, {}),
-                                          title="Classic — Spring 1901 movement")
+    assert out.read_bytes() == render_map(
+        classic, position_from_json(classic, {}), title="Classic — Spring 1901 movement"
+    )
     assert _judge_map("--variant", "nowhere", "-o", str(out)) == 1
     assert "unknown variant 'nowhere'" in capsys.readouterr().err
     assert _judge_map("-o", str(out)) == 2
@@ -406,7 +502,7 @@ def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
 
     path = tmp_path / "judge.db"
     db = open_db(path)
-    now = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
     with db.atomic():
         game = service.create_game(db, "cw", "coldwar", GameSettings(), now)
         service.join_game(db, "cw", "ussr@p.test", "pw-ussr", now, power="USSR")
@@ -430,14 +526,23 @@ def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
     assert _judge_map("cw", "s1960m", "-o", "spring.png", "--db", str(path), "--language", "de") == 0
     row = next(iter(db.query("select board_before, results from phases where phase = 'S1960M'")))
     before = position_from_json(coldwar, json.loads(row["board_before"]))
-    assert {r["order"] for r in json.loads(row["results"])} >= {"A mos - ukr", "F len/sc - bal", "A par - wge",
-                                                                 "F lon - nts", "A nyk H"}
-    after = position_from_json(coldwar, json.loads(next(iter(db.query(
-        "select board_after from phases where phase = 'S1960M'")))["board_after"]))
+    assert {r["order"] for r in json.loads(row["results"])} >= {
+        "A mos - ukr",
+        "F len/sc - bal",
+        "A par - wge",
+        "F lon - nts",
+        "A nyk H",
+    }
+    after = position_from_json(
+        coldwar,
+        json.loads(next(iter(db.query("select board_after from phases where phase = 'S1960M'")))["board_after"]),
+    )
     assert (tmp_path / "spring.png").read_bytes() == render_map(
-        coldwar, before, json.loads(row["results"]), title="cw — Spring 1960 movement", language="de", after=after)
-    assert (tmp_path / "spring.png").read_bytes() != render_map(coldwar, before, title="cw — Spring 1960 movement",
-                                                                language="de")
+        coldwar, before, json.loads(row["results"]), title="cw — Spring 1960 movement", language="de", after=after
+    )
+    assert (tmp_path / "spring.png").read_bytes() != render_map(
+        coldwar, before, title="cw — Spring 1960 movement", language="de"
+    )
     capsys.readouterr()
 
     assert _judge_map("cw", "F1961M") == 1
@@ -452,6 +557,7 @@ def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
 
 
 # --- the board: province areas from the geometry files -------------------------------------------------------------
+
 
 def _inside(point: tuple[float, float], ring: Any) -> bool:
     """Whether (x, y) lies inside the polygon ``ring`` (even-odd rule)."""
@@ -485,8 +591,9 @@ def test_geometry_loads_and_covers_every_province(name: str) -> None:
         assert area and all(len(ring) >= 3 for poly in area for ring in poly), prov.abbr
         lat, lon = geometry.units[prov.id]  # units stand inside their province
         x = geometry.frame[0] + (lon - geometry.frame[0]) % 360.0
-        assert any(_inside((x, lat), poly[0]) and not any(_inside((x, lat), hole) for hole in poly[1:])
-                   for poly in area), prov.abbr
+        assert any(
+            _inside((x, lat), poly[0]) and not any(_inside((x, lat), hole) for hole in poly[1:]) for poly in area
+        ), prov.abbr
     data = json.loads((data_dir("variants") / f"{name}.geo.json").read_text(encoding="utf-8"))
     shared, pairs = data["neighbours_sharing_a_border"]
     assert shared >= 0.9 * pairs  # the tool's own check: neighbours in the game are neighbours on the board
@@ -503,8 +610,14 @@ def test_geometry_loads_and_covers_every_province(name: str) -> None:
 def test_areas_are_tinted_by_who_holds_them(classic: Variant) -> None:
     from judge.maps.style import LAND_AREA
 
-    position = position_from_json(classic, {"phase": "F1902M", "units": {"France": ["A bur"], "Germany": ["A pic"]},
-                                            "supply_centers": {"France": ["par", "bel"], "Germany": ["mun"]}})
+    position = position_from_json(
+        classic,
+        {
+            "phase": "F1902M",
+            "units": {"France": ["A bur"], "Germany": ["A pic"]},
+            "supply_centers": {"France": ["par", "bel"], "Germany": ["mun"]},
+        },
+    )
     image = _open(render_map(classic, position))
     colours = power_colours(classic)
 
@@ -522,17 +635,24 @@ def test_areas_are_tinted_by_who_holds_them(classic: Variant) -> None:
 
 
 def _opening(variant: Variant) -> tuple[Any, Any, list[dict]]:
-    units = {"England": ["F lon", "F edi", "A lvp"], "France": ["A par", "A mar", "F bre"],
-             "Germany": ["A mun", "A ber", "F kie"], "Italy": ["A ven", "A rom", "F nap"],
-             "Austria": ["A vie", "A bud", "F tri"], "Russia": ["A mos", "A war", "F sev", "F stp/sc"],
-             "Turkey": ["A con", "A smy", "F ank"]}
-    orders = {"England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
-              "France": ["A par - bur", "A mar S A par - bur", "F bre - mao"],
-              "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
-              "Italy": ["A ven - tyr", "A rom - ven", "F nap - ion"],
-              "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
-              "Russia": ["A mos - ukr", "A war - gal", "F sev - bla", "F stp/sc - bot"],
-              "Turkey": ["A con - bul", "A smy - con", "F ank - bla"]}
+    units = {
+        "England": ["F lon", "F edi", "A lvp"],
+        "France": ["A par", "A mar", "F bre"],
+        "Germany": ["A mun", "A ber", "F kie"],
+        "Italy": ["A ven", "A rom", "F nap"],
+        "Austria": ["A vie", "A bud", "F tri"],
+        "Russia": ["A mos", "A war", "F sev", "F stp/sc"],
+        "Turkey": ["A con", "A smy", "F ank"],
+    }
+    orders = {
+        "England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
+        "France": ["A par - bur", "A mar S A par - bur", "F bre - mao"],
+        "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
+        "Italy": ["A ven - tyr", "A rom - ven", "F nap - ion"],
+        "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
+        "Russia": ["A mos - ukr", "A war - gal", "F sev - bla", "F stp/sc - bot"],
+        "Turkey": ["A con - bul", "A smy - con", "F ank - bla"],
+    }
     before = position_from_json(variant, {"phase": "S1901M", "units": units})
     turn, results = _played(variant, {"phase": "S1901M", "units": units}, orders)
     return before, turn.position, results
@@ -552,8 +672,11 @@ def test_a_results_picture_shows_the_board_after_the_phase_and_is_light(classic:
 
 
 def test_the_legend_counts_centres_after_the_phase(classic: Variant) -> None:
-    fall = {"phase": "F1901M", "units": {"France": ["A bur", "F mao"], "Germany": ["A kie"]},
-            "supply_centers": {"France": ["par", "mar", "bre"], "Germany": ["mun", "ber", "kie"]}}
+    fall = {
+        "phase": "F1901M",
+        "units": {"France": ["A bur", "F mao"], "Germany": ["A kie"]},
+        "supply_centers": {"France": ["par", "mar", "bre"], "Germany": ["mun", "ber", "kie"]},
+    }
     before = position_from_json(classic, fall)
     turn, results = _played(classic, fall, {"France": ["A bur - bel", "F mao - por"], "Germany": ["A kie - hol"]})
     after = turn.position
@@ -579,8 +702,15 @@ def test_dislodged_units_and_retreats_are_marked(classic: Variant) -> None:
     ring = [image.getpixel((x + dx, y + dy)) for dx in range(-12, 13) for dy in range(-12, 13)]
     assert any(p == DISLODGED_LINE for p in ring)
     assert image.getpixel(layout.location_point(geo.loc("tri"))) == power_colours(classic)["Italy"]
-    retreat_turn, retreats = _played(classic, {"phase": "S1901R", "units": {"Italy": ["A tri", "F adr"]}, "dislodged": {
-        "Austria": [{"unit": "F tri", "attacker_from": "ven"}]}}, {"Austria": ["F tri R alb"]})
+    retreat_turn, retreats = _played(
+        classic,
+        {
+            "phase": "S1901R",
+            "units": {"Italy": ["A tri", "F adr"]},
+            "dislodged": {"Austria": [{"unit": "F tri", "attacker_from": "ven"}]},
+        },
+        {"Austria": ["F tri R alb"]},
+    )
     picture = draw_map(classic, after, retreats, after=retreat_turn.position)
     shown = _open(picture.png())
     austria = power_colours(classic)["Austria"]
@@ -642,8 +772,10 @@ def test_the_tool_makes_geometry_from_coordinates_and_coastlines() -> None:
     from judge.maps.tessellate import tessellate
 
     tower = _tower()
-    coast = {"source": "made up", "layers": {"land": [[[[-5, -5], [1.2, -5], [1.2, 65], [-5, 65], [-5, -5]]]],
-                                             "lakes": []}}
+    coast = {
+        "source": "made up",
+        "layers": {"land": [[[[-5, -5], [1.2, -5], [1.2, 65], [-5, 65], [-5, -5]]]], "lakes": []},
+    }
     data, report = tessellate("tower", tower.geo, coast)
     assert set(data["provinces"]) == {"top", "mid", "bot", "sea"}
     assert data["neighbours_sharing_a_border"] == [3, 3] and "3 of 3 neighbouring pairs share a border" in report
@@ -663,8 +795,9 @@ def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
 
     def near(point: tuple[int, int], prov: int) -> bool:  # within 2 pixels (a border line, rounding)
         x, y = point
-        return any(base.image.getpixel((x + dx, y + dy)) == base.slot0 + prov for dx in range(-2, 3)
-                   for dy in range(-2, 3))
+        return any(
+            base.image.getpixel((x + dx, y + dy)) == base.slot0 + prov for dx in range(-2, 3) for dy in range(-2, 3)
+        )
 
     for prov in geo.provinces:
         if prov.centre:
@@ -674,17 +807,23 @@ def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
 
 
 def test_builds_and_removals_on_the_board(classic: Variant) -> None:
-    winter = {"phase": "W1901A", "units": {"France": ["A bur"], "Germany": ["A mun", "A ber", "F kie", "A hol"]},
-              "supply_centers": {"France": ["par", "bre", "mar"], "Germany": ["mun", "kie"]}}
+    winter = {
+        "phase": "W1901A",
+        "units": {"France": ["A bur"], "Germany": ["A mun", "A ber", "F kie", "A hol"]},
+        "supply_centers": {"France": ["par", "bre", "mar"], "Germany": ["mun", "kie"]},
+    }
     before = position_from_json(classic, winter)
-    turn, results = _played(classic, winter, {"France": ["build A par", "build F bre"],
-                                              "Germany": ["A hol disband", "A ber disband"]})
+    turn, results = _played(
+        classic, winter, {"France": ["build A par", "build F bre"], "Germany": ["A hol disband", "A ber disband"]}
+    )
     assert {r["outcome"] for r in results} <= {"succeeds", "disbanded"}
     drawing = draw_map(classic, before, results, after=turn.position)
     image, layout, geo = _open(drawing.png()), drawing.layout, classic.geo
     france = power_colours(classic)["France"]
     x, y = layout.location_point(geo.loc("par"))
     assert image.getpixel((x, y)) == france  # the new army ...
-    assert any(image.getpixel((x + 12 + dx, y - 12 + dy)) == france for dx in (-1, 0, 1) for dy in (-1, 0, 1))  # + its plus
+    assert any(
+        image.getpixel((x + 12 + dx, y - 12 + dy)) == france for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+    )  # + its plus
     hx, hy = layout.location_point(geo.loc("hol"))
     assert image.getpixel((hx, hy)) != power_colours(classic)["Germany"]  # removed: an x where it stood

@@ -161,8 +161,15 @@ def test_end_with_a_draw_or_abandoned_and_delete(t: Table, tmp_path: Path, capsy
 
 
 def test_missing_two_deadlines_in_a_row_is_told_to_the_master_once(t: Table) -> None:
-    holds = {"Austria": "A vie H", "England": "F lon H", "France": "A par H", "Germany": "A ber H",
-             "Italy": "A rom H", "Russia": "A mos H", "Turkey": "A con H"}
+    holds = {
+        "Austria": "A vie H",
+        "England": "F lon H",
+        "France": "A par H",
+        "Germany": "A ber H",
+        "Italy": "A rom H",
+        "Russia": "A mos H",
+        "Turkey": "A con H",
+    }
 
     def orders_from_all_but(*late: str) -> None:
         for power in POWERS:
@@ -242,8 +249,7 @@ def test_anonymous_games_hide_addresses(tmp_path: Path) -> None:
 
 def test_outbox_list_shows_attempts_and_the_last_error(t: Table, capsys) -> None:
     first = t.outbox()[0]["id"]
-    t.db.execute("update outbox set attempts = 3, last_error = ? where id = ?",
-                 ["550 mailbox unavailable", first])
+    t.db.execute("update outbox set attempts = 3, last_error = ? where id = ?", ["550 mailbox unavailable", first])
     t.db.conn.commit()
     capsys.readouterr()
     assert t.cli("outbox", "list") == 0
@@ -283,14 +289,22 @@ def test_every_new_mail_reads_in_every_language(t: Table, language: str) -> None
     from judge.game.service import get_game
 
     game = get_game(t.db, "g")
-    cases = [("announcement", {"what": w, "detail": "press = grey"})
-             for w in ("extended", "shortened", "settings", "deleted")]
+    cases = [
+        ("announcement", {"what": w, "detail": "press = grey"})
+        for w in ("extended", "shortened", "settings", "deleted")
+    ]
     cases += [("seat_change", {"what": w, "power": "France"}) for w in ("replaced_in", "replaced_out", "ejected")]
-    cases += [("master_notice", {"what": "filled", "power": None, "email": None, "count": 7}),
-              ("master_notice", {"what": "missed", "power": "Turkey", "email": "t@p.test", "count": 2})]
-    cases += [("game_over", {"result": r, "history": [], "powers": list(game.variant.powers)})
-              for r in ({"kind": "draw", "powers": ["France", "Italy"], "by": "master"},
-                        {"kind": "abandoned", "by": "master"})]
+    cases += [
+        ("master_notice", {"what": "filled", "power": None, "email": None, "count": 7}),
+        ("master_notice", {"what": "missed", "power": "Turkey", "email": "t@p.test", "count": 2}),
+    ]
+    cases += [
+        ("game_over", {"result": r, "history": [], "powers": list(game.variant.powers)})
+        for r in (
+            {"kind": "draw", "powers": ["France", "Italy"], "by": "master"},
+            {"kind": "abandoned", "by": "master"},
+        )
+    ]
     for name, context in cases:
         mail = render_mail(name, language, game=game, deadline="soon", **context)
         english = render_mail(name, "en", game=game, deadline="soon", **context)

@@ -62,24 +62,27 @@ def test_changed_parameters_do_not_verify() -> None:
     assert not verify_password("pw", "$".join([scheme, "8192", r, p, salt, digest]))
 
 
-@pytest.mark.parametrize("stored", [
-    "",
-    "pw",
-    "scrypt",
-    "scrypt$16384$8$1$c2FsdA==",  # no hash
-    "bcrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
-    "scrypt$16000$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",  # n not a power of 2
-    "scrypt$1$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
-    "scrypt$-16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
-    "scrypt$1073741824$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",  # 128 GiB
-    "scrypt$16384$8$99$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
-    "scrypt$16384$0$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
-    "scrypt$16384$8$1$not base64!$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
-    "scrypt$16384$8$1$$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",  # empty salt
-    "scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaA==",  # hash too short
-    "scrypt$１６３８４$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
-    "scrypt$" + "9" * 5000 + "$8$1$c2FsdA==$aGFzaA==",
-])
+@pytest.mark.parametrize(
+    "stored",
+    [
+        "",
+        "pw",
+        "scrypt",
+        "scrypt$16384$8$1$c2FsdA==",  # no hash
+        "bcrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
+        "scrypt$16000$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",  # n not a power of 2
+        "scrypt$1$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
+        "scrypt$-16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
+        "scrypt$1073741824$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",  # 128 GiB
+        "scrypt$16384$8$99$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
+        "scrypt$16384$0$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
+        "scrypt$16384$8$1$not base64!$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
+        "scrypt$16384$8$1$$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",  # empty salt
+        "scrypt$16384$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaA==",  # hash too short
+        "scrypt$１６３８４$8$1$c2FsdHNhbHRzYWx0c2FsdA==$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g=",
+        "scrypt$" + "9" * 5000 + "$8$1$c2FsdA==$aGFzaA==",
+    ],
+)
 def test_malformed_stored_hash_is_false_not_an_error(stored: str) -> None:
     assert verify_password("pw", stored) is False
 

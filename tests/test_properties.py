@@ -10,9 +10,10 @@ from email.message import EmailMessage
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from gamekit import Table
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from judge.catalog import load_variant
 from judge.mail.commands import ParsedBody, parse_body
 from judge.mail.handler import handle_message
@@ -26,14 +27,52 @@ CLASSIC = load_variant("classic")
 
 # Characters that have broken parsers before: case-folding traps, compatibility forms, dashes, arrows, invisible
 # characters, controls, surrogates, separators.
-_TRAPS = list("ſKİıßﬁﬀΣσς\u2010\u2011\u2012\u2013\u2014\u2015\u2212⇒➔→\u200b\u00ad\ufeff\u00a0\u2028\u0085\x00\x1b"
-              "()[]/,;:.-> \t") + ["\udcff", "\n", "\r\n"]
-_WORDS = ["A", "F", "par", "bur", "spa", "nc", "sc", "/", "stp", "S", "C", "-", "H", "via", "convoy", "Build",
-          "Waive", "Paris", "north", "coast", "Spain", "SIGNON", "PRESS", "ENDPRESS", "SANDBOX", "ENDSANDBOX",
-          "READY", "wrote:", "On", ">", "--", "From:", "Sent:", "[judge-mail]", "-----BEGIN PGP SIGNED MESSAGE-----",
-          "-----BEGIN PGP SIGNATURE-----", "1.", "•"]
-text = st.lists(st.one_of(st.sampled_from(_TRAPS), st.sampled_from(_WORDS), st.text(max_size=4)),
-                max_size=60).map(" ".join)
+_TRAPS = list(
+    "ſKİıßﬁﬀΣσς\u2010\u2011\u2012\u2013\u2014\u2015\u2212⇒➔→\u200b\u00ad\ufeff\u00a0\u2028\u0085\x00\x1b()[]/,;:.-> \t"
+) + ["\udcff", "\n", "\r\n"]
+_WORDS = [
+    "A",
+    "F",
+    "par",
+    "bur",
+    "spa",
+    "nc",
+    "sc",
+    "/",
+    "stp",
+    "S",
+    "C",
+    "-",
+    "H",
+    "via",
+    "convoy",
+    "Build",
+    "Waive",
+    "Paris",
+    "north",
+    "coast",
+    "Spain",
+    "SIGNON",
+    "PRESS",
+    "ENDPRESS",
+    "SANDBOX",
+    "ENDSANDBOX",
+    "READY",
+    "wrote:",
+    "On",
+    ">",
+    "--",
+    "From:",
+    "Sent:",
+    "[judge-mail]",
+    "-----BEGIN PGP SIGNED MESSAGE-----",
+    "-----BEGIN PGP SIGNATURE-----",
+    "1.",
+    "•",
+]
+text = st.lists(st.one_of(st.sampled_from(_TRAPS), st.sampled_from(_WORDS), st.text(max_size=4)), max_size=60).map(
+    " ".join
+)
 lines = st.lists(text, max_size=30).map("\n".join)
 
 
@@ -72,19 +111,52 @@ def test_nothing_below_the_judges_marker_is_read(body: str) -> None:
     assert [item.text for item in parsed.items] == ["CLEAR"] and parsed.problems == ()
 
 
-_HEADER_NAMES = ["From", "Subject", "Message-ID", "Content-Type", "Content-Transfer-Encoding", "Date", "References",
-                 "Reply-To", "Received", "Auto-Submitted", "X-Autoreply", "Content-Disposition"]
-_HEADER_VALUES = ["a@example.org", "=?utf-8?q?x?=", "=?punycode?q?abc?=", "=?utf-7?b?Kw-?=", "<m@x>", "\x00",
-                  "text/plain; charset=punycode", "text/plain; charset=utf-7", "multipart/mixed; boundary=b",
-                  "message/rfc822", "base64", "quoted-printable", "attachment; filename=a.txt", "text/html",
-                  "multipart/alternative; boundary=b", "auto-replied", "Tue, 01 Dec 2026 10:00:00 +0100", "yes"]
-header = st.tuples(st.sampled_from(_HEADER_NAMES),
-                   st.lists(st.one_of(st.sampled_from(_HEADER_VALUES), st.text(max_size=8)), max_size=6).map(" ".join))
+_HEADER_NAMES = [
+    "From",
+    "Subject",
+    "Message-ID",
+    "Content-Type",
+    "Content-Transfer-Encoding",
+    "Date",
+    "References",
+    "Reply-To",
+    "Received",
+    "Auto-Submitted",
+    "X-Autoreply",
+    "Content-Disposition",
+]
+_HEADER_VALUES = [
+    "a@example.org",
+    "=?utf-8?q?x?=",
+    "=?punycode?q?abc?=",
+    "=?utf-7?b?Kw-?=",
+    "<m@x>",
+    "\x00",
+    "text/plain; charset=punycode",
+    "text/plain; charset=utf-7",
+    "multipart/mixed; boundary=b",
+    "message/rfc822",
+    "base64",
+    "quoted-printable",
+    "attachment; filename=a.txt",
+    "text/html",
+    "multipart/alternative; boundary=b",
+    "auto-replied",
+    "Tue, 01 Dec 2026 10:00:00 +0100",
+    "yes",
+]
+header = st.tuples(
+    st.sampled_from(_HEADER_NAMES),
+    st.lists(st.one_of(st.sampled_from(_HEADER_VALUES), st.text(max_size=8)), max_size=6).map(" ".join),
+)
 raw_mail = st.builds(
-    lambda headers, body, repeat: ("\n".join(f"{k}: {v}" for k, v in headers) + "\n\n" + body * repeat)
-    .encode("utf-8", "surrogateescape"),
-    st.lists(header, max_size=12), st.one_of(lines, st.just("--b\nContent-Type: text/plain\n\nA par H\n")),
-    st.integers(1, 300))
+    lambda headers, body, repeat: ("\n".join(f"{k}: {v}" for k, v in headers) + "\n\n" + body * repeat).encode(
+        "utf-8", "surrogateescape"
+    ),
+    st.lists(header, max_size=12),
+    st.one_of(lines, st.just("--b\nContent-Type: text/plain\n\nA par H\n")),
+    st.integers(1, 300),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -97,15 +169,39 @@ def test_raw_message_reader_never_raises_and_is_bounded(raw: bytes) -> None:
     assert "\x00" not in got.sender + got.message_id
 
 
-json_value = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=10),
-                                    st.sampled_from(["classic", "S1901M", "F1901R", "W1901A", "France", "A par",
-                                                     "F stp/sc", "A par - bur", "par"])),
-                          lambda children: st.one_of(st.lists(children, max_size=5),
-                                                     st.dictionaries(st.sampled_from(
-                                                         ["id", "variant", "phase", "units", "orders",
-                                                          "supply_centers", "dislodged", "standoffs", "France",
-                                                          "England", ""]), children, max_size=6)),
-                          max_leaves=30)
+json_value = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.floats(),
+        st.text(max_size=10),
+        st.sampled_from(["classic", "S1901M", "F1901R", "W1901A", "France", "A par", "F stp/sc", "A par - bur", "par"]),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "variant",
+                    "phase",
+                    "units",
+                    "orders",
+                    "supply_centers",
+                    "dislodged",
+                    "standoffs",
+                    "France",
+                    "England",
+                    "",
+                ]
+            ),
+            children,
+            max_size=6,
+        ),
+    ),
+    max_leaves=30,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -137,16 +233,39 @@ def _state(t: Table) -> list[Any]:
 
 
 senders = st.sampled_from(["france@p.test", "eve@evil.test", "germany@p.test", "x\x00y@p.test", "judge@judge.test"])
-bodies = st.lists(st.one_of(text, st.sampled_from(
-    ["SIGNON France g wrong", "SIGNON France nosuch pw", "A par - bur", "READY", "CLEAR", "DRAW", "RESIGN",
-     "SET LANGUAGE ru", "SET TIMEZONE Europe/Berlin", "SET PASSWORD abcdef", "PRESS TO Germany", "hello", "ENDPRESS",
-     "SANDBOX", "Narnia: A par", "ENDSANDBOX", "JOIN g abcd", "OBSERVE nosuch"])), max_size=12).map("\n".join)
+bodies = st.lists(
+    st.one_of(
+        text,
+        st.sampled_from(
+            [
+                "SIGNON France g wrong",
+                "SIGNON France nosuch pw",
+                "A par - bur",
+                "READY",
+                "CLEAR",
+                "DRAW",
+                "RESIGN",
+                "SET LANGUAGE ru",
+                "SET TIMEZONE Europe/Berlin",
+                "SET PASSWORD abcdef",
+                "PRESS TO Germany",
+                "hello",
+                "ENDPRESS",
+                "SANDBOX",
+                "Narnia: A par",
+                "ENDSANDBOX",
+                "JOIN g abcd",
+                "OBSERVE nosuch",
+            ]
+        ),
+    ),
+    max_size=12,
+).map("\n".join)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(senders, bodies)
-def test_handle_path_never_raises_and_without_a_sign_on_changes_nothing(table: Table, sender: str,
-                                                                        body: str) -> None:
+def test_handle_path_never_raises_and_without_a_sign_on_changes_nothing(table: Table, sender: str, body: str) -> None:
     t = table
     t.later(minutes=7)
     before = _state(t)
@@ -173,16 +292,37 @@ def test_handle_path_never_raises_on_raw_garbage(table: Table, raw: bytes) -> No
     assert _state(t) == before
 
 
-_NOT_ORDERS = ["hello", "see", "you", "xyz", "Françoise", ",", "!", "1901", "Paris", "Brest", "Marseille",
-               "Burgundy", "Picardy", "Gascony", "Spain", "north", "\u200b", "\u00a0", "—"]
+_NOT_ORDERS = [
+    "hello",
+    "see",
+    "you",
+    "xyz",
+    "Françoise",
+    ",",
+    "!",
+    "1901",
+    "Paris",
+    "Brest",
+    "Marseille",
+    "Burgundy",
+    "Picardy",
+    "Gascony",
+    "Spain",
+    "north",
+    "\u200b",
+    "\u00a0",
+    "—",
+]
 garbage_line = st.lists(st.sampled_from(_NOT_ORDERS), min_size=1, max_size=5).map(" ".join)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(garbage_line, max_size=12), st.permutations(["A par - bur", "F bre - mao", "A mar - spa"]),
-       st.randoms())
-def test_lines_that_are_not_orders_never_replace_orders(table: Table, garbage: list[str], orders: list[str],
-                                                        rnd: Any) -> None:
+@given(
+    st.lists(garbage_line, max_size=12), st.permutations(["A par - bur", "F bre - mao", "A mar - spa"]), st.randoms()
+)
+def test_lines_that_are_not_orders_never_replace_orders(
+    table: Table, garbage: list[str], orders: list[str], rnd: Any
+) -> None:
     from judge.game.records import orders_of, set_orders
     from judge.game.service import get_game
 

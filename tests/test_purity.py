@@ -8,9 +8,30 @@ from pathlib import Path
 import pytest
 
 RULES = Path(__file__).resolve().parent.parent / "judge" / "rules"
-FORBIDDEN_MODULES = {"os", "sys", "io", "time", "datetime", "random", "pathlib", "shutil", "socket", "subprocess",
-                     "logging", "sqlite3", "sqlite_utils", "imaplib", "smtplib", "imapclient", "aiosmtpd", "jinja2",
-                     "tomllib", "json", "threading", "asyncio"}
+FORBIDDEN_MODULES = {
+    "os",
+    "sys",
+    "io",
+    "time",
+    "datetime",
+    "random",
+    "pathlib",
+    "shutil",
+    "socket",
+    "subprocess",
+    "logging",
+    "sqlite3",
+    "sqlite_utils",
+    "imaplib",
+    "smtplib",
+    "imapclient",
+    "aiosmtpd",
+    "jinja2",
+    "tomllib",
+    "json",
+    "threading",
+    "asyncio",
+}
 FORBIDDEN_CALLS = {"print", "open", "input", "exec", "eval"}
 
 

@@ -43,8 +43,9 @@ def wait_for(condition: Any, seconds: float = 60) -> None:
         time.sleep(0.05)
 
 
-def test_a_second_serve_on_the_same_database_says_so_and_exits_0(tmp_path: Path, imap: Any, smtp: Any,
-                                                                   caplog: pytest.LogCaptureFixture) -> None:
+def test_a_second_serve_on_the_same_database_says_so_and_exits_0(
+    tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     cfg, clock = make_config(tmp_path, imap, smtp), Clock()
     new_game(cfg, clock)
     send(imap, "France", "A par - bur")
@@ -63,10 +64,20 @@ def test_a_second_serve_on_the_same_database_says_so_and_exits_0(tmp_path: Path,
 
 def test_deadline_passes_with_imap_and_smtp_down_and_mail_flows_when_they_return(tmp_path: Path) -> None:
     imap_port, smtp_port = free_port(), free_port()
-    cfg = Config(address="judge@judge.test", db=str(tmp_path / "judge.db"),
-                 imap=ImapConfig(host="127.0.0.1", port=imap_port, security="none", username="judge",
-                                 password=PASSWORD, poll_seconds=1, timeout=5),
-                 smtp=SmtpConfig(host="127.0.0.1", port=smtp_port, security="none", timeout=5))
+    cfg = Config(
+        address="judge@judge.test",
+        db=str(tmp_path / "judge.db"),
+        imap=ImapConfig(
+            host="127.0.0.1",
+            port=imap_port,
+            security="none",
+            username="judge",
+            password=PASSWORD,
+            poll_seconds=1,
+            timeout=5,
+        ),
+        smtp=SmtpConfig(host="127.0.0.1", port=smtp_port, security="none", timeout=5),
+    )
     clock = Clock()
     new_game(cfg, clock)
     stop = threading.Event()
@@ -120,7 +131,8 @@ class Refusing:
 
 
 def test_smtp_4xx_is_retried_with_backoff_5xx_fails_at_once_and_the_master_hears_once_an_hour(
-        tmp_path: Path, imap: Any) -> None:
+    tmp_path: Path, imap: Any
+) -> None:
     handler = Refusing({addr("France"): 2, addr("Italy"): 10_000}, {addr("Turkey")})
     port = free_port()
     controller = Controller(handler, hostname="127.0.0.1", port=port)
@@ -129,10 +141,13 @@ def test_smtp_4xx_is_retried_with_backoff_5xx_fails_at_once_and_the_master_hears
         cfg, clock = make_config(tmp_path, imap, SmtpSink(port)), Clock()
         db = open_db(cfg.db)
         with write(db):
-            from judge.game.settings import GameSettings
             import random
-            service.create_game(db, "g", "classic", GameSettings(movement_deadline=10 * 86400, master="gm@judge.test"),
-                                clock())
+
+            from judge.game.settings import GameSettings
+
+            service.create_game(
+                db, "g", "classic", GameSettings(movement_deadline=10 * 86400, master="gm@judge.test"), clock()
+            )
             for power in POWERS:
                 service.join_game(db, "g", addr(power), f"pw-{power}", clock(), power=power)
             service.start_game(db, "g", clock(), random.Random(1))
@@ -142,7 +157,8 @@ def test_smtp_4xx_is_retried_with_backoff_5xx_fails_at_once_and_the_master_hears
         assert rows[addr("France")]["status"] == "queued" and rows[addr("France")]["attempts"] == 1
         assert rows[addr("Austria")]["status"] == "sent"
         assert {r["message_id"] for r in rows.values()} and all(
-            r["message_id"].endswith("@judge.test>") for r in rows.values())  # fixed when queued
+            r["message_id"].endswith("@judge.test>") for r in rows.values()
+        )  # fixed when queued
         first_id = rows[addr("France")]["message_id"]
         for _ in range(3):  # retries, each after its pause (30 s doubling, with jitter)
             clock.advance(minutes=3)
@@ -161,14 +177,14 @@ def test_smtp_4xx_is_retried_with_backoff_5xx_fails_at_once_and_the_master_hears
         clock.advance(hours=1)
         serve(cfg, once=True, clock=clock)
         digests = [raw for to, raw in handler.accepted if to == "gm@judge.test" and b"could not be" in raw]
-        assert len(digests) == 2 and addr("Italy").encode() in digests[1] and addr("Turkey").encode() not in \
-            digests[1]
+        assert len(digests) == 2 and addr("Italy").encode() in digests[1] and addr("Turkey").encode() not in digests[1]
     finally:
         controller.stop()
 
 
 def test_a_message_that_cannot_be_handled_is_quarantined_and_the_inbox_moves_on(
-        tmp_path: Path, imap: Any, smtp: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, imap: Any, smtp: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cfg, clock = make_config(tmp_path, imap, smtp), Clock()
     new_game(cfg, clock)
     real = imap_in.handle_message
@@ -213,8 +229,9 @@ def test_a_uid_that_search_lists_and_fetch_does_not_is_skipped(tmp_path: Path, i
     assert game is not None and set(records.orders_of(db, game.id, "S1901M")) == {"France", "England"}
 
 
-def test_decisions_are_checked_again_inside_their_transaction(tmp_path: Path, imap: Any, smtp: Any,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_decisions_are_checked_again_inside_their_transaction(
+    tmp_path: Path, imap: Any, smtp: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cfg, clock = make_config(tmp_path, imap, smtp), Clock()
     new_game(cfg, clock)
     db = open_db(cfg.db)
@@ -234,10 +251,12 @@ def test_decisions_are_checked_again_inside_their_transaction(tmp_path: Path, im
     assert service.remind(db, clock() + timedelta(hours=1, minutes=50)) == 0
 
 
-def test_mail_handle_runs_the_daemons_path(tmp_path: Path, imap: Any, smtp: Any,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from judge.cli import main
+def test_mail_handle_runs_the_daemons_path(
+    tmp_path: Path, imap: Any, smtp: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     from mailservers import write_config
+
+    from judge.cli import main
 
     cfg, clock = make_config(tmp_path, imap, smtp), Clock()
     new_game(cfg, clock)
@@ -278,8 +297,9 @@ def test_storage_is_pruned_by_age_and_the_records_stay(tmp_path: Path, capsys: p
     assert len(list(db.query("select 1 from outbox"))) == 1
     rows = list(db.query("select * from mail_log"))
     assert len(rows) == mails - 1  # the record of each
-    assert all(r["to_addr"] and r["subject"] and r["message_id"] and r["sent_at"] and r["status"] == "sent"
-               for r in rows)
+    assert all(
+        r["to_addr"] and r["subject"] and r["message_id"] and r["sent_at"] and r["status"] == "sent" for r in rows
+    )
     assert prune(db, t.now + timedelta(days=91)).handled == 1
     assert list(db.query("select 1 from phases"))  # the game's history is never pruned
     capsys.readouterr()
@@ -301,8 +321,9 @@ def _due_games(cfg: Config, games: int, master: str | None = None) -> None:
     hashed = hash_password("pw")
     for i in range(games):
         with write(db):
-            game = service.create_game(db, f"w{i}", "classic", GameSettings(movement_deadline=3600, master=master),
-                                       clock())
+            game = service.create_game(
+                db, f"w{i}", "classic", GameSettings(movement_deadline=3600, master=master), clock()
+            )
             for power in POWERS:
                 insert_player(db, Player(0, game.id, power, f"{power.lower()}.{i}@players.test", hashed), clock())
             service.start_game(db, f"w{i}", clock(), random.Random(i))
@@ -312,7 +333,8 @@ def _due_games(cfg: Config, games: int, master: str | None = None) -> None:
 
 
 def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result_once(
-        tmp_path: Path, imap: Any, smtp: Any) -> None:
+    tmp_path: Path, imap: Any, smtp: Any
+) -> None:
     import os
     import signal
     import subprocess
@@ -328,24 +350,37 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
     root = Path(__file__).parent.parent
     kills = 0
     for target in (2, 6, 10):  # kill it mid-wave, each time after more games were adjudicated
-        proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=root,
+        )
         try:
-            wait_for(lambda: db.execute("select count(*) from phases").fetchone()[0] >= target
-                     or proc.poll() is not None, 120)
+            wait_for(
+                lambda: db.execute("select count(*) from phases").fetchone()[0] >= target or proc.poll() is not None,
+                120,
+            )
         finally:
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(10)
             kills += 1
-    done = subprocess.run([sys.executable, "-m", "judge.cli", "serve", "--config", str(config), "--once"],
-                          capture_output=True, text=True, timeout=600, cwd=root)
+    done = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "serve", "--config", str(config), "--once"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=root,
+    )
     assert done.returncode == 0, done.stderr
     assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
     assert db.execute("select count(*) from phases").fetchone()[0] == games  # each game adjudicated once
-    assert [r["n"] for r in db.query("select count(*) as n from events where kind = 'adjudicate' group by game_id")] \
-        == [1] * games
-    queued = list(db.query("select to_addr, count(*) as n from outbox where subject like '%results of%' "
-                           "group by to_addr"))
+    assert [
+        r["n"] for r in db.query("select count(*) as n from events where kind = 'adjudicate' group by game_id")
+    ] == [1] * games
+    queued = list(
+        db.query("select to_addr, count(*) as n from outbox where subject like '%results of%' group by to_addr")
+    )
     assert len(queued) == games * 7 and {r["n"] for r in queued} == {1}  # one report per recipient per phase
     assert db.execute("select count(*) from outbox where status != 'sent'").fetchone()[0] == 0
     received: dict[str, int] = {}
@@ -357,7 +392,8 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
 
 
 def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_nothing(
-        tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     import subprocess
     import sys
 
@@ -374,8 +410,12 @@ def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_n
     def game_master() -> None:  # the game master at the command line, in other processes and in this one
         for i in range(n):
             if i % 4 == 0:
-                done = subprocess.run([sys.executable, "-m", "judge.cli", "game", "extend", "g", "1h", "--db",
-                                       cfg.db], capture_output=True, text=True, timeout=120)
+                done = subprocess.run(
+                    [sys.executable, "-m", "judge.cli", "game", "extend", "g", "1h", "--db", cfg.db],
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
                 if done.returncode:
                     errors.append(done.stderr)
             elif main(["game", "extend", "g", "1h", "--db", cfg.db]) != 0:
@@ -384,15 +424,24 @@ def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_n
     def by_hand() -> None:  # `judge mail handle`, as a host would feed a message
         for i in range(n):
             path = tmp_path / f"hand{i}.eml"
-            path.write_bytes(raw_mail(addr("Germany"), "SIGNON Germany g pw-Germany\nA mun - ruh",
-                                      message_id=f"<hand{i}@players.test>"))
+            path.write_bytes(
+                raw_mail(
+                    addr("Germany"), "SIGNON Germany g pw-Germany\nA mun - ruh", message_id=f"<hand{i}@players.test>"
+                )
+            )
             if main(["mail", "handle", str(path), "--db", cfg.db]) != 0:
                 errors.append(f"handle {i}")
 
     def players() -> None:  # mail arriving over IMAP
         for i in range(n):
-            imap.append("judge", raw_mail(addr("France"), f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
-                                          message_id=f"<imap{i}@players.test>"))
+            imap.append(
+                "judge",
+                raw_mail(
+                    addr("France"),
+                    f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
+                    message_id=f"<imap{i}@players.test>",
+                ),
+            )
 
     workers = [threading.Thread(target=f) for f in (game_master, by_hand, players)]
     with caplog.at_level(logging.WARNING):
@@ -430,8 +479,9 @@ def test_judge_demo_ten_times_while_the_cpu_is_busy(tmp_path: Path) -> None:
 
     from judge.demo import run_demo
 
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-               for _ in range(max(2, multiprocessing.cpu_count()))]
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, multiprocessing.cpu_count()))
+    ]
     try:
         for run in range(10):
             out = io.StringIO()
@@ -452,8 +502,10 @@ def test_a_deferred_backlog_never_blocks_a_new_reply_and_a_claim_is_taken_once(t
     with write(db):
         for i in range(600):
             queue_mail(db, f"p{i}@players.test", "deferred", "x", now - timedelta(hours=1))
-        db.execute("update outbox set attempts = 3, next_attempt = ?", [(now + timedelta(minutes=20))
-                                                                       .strftime("%Y-%m-%dT%H:%M:%SZ")])
+        db.execute(
+            "update outbox set attempts = 3, next_attempt = ?",
+            [(now + timedelta(minutes=20)).strftime("%Y-%m-%dT%H:%M:%SZ")],
+        )
         queue_mail(db, "new@players.test", "Re: orders", "y", now)
     claimed = claim_due(db, now, 500)
     assert [r["to_addr"] for r in claimed] == ["new@players.test"]  # chosen in SQL: only what is due
@@ -463,9 +515,9 @@ def test_a_deferred_backlog_never_blocks_a_new_reply_and_a_claim_is_taken_once(t
     assert len(later) == 601 and [r["subject"] for r in later[:2]] == ["Re: orders", "deferred"]  # due first
 
 
-def test_a_database_busy_for_too_long_is_a_passing_error_not_the_end(tmp_path: Path, imap: Any, smtp: Any,
-                                                                      monkeypatch: pytest.MonkeyPatch,
-                                                                      caplog: pytest.LogCaptureFixture) -> None:
+def test_a_database_busy_for_too_long_is_a_passing_error_not_the_end(
+    tmp_path: Path, imap: Any, smtp: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     import sqlite3
 
     from judge.store import db as store_db
@@ -488,16 +540,19 @@ def test_a_database_busy_for_too_long_is_a_passing_error_not_the_end(tmp_path: P
     assert serve(cfg, once=True, clock=clock) == 0  # the lock gone: all of it, once
     assert phase(cfg) == "F1901M" and folder_uids(imap, "INBOX") == []
     db = open_db(cfg.db)
-    assert [r["message_id"] for r in db.query("select message_id from messages")] and \
-        len(list(db.query("select 1 from messages"))) == 1
+    assert [r["message_id"] for r in db.query("select message_id from messages")] and len(
+        list(db.query("select 1 from messages"))
+    ) == 1
 
 
 def test_mail_keeps_flowing_during_a_deadline_wave(tmp_path: Path, imap: Any, smtp: Any) -> None:
     cfg = make_config(tmp_path, imap, smtp)
     games = 80
     _due_games(cfg, games)  # drawing each phase's map makes this wave last many seconds
-    imap.append("judge", raw_mail("france.79@players.test", "SIGNON France w79 pw\nA par - bur",
-                                  message_id="<during@players.test>"))
+    imap.append(
+        "judge",
+        raw_mail("france.79@players.test", "SIGNON France w79 pw\nA par - bur", message_id="<during@players.test>"),
+    )
     stop = threading.Event()
     daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop}, daemon=True)
     db = open_db(cfg.db)
@@ -527,9 +582,13 @@ def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp
         server = start_imap("pymap", tmp_path / f"imap{attempt}")
         cfg = make_config(tmp_path, server, smtp)
         config = write_config(tmp_path / "judge.toml", server, smtp, cfg.db, imap_extra="poll_seconds = 30")
-        proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                cwd=Path(__file__).parent.parent)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).parent.parent,
+        )
         try:
             assert proc.stderr is not None
             while "connected to" not in proc.stderr.readline():

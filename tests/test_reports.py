@@ -4,6 +4,7 @@ golden file; results carry the tally (with changes) and the map; reminders; the 
 from __future__ import annotations
 
 import re
+from datetime import UTC
 from email import message_from_bytes, policy
 from pathlib import Path
 from typing import Any
@@ -40,8 +41,18 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
     monkeypatch.setattr(notify, "render_mail", recording)
     t = Table(tmp_path / "judge.db")
     t.seven("g", "--deadline", "48h", "--grace", "6h", "--master", "gm@p.test")
-    t.reply(addr("France"), sign("France", "A par - bur", "A mar S A par - bur", "PRESS TO England",
-                                 "<b>Hi</b> & welcome", "ENDPRESS", "DRAW PROPOSE"))
+    t.reply(
+        addr("France"),
+        sign(
+            "France",
+            "A par - bur",
+            "A mar S A par - bur",
+            "PRESS TO England",
+            "<b>Hi</b> & welcome",
+            "ENDPRESS",
+            "DRAW PROPOSE",
+        ),
+    )
     t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP"))
     t.reply("eve@evil.test", "SIGNON Germany g wrong")
     for _ in range(31):  # a mail loop: the 31st message in an hour gets the one "replies paused" notice
@@ -69,8 +80,12 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
 def test_every_mail_kind_is_sent_in_a_real_game(played: tuple[Table, list]) -> None:
     _, seen = played
     # delivery_failed goes to the game master only when mail cannot be delivered: tests/test_reliability.py
-    assert {name for name, _ in seen} >= set(template_names()) - {"help", "eliminated", "internal_error",
-                                                                   "delivery_failed"}
+    assert {name for name, _ in seen} >= set(template_names()) - {
+        "help",
+        "eliminated",
+        "internal_error",
+        "delivery_failed",
+    }
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -81,12 +96,33 @@ def test_every_template_renders_in_every_language(played: tuple[Table, list], la
         contexts.setdefault(name, context)
     contexts.setdefault("help", {})
     contexts.setdefault("eliminated", dict(contexts["resigned"]))
-    contexts.setdefault("internal_error", {"game": contexts["resigned"]["game"], "sender": "a@p.test",
-                                           "message_id": "x@p.test", "when": "2026-12-01 12:00", "what": "KeyError",
-                                           "partial": True, "count": 1, "since": "2026-12-01 11:00"})
-    contexts.setdefault("delivery_failed", {"failures": [
-        {"to": "x@p.test", "subject": "Diplomacy game g: results", "error": "refused: 550 5.1.1 no such user",
-         "game": "g", "queued": "2026-12-01T12:00:00Z"}]})
+    contexts.setdefault(
+        "internal_error",
+        {
+            "game": contexts["resigned"]["game"],
+            "sender": "a@p.test",
+            "message_id": "x@p.test",
+            "when": "2026-12-01 12:00",
+            "what": "KeyError",
+            "partial": True,
+            "count": 1,
+            "since": "2026-12-01 11:00",
+        },
+    )
+    contexts.setdefault(
+        "delivery_failed",
+        {
+            "failures": [
+                {
+                    "to": "x@p.test",
+                    "subject": "Diplomacy game g: results",
+                    "error": "refused: 550 5.1.1 no such user",
+                    "game": "g",
+                    "queued": "2026-12-01T12:00:00Z",
+                }
+            ]
+        },
+    )
     assert set(contexts) == set(template_names())
     for name, context in contexts.items():
         mail = render_mail(name, language, **context)
@@ -111,8 +147,9 @@ def test_html_is_escaped_and_text_is_verbatim(played: tuple[Table, list]) -> Non
 
 def test_results_carry_the_tally_with_changes(played: tuple[Table, list]) -> None:
     t, _ = played
-    fall = next(m for m in t.outbox() if "results of Fall 1901 movement" in m["subject"]
-                and m["to_addr"] == addr("Germany"))
+    fall = next(
+        m for m in t.outbox() if "results of Fall 1901 movement" in m["subject"] and m["to_addr"] == addr("Germany")
+    )
     assert "France      4 centres (+1),  3 units, builds 1" in fall["body"]
     assert "Germany     3 centres,  3 units" in fall["body"]
     assert "Change" in fall["html"] and "+1" in fall["html"]
@@ -126,12 +163,14 @@ def test_results_carry_the_tally_with_changes(played: tuple[Table, list]) -> Non
 def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
     t.seven("golden", "--deadline", "48h")
-    for power, orders in {"France": ["A par - bur", "A mar - spa", "F bre - mao"],
-                          "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
-                          "England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
-                          "Russia": ["A war - gal", "F sev - bla", "A mos - ukr", "F stp/sc - bot"],
-                          "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
-                          "Turkey": ["F ank - bla", "A con - bul", "A smy - arm"]}.items():
+    for power, orders in {
+        "France": ["A par - bur", "A mar - spa", "F bre - mao"],
+        "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
+        "England": ["F lon - nth", "F edi - nwg", "A lvp - yor"],
+        "Russia": ["A war - gal", "F sev - bla", "A mos - ukr", "F stp/sc - bot"],
+        "Austria": ["A vie - gal", "A bud - ser", "F tri - alb"],
+        "Turkey": ["F ank - bla", "A con - bul", "A smy - arm"],
+    }.items():
         t.reply(addr(power), "\n".join([f"SIGNON {power} golden pw-{power}", *orders]))
     t.cli("game", "process", "golden")
     mail = next(m for m in t.outbox() if m["to_addr"] == addr("England") and "results of" in m["subject"])
@@ -157,12 +196,18 @@ def test_reminder_once_before_the_deadline(tmp_path: Path) -> None:
 
 def test_sent_mail_carries_the_map_once_for_html_and_text_readers() -> None:
     png = b"\x89PNG\r\n\x1a\n" + b"0" * 100
-    row = {"id": 7, "to_addr": "x@p.test", "subject": "Diplomacy game g: results", "body": "plain text",
-           "html": "<html><body><img src=\"cid:map@judge\"></body></html>", "in_reply_to": "",
-           "message_id": "<abc@judge.test>"}
-    from datetime import datetime, timezone
+    row = {
+        "id": 7,
+        "to_addr": "x@p.test",
+        "subject": "Diplomacy game g: results",
+        "body": "plain text",
+        "html": '<html><body><img src="cid:map@judge"></body></html>',
+        "in_reply_to": "",
+        "message_id": "<abc@judge.test>",
+    }
+    from datetime import datetime
 
-    msg = build_message(row, "judge@judge.test", "g", datetime(2026, 12, 1, tzinfo=timezone.utc), png)
+    msg = build_message(row, "judge@judge.test", "g", datetime(2026, 12, 1, tzinfo=UTC), png)
     raw = bytes(msg)
     parsed = message_from_bytes(raw, policy=policy.default)
     assert parsed.get_content_type() == "multipart/related"

@@ -55,8 +55,13 @@ def test_check_config_tries_both_servers(tmp_path: Path, capsys) -> None:
 
 
 def test_demo_plays_a_game_by_mail(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "judge.cli", "demo", "--years", "1", "--dir", str(tmp_path / "d")],
-                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "demo", "--years", "1", "--dir", str(tmp_path / "d")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
     assert "all seven players joined by mail" in out
@@ -74,10 +79,14 @@ def test_sigterm_stops_the_daemon_while_it_waits(tmp_path: Path) -> None:
     imap = start_imap("pymap", tmp_path / "imap")
     smtp = SmtpSink().start()
     try:
-        path = write_config(tmp_path / "judge.toml", imap, smtp, tmp_path / "judge.db",
-                            imap_extra="poll_seconds = 600")
-        proc = subprocess.Popen([sys.executable, "-m", "judge.cli", "serve", "--config", str(path)], cwd=ROOT,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        path = write_config(tmp_path / "judge.toml", imap, smtp, tmp_path / "judge.db", imap_extra="poll_seconds = 600")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "judge.cli", "serve", "--config", str(path)],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         deadline = time.monotonic() + 60
         while not (tmp_path / "judge.db").exists() and time.monotonic() < deadline:
             time.sleep(0.1)

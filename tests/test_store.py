@@ -22,9 +22,13 @@ def _transaction_calls(path: Path) -> list[str]:
             name = node.func.attr
             if name in ("atomic", "begin"):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: .{name}()")
-            if name in ("execute", "executescript") and node.args and isinstance(node.args[0], ast.Constant) \
-                    and isinstance(node.args[0].value, str) \
-                    and node.args[0].value.strip().upper().startswith(("BEGIN", "SAVEPOINT")):
+            if (
+                name in ("execute", "executescript")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and node.args[0].value.strip().upper().startswith(("BEGIN", "SAVEPOINT"))
+            ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.args[0].value!r}")
         if isinstance(node, ast.With):  # `with db.conn:` is sqlite3's implicit deferred transaction
             for item in node.items:
@@ -96,13 +100,11 @@ def test_nested_write_is_a_savepoint(tmp_path: Path) -> None:
     db = open_db(tmp_path / "judge.db")
     with write(db):
         db.execute("insert into meta (key, value) values ('kept', '1')")
-        with pytest.raises(ValueError):
-            with write(db):
-                db.execute("insert into meta (key, value) values ('undone', '1')")
-                raise ValueError("inner")
+        with pytest.raises(ValueError), write(db):
+            db.execute("insert into meta (key, value) values ('undone', '1')")
+            raise ValueError("inner")
     assert [r["key"] for r in db.query("select key from meta order by key")] == ["kept"]
-    with pytest.raises(RuntimeError):
-        with write(db):
-            db.execute("insert into meta (key, value) values ('outer', '1')")
-            raise RuntimeError("outer")
+    with pytest.raises(RuntimeError), write(db):
+        db.execute("insert into meta (key, value) values ('outer', '1')")
+        raise RuntimeError("outer")
     assert [r["key"] for r in db.query("select key from meta order by key")] == ["kept"]

@@ -2,40 +2,43 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from judge.timeutil import (check_timezone, format_deadline, format_duration, iso_utc, parse_duration,
-                            parse_iso_utc)
+from judge.timeutil import check_timezone, format_deadline, format_duration, iso_utc, parse_duration, parse_iso_utc
 
-UTC = timezone.utc
+UTC = UTC
 
 
-@pytest.mark.parametrize("text,want", [
-    ("48h", timedelta(hours=48)),
-    ("2d", timedelta(days=2)),
-    ("90m", timedelta(minutes=90)),
-    ("1d12h", timedelta(days=1, hours=12)),
-    ("36 hours", timedelta(hours=36)),
-    ("2 days", timedelta(days=2)),
-    ("1w", timedelta(weeks=1)),
-    ("1 day", timedelta(days=1)),
-    ("1 hour 30 minutes", timedelta(minutes=90)),
-    ("1d 12h", timedelta(days=1, hours=12)),
-    ("1 day and 12 hours", timedelta(days=1, hours=12)),
-    ("1d, 6h, 30m", timedelta(days=1, hours=6, minutes=30)),
-    ("  72H ", timedelta(hours=72)),
-    ("2 Weeks", timedelta(weeks=2)),
-    ("45 mins", timedelta(minutes=45)),
-    ("60d", timedelta(days=60)),
-])
+@pytest.mark.parametrize(
+    "text,want",
+    [
+        ("48h", timedelta(hours=48)),
+        ("2d", timedelta(days=2)),
+        ("90m", timedelta(minutes=90)),
+        ("1d12h", timedelta(days=1, hours=12)),
+        ("36 hours", timedelta(hours=36)),
+        ("2 days", timedelta(days=2)),
+        ("1w", timedelta(weeks=1)),
+        ("1 day", timedelta(days=1)),
+        ("1 hour 30 minutes", timedelta(minutes=90)),
+        ("1d 12h", timedelta(days=1, hours=12)),
+        ("1 day and 12 hours", timedelta(days=1, hours=12)),
+        ("1d, 6h, 30m", timedelta(days=1, hours=6, minutes=30)),
+        ("  72H ", timedelta(hours=72)),
+        ("2 Weeks", timedelta(weeks=2)),
+        ("45 mins", timedelta(minutes=45)),
+        ("60d", timedelta(days=60)),
+    ],
+)
 def test_parse_duration(text: str, want: timedelta) -> None:
     assert parse_duration(text) == want
 
 
-@pytest.mark.parametrize("text", ["", "48", "h", "soon", "1.5d", "1 month", "2x", "d2", "48h!", "-2d", "1d-12h",
-                                  "\u0664\u0668h"])
+@pytest.mark.parametrize(
+    "text", ["", "48", "h", "soon", "1.5d", "1 month", "2x", "d2", "48h!", "-2d", "1d-12h", "\u0664\u0668h"]
+)
 def test_parse_duration_rejects_other_text(text: str) -> None:
     with pytest.raises(ValueError, match="a deadline looks like 48h, 2d, 90m or 1d12h"):
         parse_duration(text)
@@ -59,17 +62,20 @@ def test_long_input_is_cut_short_in_the_message() -> None:
     assert len(str(caught.value)) < 120
 
 
-@pytest.mark.parametrize("td,want", [
-    (timedelta(hours=48), "2d"),
-    (timedelta(days=1, hours=12), "1d12h"),
-    (timedelta(minutes=90), "1h30m"),
-    (timedelta(minutes=45), "45m"),
-    (timedelta(weeks=1), "7d"),
-    (timedelta(days=2, minutes=5), "2d5m"),
-    (timedelta(hours=5), "5h"),
-    (timedelta(minutes=29, seconds=31), "30m"),
-    (timedelta(0), "0m"),
-])
+@pytest.mark.parametrize(
+    "td,want",
+    [
+        (timedelta(hours=48), "2d"),
+        (timedelta(days=1, hours=12), "1d12h"),
+        (timedelta(minutes=90), "1h30m"),
+        (timedelta(minutes=45), "45m"),
+        (timedelta(weeks=1), "7d"),
+        (timedelta(days=2, minutes=5), "2d5m"),
+        (timedelta(hours=5), "5h"),
+        (timedelta(minutes=29, seconds=31), "30m"),
+        (timedelta(0), "0m"),
+    ],
+)
 def test_format_duration(td: timedelta, want: str) -> None:
     assert format_duration(td) == want
 
@@ -85,16 +91,19 @@ def test_format_and_parse_are_inverse(minutes: int) -> None:
     assert parse_duration(format_duration(td)) == td
 
 
-@pytest.mark.parametrize("name,want", [
-    ("Europe/Berlin", "Europe/Berlin"),
-    ("europe/berlin", "Europe/Berlin"),
-    ("EUROPE/BERLIN", "Europe/Berlin"),
-    ("  Europe/Berlin ", "Europe/Berlin"),
-    ("america/new_york", "America/New_York"),
-    ("America/New York", "America/New_York"),
-    ("utc", "UTC"),
-    ("asia/kolkata", "Asia/Kolkata"),
-])
+@pytest.mark.parametrize(
+    "name,want",
+    [
+        ("Europe/Berlin", "Europe/Berlin"),
+        ("europe/berlin", "Europe/Berlin"),
+        ("EUROPE/BERLIN", "Europe/Berlin"),
+        ("  Europe/Berlin ", "Europe/Berlin"),
+        ("america/new_york", "America/New_York"),
+        ("America/New York", "America/New_York"),
+        ("utc", "UTC"),
+        ("asia/kolkata", "Asia/Kolkata"),
+    ],
+)
 def test_check_timezone(name: str, want: str) -> None:
     assert check_timezone(name) == want
 
@@ -135,8 +144,9 @@ def test_format_deadline_across_a_daylight_saving_change() -> None:
     before = datetime(2026, 3, 8, 6, 30, tzinfo=UTC)
     after = datetime(2026, 3, 8, 7, 30, tzinfo=UTC)
     assert format_deadline(before, "America/New_York", before).startswith("Sun 8 Mar 2026 01:30 EST (America/New_York)")
-    assert format_deadline(after, "America/New_York", before) == \
-        "Sun 8 Mar 2026 03:30 EDT (America/New_York), in 1 hour"
+    assert (
+        format_deadline(after, "America/New_York", before) == "Sun 8 Mar 2026 03:30 EDT (America/New_York), in 1 hour"
+    )
 
 
 def test_format_deadline_in_the_past() -> None:
@@ -144,19 +154,22 @@ def test_format_deadline_in_the_past() -> None:
     assert format_deadline(when, "UTC", NOW) == "Mon 30 Nov 2026 07:55 UTC, 3 hours 5 minutes ago"
 
 
-@pytest.mark.parametrize("delta,want", [
-    (timedelta(0), "now"),
-    (timedelta(seconds=20), "now"),
-    (timedelta(minutes=1), "in 1 minute"),
-    (timedelta(minutes=45), "in 45 minutes"),
-    (timedelta(hours=2, minutes=5), "in 2 hours 5 minutes"),
-    (timedelta(hours=1), "in 1 hour"),
-    (timedelta(days=1), "in 1 day"),
-    (timedelta(days=1, hours=23, minutes=45), "in 2 days"),
-    (timedelta(days=3, hours=1, minutes=10), "in 3 days 1 hour"),
-    (-timedelta(minutes=1), "1 minute ago"),
-    (-timedelta(days=2, hours=4), "2 days 4 hours ago"),
-])
+@pytest.mark.parametrize(
+    "delta,want",
+    [
+        (timedelta(0), "now"),
+        (timedelta(seconds=20), "now"),
+        (timedelta(minutes=1), "in 1 minute"),
+        (timedelta(minutes=45), "in 45 minutes"),
+        (timedelta(hours=2, minutes=5), "in 2 hours 5 minutes"),
+        (timedelta(hours=1), "in 1 hour"),
+        (timedelta(days=1), "in 1 day"),
+        (timedelta(days=1, hours=23, minutes=45), "in 2 days"),
+        (timedelta(days=3, hours=1, minutes=10), "in 3 days 1 hour"),
+        (-timedelta(minutes=1), "1 minute ago"),
+        (-timedelta(days=2, hours=4), "2 days 4 hours ago"),
+    ],
+)
 def test_format_deadline_relative_part(delta: timedelta, want: str) -> None:
     assert format_deadline(NOW + delta, "UTC", NOW).endswith(", " + want)
 
@@ -182,14 +195,17 @@ def test_format_deadline_needs_aware_times_and_a_real_zone() -> None:
 
 def test_iso_utc() -> None:
     assert iso_utc(datetime(2026, 12, 1, 17, 0, tzinfo=UTC)) == "2026-12-01T17:00:00Z"
-    assert iso_utc(datetime(2026, 12, 1, 18, 0, 0, 999999, tzinfo=timezone(timedelta(hours=1)))) == \
-        "2026-12-01T17:00:00Z"
+    assert (
+        iso_utc(datetime(2026, 12, 1, 18, 0, 0, 999999, tzinfo=timezone(timedelta(hours=1)))) == "2026-12-01T17:00:00Z"
+    )
     with pytest.raises(ValueError, match="aware"):
         iso_utc(datetime(2026, 12, 1, 17, 0))
 
 
-@pytest.mark.parametrize("text", ["2026-12-01T17:00:00Z", "2026-12-01T18:00:00+01:00", "2026-12-01T12:00:00-05:00",
-                                  " 2026-12-01T17:00:00+00:00 "])
+@pytest.mark.parametrize(
+    "text",
+    ["2026-12-01T17:00:00Z", "2026-12-01T18:00:00+01:00", "2026-12-01T12:00:00-05:00", " 2026-12-01T17:00:00+00:00 "],
+)
 def test_parse_iso_utc(text: str) -> None:
     got = parse_iso_utc(text)
     assert got == datetime(2026, 12, 1, 17, 0, tzinfo=UTC)

@@ -34,15 +34,20 @@ def test_secrets_never_on_a_command_line_or_in_the_environment() -> None:
 
 @pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed here")
 def test_the_unit_verifies(tmp_path: Path) -> None:
-    done = subprocess.run([str(ANALYZE), "verify", str(_local_copy(tmp_path))], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [str(ANALYZE), "verify", str(_local_copy(tmp_path))], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
 
 
 @pytest.mark.skipif(ANALYZE is None, reason="systemd-analyze is not installed here")
 def test_exposure_is_at_most_2(tmp_path: Path) -> None:
-    done = subprocess.run([str(ANALYZE), "security", "--offline=true", str(_local_copy(tmp_path))],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(ANALYZE), "security", "--offline=true", str(_local_copy(tmp_path))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     found = re.search(r"Overall exposure level for judge\.service: (\d+\.\d)", done.stdout + done.stderr)
     if found is None:  # an older systemd without --offline
         pytest.skip(f"systemd-analyze security --offline is not available: {done.stderr.strip()[:200]}")

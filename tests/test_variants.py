@@ -44,8 +44,13 @@ def test_matches_reference(name: str) -> None:
     assert {p.abbr for p in geo.provinces} == set(provinces)
     for p in geo.provinces:
         r = provinces[p.abbr]
-        assert (p.name, p.terrain.value, p.centre, p.home, p.coasts) == \
-            (r["name"], r["kind"], r["supply_centre"], r["home"], tuple(r["coasts"])), p.abbr
+        assert (p.name, p.terrain.value, p.centre, p.home, p.coasts) == (
+            r["name"],
+            r["kind"],
+            r["supply_centre"],
+            r["home"],
+            tuple(r["coasts"]),
+        ), p.abbr
     assert _edges(v, "army") == {frozenset(e) for e in ref["adjacency"]["army"]}
     fleet_ref = {frozenset(e) for e in ref["adjacency"]["fleet"]}
     if name == "coldwar":
@@ -54,8 +59,11 @@ def test_matches_reference(name: str) -> None:
         fleet_ref.discard(frozenset(("nvi", "sea")))
     assert _edges(v, "fleet") == fleet_ref
     units = {(s.power, s.kind, geo.loc_names[s.loc]) for s in v.start_units}
-    want = {(power, UnitKind.ARMY if u["type"] == "army" else UnitKind.FLEET, u["location"])
-            for power, us in ref["starting_units"].items() for u in us}
+    want = {
+        (power, UnitKind.ARMY if u["type"] == "army" else UnitKind.FLEET, u["location"])
+        for power, us in ref["starting_units"].items()
+        for u in us
+    }
     assert units == want
     homes = {power: sorted(geo.provinces[c].abbr for c in v.home_centres(power)) for power in v.powers}
     assert homes == {p: sorted(cs) for p, cs in ref["home_centres"].items()}
@@ -104,8 +112,7 @@ def test_every_problem_is_reported_at_once() -> None:
     assert len(err.value.problems) == 5
 
 
-@pytest.mark.parametrize("solo,year,expect", [(18, 1901, 18), ("2/3", 1901, 23), ("1/2", 1901, 18),
-                                               ("half", 1901, 18)])
+@pytest.mark.parametrize("solo,year,expect", [(18, 1901, 18), ("2/3", 1901, 23), ("1/2", 1901, 18), ("half", 1901, 18)])
 def test_solo_as_count_or_fraction(solo, year, expect) -> None:
     data = _classic_data()
     data["victory"] = {"solo": solo}
@@ -114,8 +121,13 @@ def test_solo_as_count_or_fraction(solo, year, expect) -> None:
 
 def test_victory_table_last_year_and_tie_break() -> None:
     data = _classic_data()
-    data["victory"] = {"solo": 18, "by_year": {"1905": 16}, "last_year": 1910,
-                       "tie_break": ["Turkey", "Austria"], "tie_others": "play-on"}
+    data["victory"] = {
+        "solo": 18,
+        "by_year": {"1905": 16},
+        "last_year": 1910,
+        "tie_break": ["Turkey", "Austria"],
+        "tie_others": "play-on",
+    }
     v = variant_from_data(data, "x").victory
     assert v.threshold(34, 1904) == 18 and v.threshold(34, 1906) == 16
     assert v.winner({"France": 16, "Italy": 5}, 34, 1906) == "France"

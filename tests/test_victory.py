@@ -7,8 +7,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from gamekit import Table
+
 from judge.catalog import variant_from_toml
 from judge.game import records
 from judge.position_json import position_from_json
@@ -17,9 +17,15 @@ from judge.rules.variant import VariantError
 from judge.rules.victory import TieOthers, Verdict, Victory
 
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
-HOMES = {"Austria": ["bud", "tri", "vie"], "England": ["edi", "lon", "lvp"], "France": ["bre", "mar", "par"],
-         "Germany": ["ber", "kie", "mun"], "Italy": ["nap", "rom", "ven"], "Russia": ["mos", "sev", "stp", "war"],
-         "Turkey": ["ank", "con", "smy"]}
+HOMES = {
+    "Austria": ["bud", "tri", "vie"],
+    "England": ["edi", "lon", "lvp"],
+    "France": ["bre", "mar", "par"],
+    "Germany": ["ber", "kie", "mun"],
+    "Italy": ["nap", "rom", "ven"],
+    "Russia": ["mos", "sev", "stp", "war"],
+    "Turkey": ["ank", "con", "smy"],
+}
 
 
 def addr(power: str) -> str:
@@ -46,14 +52,23 @@ def result(t: Table, name: str = "g") -> tuple[str, dict | None]:
 
 def two_at_17(t: Table) -> None:
     """France and Germany own 17 centres each at Fall 1905 (the others none), one army each, holding."""
-    centres = sorted({c for cs in HOMES.values() for c in cs} | {"bel", "hol", "den", "nwy", "swe", "spa", "por",
-                                                                 "tun", "ser", "rum", "bul", "gre"})
+    centres = sorted(
+        {c for cs in HOMES.values() for c in cs}
+        | {"bel", "hol", "den", "nwy", "swe", "spa", "por", "tun", "ser", "rum", "bul", "gre"}
+    )
     assert len(centres) == 34
-    board(t, {"phase": "F1905M", "units": {"France": ["A bre"], "Germany": ["A war"]},
-              "supply_centers": {"France": centres[:17], "Germany": centres[17:]}})
+    board(
+        t,
+        {
+            "phase": "F1905M",
+            "units": {"France": ["A bre"], "Germany": ["A war"]},
+            "supply_centers": {"France": centres[:17], "Germany": centres[17:]},
+        },
+    )
 
 
 # --- the rule on its own ---------------------------------------------------------------------------------------------
+
 
 def test_rule_ties_over_the_line() -> None:
     order = Victory(10, tie_break=("B", "A"))
@@ -90,19 +105,23 @@ def test_rule_points_and_sides() -> None:
 
 # --- variant data and game settings stay strict -------------------------------------------------------------------
 
+
 def classic_text() -> str:
     return next(d / "classic.toml" for d in search_dirs("variants") if (d / "classic.toml").is_file()).read_text()
 
 
-@pytest.mark.parametrize("victory, problem", [
-    ("solo = 17", "at or below half"),
-    ("solo = 18\nby_year = { 1905 = 10 }", "at or below half"),
-    ("solo = 18\npoints = { par = 3, xyz = 2 }", "not a province"),
-    ("solo = 18\npoints = { par = -1 }", "0 or more"),
-    ("solo = 18\npoints = { par = 40 }", "at or below half"),
-    ("solo = 18\ntie_others = \"coin\"", "tie_others must be one of"),
-    ("solo = 17\ntie_break = [\"France\"]", "does not name"),
-])
+@pytest.mark.parametrize(
+    "victory, problem",
+    [
+        ("solo = 17", "at or below half"),
+        ("solo = 18\nby_year = { 1905 = 10 }", "at or below half"),
+        ("solo = 18\npoints = { par = 3, xyz = 2 }", "not a province"),
+        ("solo = 18\npoints = { par = -1 }", "0 or more"),
+        ("solo = 18\npoints = { par = 40 }", "at or below half"),
+        ('solo = 18\ntie_others = "coin"', "tie_others must be one of"),
+        ('solo = 17\ntie_break = ["France"]', "does not name"),
+    ],
+)
 def test_variant_victory_problems(victory: str, problem: str) -> None:
     text = classic_text().replace("solo = 18", victory, 1)
     with pytest.raises(VariantError) as err:
@@ -111,7 +130,7 @@ def test_variant_victory_problems(victory: str, problem: str) -> None:
 
 
 def test_variant_half_counts_points() -> None:
-    text = classic_text().replace("solo = 18", "solo = \"half\"\npoints = { par = 3, bur = 2 }", 1)
+    text = classic_text().replace("solo = 18", 'solo = "half"\npoints = { par = 3, bur = 2 }', 1)
     v = variant_from_toml(text, "mine")
     assert v.victory.total(v.centres) == 34 + 2 + 2 and v.solo_threshold(1901) == 20
 
@@ -134,6 +153,7 @@ def test_game_solo_at_half_needs_a_tie_rule(tmp_path: Path, capsys) -> None:
 
 
 # --- scripted games by mail ---------------------------------------------------------------------------------------
+
 
 def test_by_mail_tie_over_the_line_goes_by_the_order(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
@@ -169,8 +189,14 @@ def test_by_mail_last_year_tie_ends_in_a_draw(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
     t.seven("g", "--last-year", "1902")
     # Fall 1901: Germany takes Holland and France takes Spain: Russia, France and Germany at 4
-    board(t, {"phase": "F1902M", "units": {"France": ["A gas"], "Germany": ["A ruh"], "England": ["F lon"]},
-              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    board(
+        t,
+        {
+            "phase": "F1902M",
+            "units": {"France": ["A gas"], "Germany": ["A ruh"], "England": ["F lon"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
     t.reply(addr("France"), sign("France", "A gas - spa"))
     t.reply(addr("Germany"), sign("Germany", "A ruh - hol"))
     assert t.cli("game", "process", "g") == 0
@@ -184,8 +210,14 @@ def test_by_mail_last_year_tie_ends_in_a_draw(tmp_path: Path) -> None:
 def test_by_mail_one_draw_proposal_per_turn(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
     t.seven("g")
-    board(t, {"phase": "F1901M", "units": {"Austria": ["F tri"], "Italy": ["A ven"], "England": ["F lon"]},
-              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    board(
+        t,
+        {
+            "phase": "F1901M",
+            "units": {"Austria": ["F tri"], "Italy": ["A ven"], "England": ["F lon"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
     assert "draw proposed" in t.reply(addr("England"), sign("England", "DRAW PROPOSE"))
     t.reply(addr("Austria"), sign("Austria", "F tri - alb"))
     t.reply(addr("Italy"), sign("Italy", "A ven - tri"))
@@ -203,17 +235,29 @@ def test_by_mail_one_draw_proposal_per_turn(tmp_path: Path) -> None:
 
 def points_variant(tmp_path: Path) -> Path:
     path = tmp_path / "points.toml"
-    path.write_text(classic_text().replace("solo = 18", "solo = 9\nby_year = { 1902 = 20 }\n"
-                                           "tie_break = [\"Austria\", \"England\", \"France\", \"Germany\", "
-                                           "\"Italy\", \"Russia\", \"Turkey\"]\npoints = { par = 3, bur = 2 }", 1))
+    path.write_text(
+        classic_text().replace(
+            "solo = 18",
+            "solo = 9\nby_year = { 1902 = 20 }\n"
+            'tie_break = ["Austria", "England", "France", "Germany", '
+            '"Italy", "Russia", "Turkey"]\npoints = { par = 3, bur = 2 }',
+            1,
+        )
+    )
     return path
 
 
 def test_by_mail_victory_points_shown_and_winning(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
     t.seven("g", "--variant", str(points_variant(tmp_path)))
-    board(t, {"phase": "F1901M", "units": {"France": ["A pic", "A gas"], "Germany": ["A mun"]},
-              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    board(
+        t,
+        {
+            "phase": "F1901M",
+            "units": {"France": ["A pic", "A gas"], "Germany": ["A mun"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
     t.reply(addr("France"), sign("France", "A pic - bel", "A gas - bur"))
     t.reply(addr("Germany"), sign("Germany", "A mun H"))
     assert t.cli("game", "process", "g") == 0
@@ -230,8 +274,14 @@ def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:
         email = "west@p.test" if power in ("France", "Germany") else addr(power)
         assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
     assert t.cli("game", "start", "g") == 0
-    board(t, {"phase": "F1902M", "units": {"France": ["A par"], "Germany": ["A ber"]},
-              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    board(
+        t,
+        {
+            "phase": "F1902M",
+            "units": {"France": ["A par"], "Germany": ["A ber"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
     t.mail("west@p.test", sign("France", "A par H"))
     assert t.cli("game", "process", "g") == 0
     status, res = result(t)
@@ -258,9 +308,13 @@ def test_by_mail_combined_side_tied_at_the_last_year_shares_the_draw(tmp_path: P
 
 # --- SANDBOX FROM GAME ----------------------------------------------------------------------------------------------
 
+
 def game_rows(t: Table) -> list[str]:
-    return [line for line in t.db.conn.iterdump()
-            if any(f'INSERT INTO "{table}"' in line for table in ("games", "players", "orders", "phases", "draws"))]
+    return [
+        line
+        for line in t.db.conn.iterdump()
+        if any(f'INSERT INTO "{table}"' in line for table in ("games", "players", "orders", "phases", "draws"))
+    ]
 
 
 def test_by_mail_sandbox_from_game_uses_the_game_and_leaves_it_alone(tmp_path: Path) -> None:
@@ -269,8 +323,9 @@ def test_by_mail_sandbox_from_game_uses_the_game_and_leaves_it_alone(tmp_path: P
     two_at_17(t)
     t.reply(addr("France"), sign("France", "A bre - pic"))  # real orders of the game, kept as they were
     before = game_rows(t)
-    text = t.reply("someone@else.test", "SANDBOX FROM GAME g\nFrance: A bre, A gas\nORDERS\nFrance: A gas - spa\n"
-                                        "ENDSANDBOX")
+    text = t.reply(
+        "someone@else.test", "SANDBOX FROM GAME g\nFrance: A bre, A gas\nORDERS\nFrance: A gas - spa\nENDSANDBOX"
+    )
     assert "from game g" in text and "Centres after:" in text
     # Spain was Germany's (the later half of the list); France takes it: 18 to 16, a solo by the game's own line
     assert "France     18" in text and "Germany    16" in text and "France wins" in text
@@ -290,8 +345,14 @@ def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
 
     t = Table(tmp_path / "judge.db")
     t.seven("g", "--last-year", "1902")
-    board(t, {"phase": "F1902M", "units": {"France": ["A gas"], "Germany": ["A ruh"]},
-              "supply_centers": {p: cs for p, cs in HOMES.items()}})
+    board(
+        t,
+        {
+            "phase": "F1902M",
+            "units": {"France": ["A gas"], "Germany": ["A ruh"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
     before = game_rows(t)
     path = tmp_path / "changes.json"
     path.write_text(json.dumps({"orders": {"France": ["A gas - spa"], "Germany": ["A ruh - hol"]}}))
@@ -307,7 +368,8 @@ def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
     assert main(["sandbox", "--db", str(t.path), "--from-game", "g", "--batch", str(path)]) == 2
 
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from judge.mail import commands  # noqa: E402
 from judge.mail.sandbox_text import run_sandbox_text  # noqa: E402

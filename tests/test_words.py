@@ -12,7 +12,7 @@ import pytest
 
 from judge.catalog import load_variant
 from judge.mail.commands import known_commands
-from tests.gamekit import POWERS, Table
+from tests.gamekit import Table
 
 
 def addr(power: str) -> str:
@@ -33,24 +33,167 @@ def _allowed() -> set[str]:
         words.update(w.lower() for w in re.findall(r"[A-Za-z]+", prov.name))
     for cmd in known_commands():
         words.update(cmd.lower().split())
-    words.update({"a", "f", "s", "h", "c", "nc", "sc", "ec", "wc", "ok", "utc", "g", "judge", "mail", "p", "test",
-                  "signon", "pw", "png", "map", "cet", "europe", "berlin", "moscow", "msk", "gm", "id", "cid",
-                  "build", "remove", "waive", "paris", "burgundy", "mun", "kie", "ber", "nth", "lon", "nwy", "bel",
-                  "boh", "stp", "spa", "nato", "ussr", "vs", "via", "convoy", "disband", "to", "timezone", "language",
-                  "password", "ru", "de", "en", "sandbox", "endsandbox", "endpress", "broadcast", "diplomacy",
-                  "classic", "html", "hold", "etc", "gmt", "kb", "re", "iana",
-                  "whogame", "summary", "signof", "orders"})  # the last four: the player's own words, quoted in an answer
+    words.update(
+        {
+            "a",
+            "f",
+            "s",
+            "h",
+            "c",
+            "nc",
+            "sc",
+            "ec",
+            "wc",
+            "ok",
+            "utc",
+            "g",
+            "judge",
+            "mail",
+            "p",
+            "test",
+            "signon",
+            "pw",
+            "png",
+            "map",
+            "cet",
+            "europe",
+            "berlin",
+            "moscow",
+            "msk",
+            "gm",
+            "id",
+            "cid",
+            "build",
+            "remove",
+            "waive",
+            "paris",
+            "burgundy",
+            "mun",
+            "kie",
+            "ber",
+            "nth",
+            "lon",
+            "nwy",
+            "bel",
+            "boh",
+            "stp",
+            "spa",
+            "nato",
+            "ussr",
+            "vs",
+            "via",
+            "convoy",
+            "disband",
+            "to",
+            "timezone",
+            "language",
+            "password",
+            "ru",
+            "de",
+            "en",
+            "sandbox",
+            "endsandbox",
+            "endpress",
+            "broadcast",
+            "diplomacy",
+            "classic",
+            "html",
+            "hold",
+            "etc",
+            "gmt",
+            "kb",
+            "re",
+            "iana",
+            "whogame",
+            "summary",
+            "signof",
+            "orders",
+        }
+    )  # the last four: the player's own words, quoted in an answer
     return words
 
 
 # English words that are neither German nor a name: their presence in a German mail is an untranslated string
-ENGLISH = {"the", "and", "of", "your", "you", "is", "are", "with", "by", "has", "have", "will", "was", "order",
-           "game", "deadline", "ready", "bounced", "succeeds", "dislodged", "spring", "fall", "movement", "retreat",
-           "adjustment", "centres", "centers", "units", "builds", "error", "signed", "sent", "results", "holds",
-           "support", "supports", "move", "moves", "not", "for", "this", "that", "power", "powers",
-           "players", "days", "hours", "ago", "received", "no", "cannot", "there", "only", "may", "must", "which",
-           "province", "unit", "army", "fleet", "void", "cut", "succeeded", "failed", "see", "below", "yet",
-           "without", "when", "what", "draw", "press", "message", "reply", "player", "gains", "loses", "from"}
+ENGLISH = {
+    "the",
+    "and",
+    "of",
+    "your",
+    "you",
+    "is",
+    "are",
+    "with",
+    "by",
+    "has",
+    "have",
+    "will",
+    "was",
+    "order",
+    "game",
+    "deadline",
+    "ready",
+    "bounced",
+    "succeeds",
+    "dislodged",
+    "spring",
+    "fall",
+    "movement",
+    "retreat",
+    "adjustment",
+    "centres",
+    "centers",
+    "units",
+    "builds",
+    "error",
+    "signed",
+    "sent",
+    "results",
+    "holds",
+    "support",
+    "supports",
+    "move",
+    "moves",
+    "not",
+    "for",
+    "this",
+    "that",
+    "power",
+    "powers",
+    "players",
+    "days",
+    "hours",
+    "ago",
+    "received",
+    "no",
+    "cannot",
+    "there",
+    "only",
+    "may",
+    "must",
+    "which",
+    "province",
+    "unit",
+    "army",
+    "fleet",
+    "void",
+    "cut",
+    "succeeded",
+    "failed",
+    "see",
+    "below",
+    "yet",
+    "without",
+    "when",
+    "what",
+    "draw",
+    "press",
+    "message",
+    "reply",
+    "player",
+    "gains",
+    "loses",
+    "from",
+}
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +203,27 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Table:
     t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru", "SET TIMEZONE Europe/Moscow"))
     t.reply(addr("Germany"), sign("Germany", "SET LANGUAGE de", "SET TIMEZONE CET"))
     for power in ("Russia", "Germany"):
-        t.reply(addr(power), sign(power, "WHOGAME", "SUMMARY", "SIGNOF", "A xyz - abc", "F stp - nwy",
-                                  "SET TIMEZONE GMT+1", "SET TIMEZONE MSK", "A mos - war", "READY", "UNREADY",
-                                  "LIST g", "PRESS TO France", "hi", "ENDPRESS", "Build A mos"))
+        t.reply(
+            addr(power),
+            sign(
+                power,
+                "WHOGAME",
+                "SUMMARY",
+                "SIGNOF",
+                "A xyz - abc",
+                "F stp - nwy",
+                "SET TIMEZONE GMT+1",
+                "SET TIMEZONE MSK",
+                "A mos - war",
+                "READY",
+                "UNREADY",
+                "LIST g",
+                "PRESS TO France",
+                "hi",
+                "ENDPRESS",
+                "Build A mos",
+            ),
+        )
     t.reply(addr("Germany"), sign("Germany", "A mun - bur", "A ber - kie", "F kie - den"))
     t.reply(addr("France"), sign("France", "A par - bur", "A mar S A par - bur", "F bre - mao"))
     t.reply(addr("Austria"), sign("Austria", "A vie - gal"))
@@ -74,8 +235,19 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Table:
     t.reply(addr("Russia"), sign("Russia", "A mos - ukr", "F stp/sc - bot"))
     t.cli("game", "process", "g")  # Fall
     for power in ("Russia", "Germany"):
-        t.reply(addr(power), sign(power, "Build A mos", "Build A ber", "Build A kie", "Build F kie", "Build A mun",
-                                  "Remove A war", "Waive"))
+        t.reply(
+            addr(power),
+            sign(
+                power,
+                "Build A mos",
+                "Build A ber",
+                "Build A kie",
+                "Build F kie",
+                "Build A mun",
+                "Remove A war",
+                "Waive",
+            ),
+        )
     t.cli("game", "process", "g")  # Winter
     return t
 
@@ -115,11 +287,19 @@ def test_german_mails_have_no_english_word_left(game: Table) -> None:
     assert left == set(), sorted(left)
 
 
-@pytest.mark.parametrize("name,hint", [("GMT+1", "'Europe/Berlin'"), ("GMT+1", "'Etc/GMT-1'"),
-                                       ("UTC-5", "'America/New_York'"), ("UTC-5", "'Etc/GMT+5'"),
-                                       ("MSK", "'Europe/Moscow'")])
+@pytest.mark.parametrize(
+    "name,hint",
+    [
+        ("GMT+1", "'Europe/Berlin'"),
+        ("GMT+1", "'Etc/GMT-1'"),
+        ("UTC-5", "'America/New_York'"),
+        ("UTC-5", "'Etc/GMT+5'"),
+        ("MSK", "'Europe/Moscow'"),
+    ],
+)
 def test_time_zone_hints_are_right(name: str, hint: str) -> None:
     from judge.timeutil import check_timezone
+
     with pytest.raises(ValueError) as err:
         check_timezone(name)
     assert hint in str(err.value)
@@ -128,6 +308,7 @@ def test_time_zone_hints_are_right(name: str, hint: str) -> None:
 
 def test_cet_is_an_iana_zone() -> None:
     from judge.timeutil import check_timezone
+
     assert check_timezone("CET") == "CET"
 
 

@@ -41,8 +41,10 @@ def _open(db: Database, game: Game) -> dict | None:
 
 def lapse(db: Database, game_id: int, now_phase: Phase) -> None:
     """An open proposal of an earlier turn lapses once the game is in another turn."""
-    db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open' and phase != ?",
-               [game_id, turn_of(now_phase)])
+    db.execute(
+        "update draws set status = 'lapsed' where game_id = ? and status = 'open' and phase != ?",
+        [game_id, turn_of(now_phase)],
+    )
 
 
 def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> str:
@@ -53,10 +55,19 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
     row = _open(db, game)
     if action == "propose":
         if row is not None:
-            raise GameError("a draw has already been proposed this turn (one proposal per turn: Spring, or Fall with "
-                            "its retreats and adjustments)")
-        db.table("draws").insert({"game_id": game.id, "phase": _turn(game), "proposer": player.power,
-                                  "votes": json.dumps({player.power: "accept"}), "status": "open"})
+            raise GameError(
+                "a draw has already been proposed this turn (one proposal per turn: Spring, or Fall with "
+                "its retreats and adjustments)"
+            )
+        db.table("draws").insert(
+            {
+                "game_id": game.id,
+                "phase": _turn(game),
+                "proposer": player.power,
+                "votes": json.dumps({player.power: "accept"}),
+                "status": "open",
+            }
+        )
         log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
         others = [p for p in voters(db, game) if p.id != player.id]
         notify.draw_news(db, game, others, now, "proposed")

@@ -55,8 +55,10 @@ def _seat(db: Database, game: Game, power: str) -> Player:
 
 # --- seats ---------------------------------------------------------------------------------------------------------
 
-def replace(db: Database, name: str, power: str, email: str, password: str, now: datetime,
-            sender: str = "master") -> Player:
+
+def replace(
+    db: Database, name: str, power: str, email: str, password: str, now: datetime, sender: str = "master"
+) -> Player:
     """Give ``power`` to ``email``; the new player is told how to sign on, the old one that they no longer play."""
     game = get_game(db, name)
     if game.status == "finished":
@@ -69,9 +71,11 @@ def replace(db: Database, name: str, power: str, email: str, password: str, now:
         raise GameError(f"{address} already plays {seat.power} in {game.name}")
     others = [p.power for p in players(db, game.id) if p.role == "player" and p.email == address]
     if others and not game.settings.shared_addresses:
-        raise GameError(f"{address} already plays {', '.join(str(p) for p in others)} in {game.name}; one address "
-                        f"holds two powers only where the game allows it (judge game settings {game.name} "
-                        f"shared_addresses true)")
+        raise GameError(
+            f"{address} already plays {', '.join(str(p) for p in others)} in {game.name}; one address "
+            f"holds two powers only where the game allows it (judge game settings {game.name} "
+            f"shared_addresses true)"
+        )
     if len(password) < 4:
         raise GameError("choose a password of at least 4 characters")
     old = seat.email
@@ -103,13 +107,17 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
 
 # --- the end of a game ---------------------------------------------------------------------------------------------
 
-def end(db: Database, name: str, how: Ending, now: datetime, *, draw: tuple[str, ...] = (),
-        sender: str = "master") -> Game:
+
+def end(
+    db: Database, name: str, how: Ending, now: datetime, *, draw: tuple[str, ...] = (), sender: str = "master"
+) -> Game:
     """End a running game: a draw among the named powers, or abandoned (no result)."""
     game = get_game(db, name)
     if game.status not in ("active", "paused"):
-        raise GameError(f"game {game.name} is {game.status}; only a running game can be ended "
-                        + ("(a forming game can be deleted)" if game.status == "forming" else ""))
+        raise GameError(
+            f"game {game.name} is {game.status}; only a running game can be ended "
+            + ("(a forming game can be deleted)" if game.status == "forming" else "")
+        )
     if how is Ending.DRAW:
         powers = []
         for text in draw:
@@ -151,8 +159,17 @@ def delete(db: Database, name: str, now: datetime, sender: str = "master") -> li
 
 # --- deadlines -----------------------------------------------------------------------------------------------------
 
-def change_deadline(db: Database, name: str, now: datetime, *, by: timedelta | None = None,
-                    to: datetime | None = None, shorten: bool = False, sender: str = "master") -> Game:
+
+def change_deadline(
+    db: Database,
+    name: str,
+    now: datetime,
+    *,
+    by: timedelta | None = None,
+    to: datetime | None = None,
+    shorten: bool = False,
+    sender: str = "master",
+) -> Game:
     """Move the current deadline later (``by``), earlier (``by`` with ``shorten``), or to ``to`` (a UTC time, earlier
     or later). A paused game keeps its time left instead: ``by`` adds to it or takes from it."""
     game = get_game(db, name)
@@ -202,11 +219,18 @@ def change_deadline(db: Database, name: str, now: datetime, *, by: timedelta | N
 
 SETTING_KEYS = {
     "press": "white, grey or none",
-    "deadline": "movement phases, e.g. 48h", "retreat_deadline": "e.g. 24h", "adjust_deadline": "e.g. 24h",
-    "grace": "e.g. 12h, or 0", "solo": "centres to win, or default", "last_year": "a year, or none",
-    "anonymous": "true or false", "shared_addresses": "true or false", "master": "an address, or none",
+    "deadline": "movement phases, e.g. 48h",
+    "retreat_deadline": "e.g. 24h",
+    "adjust_deadline": "e.g. 24h",
+    "grace": "e.g. 12h, or 0",
+    "solo": "centres to win, or default",
+    "last_year": "a year, or none",
+    "anonymous": "true or false",
+    "shared_addresses": "true or false",
+    "master": "an address, or none",
     "assignment": "master, preference or random (before the start)",
-    "tie_break": "powers in order, e.g. England,France (or none)", "tie_others": "play-on, draw or none",
+    "tie_break": "powers in order, e.g. England,France (or none)",
+    "tie_others": "play-on, draw or none",
     "combined": "true or false",
 }
 
@@ -279,8 +303,11 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
         import difflib
 
         close = difflib.get_close_matches(k, list(SETTING_KEYS), n=1)
-        raise GameError(f"unknown setting {key!r}" + (f"; did you mean {close[0]!r}?" if close else "")
-                        + f" (settings: {', '.join(SETTING_KEYS)})")
+        raise GameError(
+            f"unknown setting {key!r}"
+            + (f"; did you mean {close[0]!r}?" if close else "")
+            + f" (settings: {', '.join(SETTING_KEYS)})"
+        )
     problems = new.check(game.variant)
     if problems:
         raise GameError("; ".join(problems))
@@ -297,8 +324,15 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
     log_event(db, game.id, now, sender, "settings", {field: shown})
     if k not in ("master", "assignment"):  # the game master's own business
         for address in dict.fromkeys(p.email for p in players(db, game.id) if p.email):
-            notify.send(db, address, "announcement", now, game=game, what="settings",
-                        detail=f"{field} = {'none' if shown is None else str(shown).lower()}")
+            notify.send(
+                db,
+                address,
+                "announcement",
+                now,
+                game=game,
+                what="settings",
+                detail=f"{field} = {'none' if shown is None else str(shown).lower()}",
+            )
     return game
 
 
@@ -318,6 +352,7 @@ def settings_view(s: GameSettings) -> dict[str, Any]:
 
 # --- a full view ---------------------------------------------------------------------------------------------------
 
+
 def show(db: Database, name: str) -> dict[str, Any]:
     """``judge game show``: service.show_game plus, per player, whether they owe orders, how many lines they gave
     and READY, and every setting of the game."""
@@ -329,19 +364,33 @@ def show(db: Database, name: str) -> dict[str, Any]:
         p["owes_orders"] = p["power"] in owing
         p["order_lines"] = len(given.get(p["power"], [])) if p["power"] else 0
     shown["settings"] = settings_view(game.settings)
-    shown["victory"] = {"solo_now": game.settings.victory(game.variant).threshold(
-        game.variant.victory.total(game.variant.centres), game.position.phase.year if game.position else game.variant.start_year)}
+    shown["victory"] = {
+        "solo_now": game.settings.victory(game.variant).threshold(
+            game.variant.victory.total(game.variant.centres),
+            game.position.phase.year if game.position else game.variant.start_year,
+        )
+    }
     shown["paused_remaining"] = game.paused_remaining
     return shown
 
 
 # --- mail to the game master ---------------------------------------------------------------------------------------
 
+
 def game_filled(db: Database, game: Game, now: datetime) -> None:
     """Every power has a player: the game master can start the game."""
     if game.settings.master:
-        notify.send(db, game.settings.master, "master_notice", now, game=game, what="filled", power=None,
-                    email=None, count=len(game.variant.powers))
+        notify.send(
+            db,
+            game.settings.master,
+            "master_notice",
+            now,
+            game=game,
+            what="filled",
+            power=None,
+            email=None,
+            count=len(game.variant.powers),
+        )
 
 
 def after_adjudication(db: Database, game: Game, before: Any, submitted: dict[str, list[str]], now: datetime) -> None:
@@ -354,8 +403,17 @@ def after_adjudication(db: Database, game: Game, before: Any, submitted: dict[st
         if not seat.active or seat.power not in owed or submitted.get(seat.power):
             continue
         if _missed_in_a_row(db, game, seat.power) == MISSED_IN_A_ROW:
-            notify.send(db, game.settings.master, "master_notice", now, game=game, what="missed", power=seat.power,
-                        email=seat.email, count=MISSED_IN_A_ROW)
+            notify.send(
+                db,
+                game.settings.master,
+                "master_notice",
+                now,
+                game=game,
+                what="missed",
+                power=seat.power,
+                email=seat.email,
+                count=MISSED_IN_A_ROW,
+            )
 
 
 def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
@@ -365,8 +423,9 @@ def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
     for event in db.query("select at, detail from events where game_id = ? and kind = 'replace'", [game.id]):
         if json.loads(event["detail"] or "{}").get("power") == power:
             taken_over = max(taken_over, event["at"])
-    for row in db.query("select board_before, orders, adjudicated_at from phases where game_id = ? "
-                        "order by rowid desc", [game.id]):
+    for row in db.query(
+        "select board_before, orders, adjudicated_at from phases where game_id = ? order by rowid desc", [game.id]
+    ):
         if taken_over and row["adjudicated_at"] <= taken_over:
             break
         pos = position_from_json(game.variant, json.loads(row["board_before"]))
@@ -378,4 +437,3 @@ def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
         if missed > MISSED_IN_A_ROW:
             break
     return missed
-

@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.i18n import T, format_length
 from judge.game.records import Game, Player, queue_mail, user_settings
+from judge.i18n import T, format_length
 from judge.position_json import position_to_json
 from judge.render import marked, render_mail
 from judge.rules.adjustments import adjustment_delta
@@ -19,10 +19,20 @@ from judge.rules.turn import TurnResult
 from judge.timeutil import format_deadline, iso_utc
 
 
-def send(db: Database, to: str, template: str, now: datetime, *, game: Game | None = None,
-         in_reply_to: str | None = None, image: bytes | None = None, picture_id: int | None = None,
-         rendered: dict[tuple[str, str], Any] | None = None, thread_refs: str | None = None,
-         **context: Any) -> None:
+def send(
+    db: Database,
+    to: str,
+    template: str,
+    now: datetime,
+    *,
+    game: Game | None = None,
+    in_reply_to: str | None = None,
+    image: bytes | None = None,
+    picture_id: int | None = None,
+    rendered: dict[tuple[str, str], Any] | None = None,
+    thread_refs: str | None = None,
+    **context: Any,
+) -> None:
     """Render mail ``template`` in the recipient's language, with deadlines in their zone and UTC, and queue it.
 
     With ``rendered`` (a dict the caller keeps for one mail sent to many), the mail is rendered once per language
@@ -31,9 +41,19 @@ def send(db: Database, to: str, template: str, now: datetime, *, game: Game | No
     key = (prefs["language"], prefs["timezone"])
     if rendered is not None and key in rendered:
         mail = rendered[key]
-        queue_mail(db, to, mail.subject, mail.text, now, game_id=game.id if game else None,
-                   in_reply_to=in_reply_to, html=mail.html, image=image, picture_id=picture_id,
-                   thread_refs=thread_refs)
+        queue_mail(
+            db,
+            to,
+            mail.subject,
+            mail.text,
+            now,
+            game_id=game.id if game else None,
+            in_reply_to=in_reply_to,
+            html=mail.html,
+            image=image,
+            picture_id=picture_id,
+            thread_refs=thread_refs,
+        )
         return
     deadline = None
     if game is not None and game.deadline is not None:
@@ -43,8 +63,19 @@ def send(db: Database, to: str, template: str, now: datetime, *, game: Game | No
     mail = marked(render_mail(template, prefs["language"], game=game, deadline=deadline, **context), prefs["language"])
     if rendered is not None:
         rendered[key] = mail
-    queue_mail(db, to, mail.subject, mail.text, now, game_id=game.id if game else None, in_reply_to=in_reply_to,
-               html=mail.html, image=image, picture_id=picture_id, thread_refs=thread_refs)
+    queue_mail(
+        db,
+        to,
+        mail.subject,
+        mail.text,
+        now,
+        game_id=game.id if game else None,
+        in_reply_to=in_reply_to,
+        html=mail.html,
+        image=image,
+        picture_id=picture_id,
+        thread_refs=thread_refs,
+    )
 
 
 def _everyone(game: Game, seats: list[Player]) -> list[str]:
@@ -54,9 +85,11 @@ def _everyone(game: Game, seats: list[Player]) -> list[str]:
     return to
 
 
-_PRESS_RULES = {"white": T("Press: signed messages between powers (PRESS TO <power> … ENDPRESS, BROADCAST)."),
-                "grey": T("Press: messages between powers without the sender's name (grey press)."),
-                "none": T("Press: none; powers cannot write to each other through the judge.")}
+_PRESS_RULES = {
+    "white": T("Press: signed messages between powers (PRESS TO <power> … ENDPRESS, BROADCAST)."),
+    "grey": T("Press: messages between powers without the sender's name (grey press)."),
+    "none": T("Press: none; powers cannot write to each other through the judge."),
+}
 
 
 def game_started(db: Database, game: Game, seats: list[Player], now: datetime) -> None:
@@ -66,25 +99,44 @@ def game_started(db: Database, game: Game, seats: list[Player], now: datetime) -
     pos, geo, st = game.position, game.variant.geo, game.settings
     anonymous = st.anonymous
     by_power = {s.power: s for s in seats if s.power}
-    table = [{"power": power, "email": "" if anonymous or power not in by_power else by_power[power].email,
-              "units": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power))}
-             for power in game.variant.powers]
+    table = [
+        {
+            "power": power,
+            "email": "" if anonymous or power not in by_power else by_power[power].email,
+            "units": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power)),
+        }
+        for power in game.variant.powers
+    ]
     pictures: dict[str, int | None] = {}
     for p in seats:
         language = user_settings(db, p.email)["language"]
         if language not in pictures:
             png = map_picture(game, pos, [], language)
-            pictures[language] = (store_picture(db, game, "start", language, palette_png(png), now)
-                                  if png is not None else None)
-        lengths = {"movement": format_length(st.movement_deadline, language),
-                   "retreat": format_length(st.retreat_deadline, language),
-                   "adjustment": format_length(st.adjustment_deadline, language),
-                   "grace": format_length(st.grace, language) if st.grace else ""}
-        send(db, p.email, "game_started", now, game=game, player=p, picture_id=pictures[language],
-             has_map=pictures[language] is not None,
-             powers={s.power: "" if anonymous else s.email for s in seats if s.power}, seats=table,
-             anonymous=anonymous, lengths=lengths, press_rule=_PRESS_RULES.get(st.press, T(st.press)),
-             master=st.master or "")
+            pictures[language] = (
+                store_picture(db, game, "start", language, palette_png(png), now) if png is not None else None
+            )
+        lengths = {
+            "movement": format_length(st.movement_deadline, language),
+            "retreat": format_length(st.retreat_deadline, language),
+            "adjustment": format_length(st.adjustment_deadline, language),
+            "grace": format_length(st.grace, language) if st.grace else "",
+        }
+        send(
+            db,
+            p.email,
+            "game_started",
+            now,
+            game=game,
+            player=p,
+            picture_id=pictures[language],
+            has_map=pictures[language] is not None,
+            powers={s.power: "" if anonymous else s.email for s in seats if s.power},
+            seats=table,
+            anonymous=anonymous,
+            lengths=lengths,
+            press_rule=_PRESS_RULES.get(st.press, T(st.press)),
+            master=st.master or "",
+        )
 
 
 def announce(db: Database, game: Game, seats: list[Player], now: datetime, what: str) -> None:
@@ -105,15 +157,24 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
         geo = game.variant.geo
         now_owned = {c for c, owner in pos.owners.items() if owner == power}
         was_owned = {c for c, owner in before.owners.items() if owner == power} if before is not None else now_owned
-        rows.append({"power": power, "centres": centres, "change": change, "units": units, "delta": delta,
-                     "gains": sorted(geo.provinces[c].name for c in now_owned - was_owned),
-                     "losses": sorted(geo.provinces[c].name for c in was_owned - now_owned),
-                     "unit_list": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power))})
+        rows.append(
+            {
+                "power": power,
+                "centres": centres,
+                "change": change,
+                "units": units,
+                "delta": delta,
+                "gains": sorted(geo.provinces[c].name for c in now_owned - was_owned),
+                "losses": sorted(geo.provinces[c].name for c in was_owned - now_owned),
+                "unit_list": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power)),
+            }
+        )
     return rows
 
 
-def map_picture(game: Game, pos: Position, lines: list[dict[str, Any]], language: str,
-                after: Position | None = None) -> bytes | None:
+def map_picture(
+    game: Game, pos: Position, lines: list[dict[str, Any]], language: str, after: Position | None = None
+) -> bytes | None:
     """The PNG of the phase's orders drawn on the board (after the phase when ``after`` is given, as the results
     mail shows it), or None when the variant cannot be drawn."""
     try:
@@ -121,8 +182,9 @@ def map_picture(game: Game, pos: Position, lines: list[dict[str, Any]], language
     except ImportError:  # pragma: no cover - only while the map module is absent
         return None
     try:
-        return render_map(game.variant, pos, lines, title=f"{game.name} - {pos.phase.long_name}", language=language,
-                          after=after)
+        return render_map(
+            game.variant, pos, lines, title=f"{game.name} - {pos.phase.long_name}", language=language, after=after
+        )
     except ValueError:
         return None
 
@@ -145,11 +207,15 @@ def palette_png(png: bytes) -> bytes:
 
 def store_picture(db: Database, game: Game, phase: str, language: str, png: bytes, now: datetime) -> int:
     """Keep the map of a phase once per language; every results mail of the phase refers to this row."""
-    db.execute("insert into pictures (game_id, phase, language, png, created_at) values (?, ?, ?, ?, ?) "
-               "on conflict (game_id, phase, language) do update set png = excluded.png, "
-               "created_at = excluded.created_at", [game.id, phase, language, png, iso_utc(now)])
-    row = list(db.query("select id from pictures where game_id = ? and phase = ? and language = ?",
-                        [game.id, phase, language]))
+    db.execute(
+        "insert into pictures (game_id, phase, language, png, created_at) values (?, ?, ?, ?, ?) "
+        "on conflict (game_id, phase, language) do update set png = excluded.png, "
+        "created_at = excluded.created_at",
+        [game.id, phase, language, png, iso_utc(now)],
+    )
+    row = list(
+        db.query("select id from pictures where game_id = ? and phase = ? and language = ?", [game.id, phase, language])
+    )
     return int(row[0]["id"])
 
 
@@ -165,29 +231,52 @@ def _scores(db: Database, game: Game, turn: TurnResult) -> dict[str, int] | None
     return out
 
 
-def results(db: Database, game: Game, seats: list[Player], before: Position, turn: TurnResult,
-            lines: list[dict[str, Any]], now: datetime) -> None:
+def results(
+    db: Database,
+    game: Game,
+    seats: list[Player],
+    before: Position,
+    turn: TurnResult,
+    lines: list[dict[str, Any]],
+    now: datetime,
+) -> None:
     after = turn.position
     by_power: dict[str, list[dict[str, Any]]] = {}
     for line in lines:
         by_power.setdefault(line["power"], []).append(line)
     board = position_to_json(game.variant, after)
     context: dict[str, Any] = {
-        "phase": before.phase, "results": by_power, "board": board, "next_phase": after.phase,
-        "tally": tally(game, after, before), "winner": turn.winner,
-        "threshold": game.settings.victory(game.variant).threshold(game.variant.victory.total(game.variant.centres),
-                                                                   before.phase.year),
-        "scores": _scores(db, game, turn)}
+        "phase": before.phase,
+        "results": by_power,
+        "board": board,
+        "next_phase": after.phase,
+        "tally": tally(game, after, before),
+        "winner": turn.winner,
+        "threshold": game.settings.victory(game.variant).threshold(
+            game.variant.victory.total(game.variant.centres), before.phase.year
+        ),
+        "scores": _scores(db, game, turn),
+    }
     pictures: dict[str, int | None] = {}
     rendered: dict[tuple[str, str], Any] = {}  # the same report for everyone: rendered once per language and zone
     for to in _everyone(game, seats):
         language = user_settings(db, to)["language"]
         if language not in pictures:
             png = map_picture(game, before, lines, language, after)
-            pictures[language] = (store_picture(db, game, before.phase.code, language, palette_png(png), now)
-                                  if png is not None else None)
-        send(db, to, "results", now, game=game, picture_id=pictures[language],
-             has_map=pictures[language] is not None, rendered=rendered, **context)
+            pictures[language] = (
+                store_picture(db, game, before.phase.code, language, palette_png(png), now) if png is not None else None
+            )
+        send(
+            db,
+            to,
+            "results",
+            now,
+            game=game,
+            picture_id=pictures[language],
+            has_map=pictures[language] is not None,
+            rendered=rendered,
+            **context,
+        )
 
 
 def reminder(db: Database, game: Game, player: Player, now: datetime) -> None:
@@ -211,8 +300,7 @@ def centre_history(db: Database, game: Game) -> list[dict[str, Any]]:
 def game_over(db: Database, game: Game, seats: list[Player], now: datetime) -> None:
     history = centre_history(db, game)
     for to in _everyone(game, seats):
-        send(db, to, "game_over", now, game=game, result=game.result, history=history,
-              powers=list(game.variant.powers))
+        send(db, to, "game_over", now, game=game, result=game.result, history=history, powers=list(game.variant.powers))
 
 
 def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None:

@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.i18n import T, Text
 from judge.game.records import Game, Player, orders_of, set_orders
+from judge.i18n import T, Text
 from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta
 from judge.rules.legality import check_build, check_movement, check_retreat, own_unit, unconvoyable_moves
 from judge.rules.orders import Build, Disband, Move, Order, Outcome, Waive, order_text
@@ -106,11 +106,24 @@ def order_summary(db: Database, game: Game, player: Player) -> dict[str, Any]:
     step = pos.phase.step
     missing: list[str] = []
     if step is Step.MOVEMENT:
-        missing = [f"{u.kind.value} {geo.loc_names[u.loc]}" for p, u in pos.units.items()
-                   if u.power == player.power and p not in covered]
+        missing = [
+            f"{u.kind.value} {geo.loc_names[u.loc]}"
+            for p, u in pos.units.items()
+            if u.power == player.power and p not in covered
+        ]
     elif step is Step.RETREAT:
-        missing = [f"{d.unit.kind.value} {geo.loc_names[d.unit.loc]}" for p, d in pos.dislodged.items()
-                   if d.unit.power == player.power and p not in covered]
+        missing = [
+            f"{d.unit.kind.value} {geo.loc_names[d.unit.loc]}"
+            for p, d in pos.dislodged.items()
+            if d.unit.power == player.power and p not in covered
+        ]
     delta = adjustment_delta(game.variant, pos, player.power) if step is Step.ADJUSTMENT else 0
-    return {"phase": pos.phase, "power": player.power, "orders": orders, "missing": sorted(missing),
-            "ready": player.ready, "delta": delta, "given": len(orders)}
+    return {
+        "phase": pos.phase,
+        "power": player.power,
+        "orders": orders,
+        "missing": sorted(missing),
+        "ready": player.ready,
+        "delta": delta,
+        "given": len(orders),
+    }

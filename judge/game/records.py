@@ -78,10 +78,19 @@ def _game(row: dict[str, Any]) -> Game:
     variant = load_variant(row["variant"])
     settings = GameSettings.from_json(row["settings"])
     position = _position(variant, row["position"]) if row["position"] else None
-    return Game(row["id"], row["name"], variant, row["status"], settings, position,
-                parse_iso_utc(row["deadline"]) if row["deadline"] else None,
-                json.loads(row["result"]) if row["result"] else None, row["paused_remaining"],
-                bool(row["in_grace"]), bool(row.get("reminded")))
+    return Game(
+        row["id"],
+        row["name"],
+        variant,
+        row["status"],
+        settings,
+        position,
+        parse_iso_utc(row["deadline"]) if row["deadline"] else None,
+        json.loads(row["result"]) if row["result"] else None,
+        row["paused_remaining"],
+        bool(row["in_grace"]),
+        bool(row.get("reminded")),
+    )
 
 
 _POSITIONS: OrderedDict[tuple[str, str], Position] = OrderedDict()  # stored text -> board (immutable)
@@ -103,21 +112,40 @@ def _position(variant: Variant, text: str) -> Position:
 
 
 def insert_game(db: Database, name: str, variant: Variant, settings: GameSettings, now: datetime) -> Game:
-    row = {"name": name.strip().lower(), "variant": variant.key, "status": "forming", "phase": None,
-           "deadline": None, "settings": settings.to_json(), "position": None, "result": None,
-           "paused_remaining": None, "in_grace": 0, "created_at": iso_utc(now), "updated_at": iso_utc(now)}
+    row = {
+        "name": name.strip().lower(),
+        "variant": variant.key,
+        "status": "forming",
+        "phase": None,
+        "deadline": None,
+        "settings": settings.to_json(),
+        "position": None,
+        "result": None,
+        "paused_remaining": None,
+        "in_grace": 0,
+        "created_at": iso_utc(now),
+        "updated_at": iso_utc(now),
+    }
     game_id = db.table("games").insert(row).last_pk
     return load_game_by_id(db, int(game_id))  # type: ignore[arg-type]
 
 
 def save_game(db: Database, game: Game, now: datetime) -> None:
-    db.table("games").update(game.id, {
-        "status": game.status, "phase": game.phase,
-        "deadline": iso_utc(game.deadline) if game.deadline else None,
-        "settings": game.settings.to_json(), "in_grace": int(game.in_grace), "reminded": int(game.reminded),
-        "position": json.dumps(position_to_json(game.variant, game.position)) if game.position else None,
-        "result": json.dumps(game.result) if game.result is not None else None,
-        "paused_remaining": game.paused_remaining, "updated_at": iso_utc(now)})
+    db.table("games").update(
+        game.id,
+        {
+            "status": game.status,
+            "phase": game.phase,
+            "deadline": iso_utc(game.deadline) if game.deadline else None,
+            "settings": game.settings.to_json(),
+            "in_grace": int(game.in_grace),
+            "reminded": int(game.reminded),
+            "position": json.dumps(position_to_json(game.variant, game.position)) if game.position else None,
+            "result": json.dumps(game.result) if game.result is not None else None,
+            "paused_remaining": game.paused_remaining,
+            "updated_at": iso_utc(now),
+        },
+    )
 
 
 def players(db: Database, game_id: int) -> list[Player]:
@@ -125,24 +153,51 @@ def players(db: Database, game_id: int) -> list[Player]:
 
 
 def _player(row: dict[str, Any]) -> Player:
-    return Player(row["id"], row["game_id"], row["power"], row["email"], row["password_hash"] or "", row["role"],
-                  bool(row["ready"]), bool(row["resigned"]), bool(row["eliminated"]),
-                  json.loads(row["preferences"] or "[]"))
+    return Player(
+        row["id"],
+        row["game_id"],
+        row["power"],
+        row["email"],
+        row["password_hash"] or "",
+        row["role"],
+        bool(row["ready"]),
+        bool(row["resigned"]),
+        bool(row["eliminated"]),
+        json.loads(row["preferences"] or "[]"),
+    )
 
 
 def insert_player(db: Database, player: Player, now: datetime) -> None:
-    db.table("players").insert({
-        "game_id": player.game_id, "power": player.power, "email": player.email.lower(),
-        "password_hash": player.password_hash, "role": player.role, "ready": int(player.ready),
-        "resigned": int(player.resigned), "eliminated": int(player.eliminated),
-        "preferences": json.dumps(player.preferences), "joined_at": iso_utc(now)})
+    db.table("players").insert(
+        {
+            "game_id": player.game_id,
+            "power": player.power,
+            "email": player.email.lower(),
+            "password_hash": player.password_hash,
+            "role": player.role,
+            "ready": int(player.ready),
+            "resigned": int(player.resigned),
+            "eliminated": int(player.eliminated),
+            "preferences": json.dumps(player.preferences),
+            "joined_at": iso_utc(now),
+        }
+    )
 
 
 def save_player(db: Database, player: Player) -> None:
-    db.table("players").update(player.id, {
-        "power": player.power, "email": player.email.lower(), "password_hash": player.password_hash,
-        "role": player.role, "ready": int(player.ready), "resigned": int(player.resigned),
-        "eliminated": int(player.eliminated), "preferences": json.dumps(player.preferences)})
+    db.table("players").update(
+        player.id,
+        {
+            "power": player.power,
+            "email": player.email.lower(),
+            "password_hash": player.password_hash,
+            "role": player.role,
+            "ready": int(player.ready),
+            "resigned": int(player.resigned),
+            "eliminated": int(player.eliminated),
+            "preferences": json.dumps(player.preferences),
+        },
+    )
 
 
 def orders_of(db: Database, game_id: int, phase: str) -> dict[str, list[str]]:
@@ -151,27 +206,56 @@ def orders_of(db: Database, game_id: int, phase: str) -> dict[str, list[str]]:
 
 
 def set_orders(db: Database, game_id: int, phase: str, power: str, lines: list[str], now: datetime) -> None:
-    db.execute("insert into orders (game_id, phase, power, lines, updated_at) values (?, ?, ?, ?, ?) "
-               "on conflict (game_id, phase, power) do update set lines = excluded.lines, "
-               "updated_at = excluded.updated_at", [game_id, phase, power, json.dumps(lines), iso_utc(now)])
+    db.execute(
+        "insert into orders (game_id, phase, power, lines, updated_at) values (?, ?, ?, ?, ?) "
+        "on conflict (game_id, phase, power) do update set lines = excluded.lines, "
+        "updated_at = excluded.updated_at",
+        [game_id, phase, power, json.dumps(lines), iso_utc(now)],
+    )
 
 
 def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kind: str, detail: Any = None) -> None:
     """Append to the event log (never updated or deleted)."""
-    db.execute("insert into events (game_id, at, sender, kind, detail) values (?, ?, ?, ?, ?)",
-               [game_id, iso_utc(now), sender, kind,
-                json.dumps(detail, ensure_ascii=False) if detail is not None else None])
+    db.execute(
+        "insert into events (game_id, at, sender, kind, detail) values (?, ?, ?, ?, ?)",
+        [game_id, iso_utc(now), sender, kind, json.dumps(detail, ensure_ascii=False) if detail is not None else None],
+    )
 
 
-def queue_mail(db: Database, to: str, subject: str, body: str, now: datetime, *, game_id: int | None = None,
-               in_reply_to: str | None = None, html: str | None = None, image: bytes | None = None,
-               picture_id: int | None = None, thread_refs: str | None = None) -> None:
+def queue_mail(
+    db: Database,
+    to: str,
+    subject: str,
+    body: str,
+    now: datetime,
+    *,
+    game_id: int | None = None,
+    in_reply_to: str | None = None,
+    html: str | None = None,
+    image: bytes | None = None,
+    picture_id: int | None = None,
+    thread_refs: str | None = None,
+) -> None:
     """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry."""
-    db.execute("insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
-               "html, image, picture_id, next_attempt, message_id, thread_refs) "
-               "values (?, ?, ?, 'queued', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
-               [to, subject, body, iso_utc(now), in_reply_to, game_id, html, image, picture_id, iso_utc(now),
-                new_message_id(db), thread_refs or None])
+    db.execute(
+        "insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
+        "html, image, picture_id, next_attempt, message_id, thread_refs) "
+        "values (?, ?, ?, 'queued', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+        [
+            to,
+            subject,
+            body,
+            iso_utc(now),
+            in_reply_to,
+            game_id,
+            html,
+            image,
+            picture_id,
+            iso_utc(now),
+            new_message_id(db),
+            thread_refs or None,
+        ],
+    )
 
 
 def new_message_id(db: Database) -> str:

@@ -7,7 +7,6 @@ Mail to players is queued in the outbox (judge.game.notify), never sent from her
 from __future__ import annotations
 
 import difflib
-
 import json
 import random
 from datetime import datetime, timedelta
@@ -16,11 +15,22 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.catalog import load_variant
-from judge.i18n import T
 from judge.game import notify
-from judge.game.records import (Game, Player, game_names, insert_game, insert_player, load_game, log_event, orders_of,
-                                players, save_game, save_player)
+from judge.game.records import (
+    Game,
+    Player,
+    game_names,
+    insert_game,
+    insert_player,
+    load_game,
+    log_event,
+    orders_of,
+    players,
+    save_game,
+    save_player,
+)
 from judge.game.settings import GameSettings
+from judge.i18n import T
 from judge.passwords import hash_password
 from judge.position_json import position_from_json, position_to_json
 from judge.rules.adjustments import adjustment_delta, can_build_somewhere
@@ -28,8 +38,8 @@ from judge.rules.board import Position, Unit
 from judge.rules.orders import order_text
 from judge.rules.phase import Phase, Season, Step
 from judge.rules.turn import TurnResult, parse_submissions, play
-from judge.timeutil import iso_utc, parse_iso_utc
 from judge.store import write
+from judge.timeutil import iso_utc, parse_iso_utc
 
 NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
 
@@ -47,8 +57,10 @@ def get_game(db: Database, name: str) -> Game:
 
 # --- setting a game up ---------------------------------------------------------------------------------------------
 
-def create_game(db: Database, name: str, variant_name: str, settings: GameSettings, now: datetime,
-                sender: str = "master") -> Game:
+
+def create_game(
+    db: Database, name: str, variant_name: str, settings: GameSettings, now: datetime, sender: str = "master"
+) -> Game:
     key = name.strip().lower()
     if not key or not set(key) <= NAME_CHARS or len(key) > 40:
         raise GameError("a game name is 1 to 40 letters, digits, '-' or '_'")
@@ -66,8 +78,17 @@ def create_game(db: Database, name: str, variant_name: str, settings: GameSettin
     return game
 
 
-def join_game(db: Database, name: str, email: str, password: str, now: datetime, *, power: str | None = None,
-              preferences: tuple[str, ...] = (), sender: str | None = None) -> Player:
+def join_game(
+    db: Database,
+    name: str,
+    email: str,
+    password: str,
+    now: datetime,
+    *,
+    power: str | None = None,
+    preferences: tuple[str, ...] = (),
+    sender: str | None = None,
+) -> Player:
     """Seat a player in a forming game (by the master with a power, or by mail with preferences)."""
     game = get_game(db, name)
     if game.status != "forming":
@@ -91,11 +112,22 @@ def join_game(db: Database, name: str, email: str, password: str, now: datetime,
         near = difflib.get_close_matches(unknown[0].lower(), [p.lower() for p in game.variant.powers], n=1, cutoff=0.5)
         named = {p.lower(): p for p in game.variant.powers}
         if near:
-            raise GameError(T("{variant} has no power {name}; did you mean {power}? Nothing was changed; send JOIN "
-                              "again", variant=game.variant.name, name=repr(unknown[0]), power=T(named[near[0]])))
-        raise GameError(T("{variant} has no power {name}; it has {powers}. Nothing was changed; send JOIN again",
-                          variant=game.variant.name, name=repr(unknown[0]),
-                          powers=[T(p) for p in game.variant.powers]))
+            raise GameError(
+                T(
+                    "{variant} has no power {name}; did you mean {power}? Nothing was changed; send JOIN again",
+                    variant=game.variant.name,
+                    name=repr(unknown[0]),
+                    power=T(named[near[0]]),
+                )
+            )
+        raise GameError(
+            T(
+                "{variant} has no power {name}; it has {powers}. Nothing was changed; send JOIN again",
+                variant=game.variant.name,
+                name=repr(unknown[0]),
+                powers=[T(p) for p in game.variant.powers],
+            )
+        )
     prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
     player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
     insert_player(db, player, now)
@@ -127,10 +159,11 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
     for p in seated:
         save_player(db, p)
     variant = game.variant
-    game.position = Position(Phase(variant.start_year, Season.SPRING, Step.MOVEMENT),
-                             {variant.geo.loc_province[u.loc]: Unit(u.power, u.kind, u.loc)
-                              for u in variant.start_units},
-                             variant.start_ownership())
+    game.position = Position(
+        Phase(variant.start_year, Season.SPRING, Step.MOVEMENT),
+        {variant.geo.loc_province[u.loc]: Unit(u.power, u.kind, u.loc) for u in variant.start_units},
+        variant.start_ownership(),
+    )
     game.status = "active"
     game.deadline = now + game.settings.deadline_for(Step.MOVEMENT)
     save_game(db, game, now)
@@ -143,8 +176,9 @@ def _assign_powers(seated: list[Player], powers: list[str], how: str, rng: rando
     free = [p for p in powers if p not in {s.power for s in seated}]
     waiting = [s for s in seated if s.power is None]
     if how == "master" and waiting:
-        raise GameError("the game master assigns powers, and these players have none yet: "
-                        + ", ".join(s.email for s in waiting))
+        raise GameError(
+            "the game master assigns powers, and these players have none yet: " + ", ".join(s.email for s in waiting)
+        )
     rng.shuffle(waiting)
     if how == "preference":
         for s in waiting:
@@ -159,6 +193,7 @@ def _assign_powers(seated: list[Player], powers: list[str], how: str, rng: rando
 
 
 # --- the game master's controls ------------------------------------------------------------------------------------
+
 
 def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
     game = get_game(db, name)
@@ -185,8 +220,9 @@ def resume_game(db: Database, name: str, now: datetime, sender: str = "master") 
     return game
 
 
-def replace_player(db: Database, name: str, power: str, email: str, password: str, now: datetime,
-                   sender: str = "master") -> Player:
+def replace_player(
+    db: Database, name: str, power: str, email: str, password: str, now: datetime, sender: str = "master"
+) -> Player:
     game = get_game(db, name)
     found = game.variant.power_named(power)
     seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == found), None)
@@ -206,11 +242,17 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
     rows = list(db.query("select rowid, board_before from phases where game_id = ? and phase = ?", [game.id, code]))
     if not rows:
         raise GameError(f"{game.name} has no played phase {code}")
-    later = [r["phase"] for r in db.query("select phase from phases where game_id = ? and rowid >= ? order by rowid",
-                                          [game.id, rows[0]["rowid"]])]
+    later = [
+        r["phase"]
+        for r in db.query(
+            "select phase from phases where game_id = ? and rowid >= ? order by rowid", [game.id, rows[0]["rowid"]]
+        )
+    ]
     db.execute(f"delete from phases where game_id = ? and phase in ({','.join('?' * len(later))})", [game.id, *later])
-    db.execute("delete from orders where game_id = ? and phase not in (select phase from phases where game_id = ?)",
-               [game.id, game.id])
+    db.execute(
+        "delete from orders where game_id = ? and phase not in (select phase from phases where game_id = ?)",
+        [game.id, game.id],
+    )
     db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
     game.position = position_from_json(game.variant, json.loads(rows[0]["board_before"]))
     game.status, game.result, game.in_grace = "active", None, False
@@ -226,11 +268,11 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
 
 
 def _has_presence(pos: Position, power: str | None) -> bool:
-    return power is not None and (any(u.power == power for u in pos.units.values())
-                                  or power in pos.owners.values())
+    return power is not None and (any(u.power == power for u in pos.units.values()) or power in pos.owners.values())
 
 
 # --- who owes what -------------------------------------------------------------------------------------------------
+
 
 def owing_powers(game: Game) -> set[str]:
     """Powers that have orders to give in the current phase."""
@@ -242,11 +284,15 @@ def owing_powers(game: Game) -> set[str]:
         return {u.power for u in pos.units.values()}
     if step is Step.RETREAT:
         return {d.unit.power for d in pos.dislodged.values()}
-    return {p for p in game.variant.powers
-            if (d := adjustment_delta(game.variant, pos, p)) < 0 or (d > 0 and can_build_somewhere(game.variant, pos, p))}
+    return {
+        p
+        for p in game.variant.powers
+        if (d := adjustment_delta(game.variant, pos, p)) < 0 or (d > 0 and can_build_somewhere(game.variant, pos, p))
+    }
 
 
 # --- adjudication --------------------------------------------------------------------------------------------------
+
 
 def process_game(db: Database, name: str, now: datetime, sender: str = "master") -> TurnResult:
     """Adjudicate the current phase now, as if its deadline had passed."""
@@ -273,16 +319,35 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     variant, before = game.variant, game.position
     phase = before.phase.code
     submitted = orders_of(db, game.id, phase)
-    turn = play(variant, before, parse_submissions(variant, before.phase.step, submitted),
-                game.settings.victory(variant), sides(db, game))
-    results = [{"power": r.power, "input": r.input,
-                "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
-                "outcome": r.outcome.value, "reason": r.reason} for r in turn.results]
-    db.table("phases").upsert({
-        "game_id": game.id, "phase": phase, "board_before": json.dumps(position_to_json(variant, before)),
-        "orders": json.dumps(submitted), "results": json.dumps(results),
-        "board_after": json.dumps(position_to_json(variant, turn.position)), "adjudicated_at": iso_utc(now)},
-        pk=("game_id", "phase"))
+    turn = play(
+        variant,
+        before,
+        parse_submissions(variant, before.phase.step, submitted),
+        game.settings.victory(variant),
+        sides(db, game),
+    )
+    results = [
+        {
+            "power": r.power,
+            "input": r.input,
+            "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
+            "outcome": r.outcome.value,
+            "reason": r.reason,
+        }
+        for r in turn.results
+    ]
+    db.table("phases").upsert(
+        {
+            "game_id": game.id,
+            "phase": phase,
+            "board_before": json.dumps(position_to_json(variant, before)),
+            "orders": json.dumps(submitted),
+            "results": json.dumps(results),
+            "board_after": json.dumps(position_to_json(variant, turn.position)),
+            "adjudicated_at": iso_utc(now),
+        },
+        pk=("game_id", "phase"),
+    )
     from judge.game.draws import lapse
 
     lapse(db, game.id, turn.position.phase)
@@ -305,13 +370,22 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     elif turn.draw:
         game.status, game.deadline = "finished", None
         held = {side[0]: side for side in sides(db, game)}  # a combined side shares the draw with all its powers
-        game.result = {"kind": "draw", "powers": sorted(p for name in turn.draw for p in held.get(name, (name,))),
-                       "by": "rule"}
+        game.result = {
+            "kind": "draw",
+            "powers": sorted(p for name in turn.draw for p in held.get(name, (name,))),
+            "by": "rule",
+        }
     elif game.status == "active":
         game.deadline = now + game.settings.deadline_for(turn.position.phase.step)
     save_game(db, game, now)
-    log_event(db, game.id, now, sender, "adjudicate", {"phase": phase, "next": turn.position.phase.code,
-                                                        "winner": turn.winner})
+    log_event(
+        db,
+        game.id,
+        now,
+        sender,
+        "adjudicate",
+        {"phase": phase, "next": turn.position.phase.code, "winner": turn.winner},
+    )
     notify.results(db, game, seats, before, turn, results, now)
     for p in newly_out:
         notify.eliminated(db, game, p, now)
@@ -339,9 +413,13 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
     adjudication landing in between is respected.
     """
     done = 0
-    for row in list(db.query("select name, phase, deadline, settings from games where status = 'active' "
-                             "and deadline > ? and deadline <= ? and coalesce(reminded, 0) = 0 order by deadline",
-                             [iso_utc(now), iso_utc(now + REMINDER_BEFORE)])):
+    for row in list(
+        db.query(
+            "select name, phase, deadline, settings from games where status = 'active' "
+            "and deadline > ? and deadline <= ? and coalesce(reminded, 0) = 0 order by deadline",
+            [iso_utc(now), iso_utc(now + REMINDER_BEFORE)],
+        )
+    ):
         if limit is not None and done >= limit:
             break
         try:
@@ -352,9 +430,16 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
             continue
         with write(db):
             game = load_game(db, row["name"])
-            if (game is None or game.status != "active" or game.deadline is None or game.position is None
-                    or game.reminded or game.phase != row["phase"] or game.deadline <= now
-                    or game.deadline - now > _reminder_window(game.settings, game.position.phase.code)):
+            if (
+                game is None
+                or game.status != "active"
+                or game.deadline is None
+                or game.position is None
+                or game.reminded
+                or game.phase != row["phase"]
+                or game.deadline <= now
+                or game.deadline - now > _reminder_window(game.settings, game.position.phase.code)
+            ):
                 continue
             for p in _late_players(db, game, players(db, game.id)):
                 notify.reminder(db, game, p, now)
@@ -366,8 +451,10 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
 
 def due_games(db: Database, now: datetime, limit: int | None = None) -> list[tuple[str, str]]:
     """(name, phase) of the active games whose deadline has passed, earliest deadline first."""
-    sql = ("select name, phase from games where status = 'active' and deadline is not null and deadline <= ? "
-           "order by deadline, id")
+    sql = (
+        "select name, phase from games where status = 'active' and deadline is not null and deadline <= ? "
+        "order by deadline, id"
+    )
     params: list[Any] = [iso_utc(now)]
     if limit is not None:
         sql += " limit ?"
@@ -392,8 +479,13 @@ def tick_game(db: Database, name: str, phase: str, now: datetime) -> bool:
     adjudicated (True), or given its grace period, or left alone when something changed meanwhile (False)."""
     with write(db):
         game = load_game(db, name)
-        if (game is None or game.status != "active" or game.deadline is None or game.deadline > now
-                or game.phase != phase):
+        if (
+            game is None
+            or game.status != "active"
+            or game.deadline is None
+            or game.deadline > now
+            or game.phase != phase
+        ):
             return False
         seats = players(db, game.id)
         late = _late_players(db, game, seats)
@@ -434,18 +526,32 @@ def maybe_adjudicate_when_ready(db: Database, game: Game, now: datetime) -> Turn
 
 # --- showing ---------------------------------------------------------------------------------------------------------
 
+
 def show_game(db: Database, name: str) -> dict[str, Any]:
     game = get_game(db, name)
     board = position_to_json(game.variant, game.position) if game.position else {"units": {}, "supply_centers": {}}
     given = orders_of(db, game.id, game.phase) if game.phase else {}
     phases = [r["phase"] for r in db.query("select phase from phases where game_id = ? order by rowid", [game.id])]
     return {
-        "name": game.name, "variant": game.variant.key, "status": game.status, "phase": game.phase,
+        "name": game.name,
+        "variant": game.variant.key,
+        "status": game.status,
+        "phase": game.phase,
         "deadline": iso_utc(game.deadline) if game.deadline else None,
-        "units": board["units"], "supply_centers": board["supply_centers"],
-        "players": [{"power": p.power, "email": p.email, "ready": p.ready, "resigned": p.resigned,
-                     "eliminated": p.eliminated, "orders_submitted": bool(p.power and given.get(p.power))}
-                    for p in players(db, game.id) if p.role == "player"],
+        "units": board["units"],
+        "supply_centers": board["supply_centers"],
+        "players": [
+            {
+                "power": p.power,
+                "email": p.email,
+                "ready": p.ready,
+                "resigned": p.resigned,
+                "eliminated": p.eliminated,
+                "orders_submitted": bool(p.power and given.get(p.power)),
+            }
+            for p in players(db, game.id)
+            if p.role == "player"
+        ],
         "result": game.result,
         "phases": phases + ([game.phase] if game.phase and game.status != "finished" else []),
     }
@@ -455,6 +561,13 @@ def list_games(db: Database) -> list[dict[str, Any]]:
     out = []
     for name in game_names(db):
         game = get_game(db, name)
-        out.append({"name": game.name, "variant": game.variant.key, "status": game.status, "phase": game.phase,
-                    "deadline": iso_utc(game.deadline) if game.deadline else None})
+        out.append(
+            {
+                "name": game.name,
+                "variant": game.variant.key,
+                "status": game.status,
+                "phase": game.phase,
+                "deadline": iso_utc(game.deadline) if game.deadline else None,
+            }
+        )
     return out

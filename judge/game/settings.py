@@ -32,8 +32,11 @@ class GameSettings:
     combined: bool = False  # the powers one player holds count their centres (or points) together for victory
 
     def deadline_for(self, step: Step) -> timedelta:
-        seconds = {Step.MOVEMENT: self.movement_deadline, Step.RETREAT: self.retreat_deadline,
-                   Step.ADJUSTMENT: self.adjustment_deadline}[step]
+        seconds = {
+            Step.MOVEMENT: self.movement_deadline,
+            Step.RETREAT: self.retreat_deadline,
+            Step.ADJUSTMENT: self.adjustment_deadline,
+        }[step]
         return timedelta(seconds=seconds)
 
     def victory(self, variant: Variant) -> Victory:
@@ -53,7 +56,7 @@ class GameSettings:
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str | None) -> "GameSettings":
+    def from_json(cls, text: str | None) -> GameSettings:
         data = json.loads(text) if text else {}
         if isinstance(data.get("tie_break"), list):
             data["tie_break"] = tuple(data["tie_break"])
@@ -94,14 +97,18 @@ class GameSettings:
         named = {variant.power_named(p) for p in self.tie_break or ()}
         missing = [p for p in variant.powers if p not in named]
         if self.tie_break and missing and self.tie_others is None:
-            problems.append(f"tie_break does not name {', '.join(missing)}: name every power, or say what a tie "
-                            "among the others means with tie_others (play-on or draw)")
+            problems.append(
+                f"tie_break does not name {', '.join(missing)}: name every power, or say what a tie "
+                "among the others means with tie_others (play-on or draw)"
+            )
         if problems or self.solo is None:
             return problems
         total = variant.victory.total(variant.centres)
         rule = self.victory(variant)
         if self.solo <= total // 2 and not (self.tie_break or self.tie_others is not None):
-            problems.append(f"solo {self.solo} is at or below half of the {total} "
-                            f"{'points' if rule.uses_points else 'centres'}, so two powers can reach it together: "
-                            "give a tie rule (tie_break: an order of powers, or tie_others: play-on or draw)")
+            problems.append(
+                f"solo {self.solo} is at or below half of the {total} "
+                f"{'points' if rule.uses_points else 'centres'}, so two powers can reach it together: "
+                "give a tie rule (tie_break: an order of powers, or tie_others: play-on or draw)"
+            )
         return problems

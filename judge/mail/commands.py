@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Iterator, Literal
+from typing import Literal
 
 from judge.rules.phase import Phase
 
@@ -161,8 +162,25 @@ class SignOff(_Located):
     """``SIGNOFF``: the message ends here."""
 
 
-Item = (SignOn | OrderLine | Ready | Clear | Draw | Resign | Press | Join | Observe | ListGames | History | Sandbox
-        | SetPassword | SetTimezone | SetLanguage | Help | SignOff)
+Item = (
+    SignOn
+    | OrderLine
+    | Ready
+    | Clear
+    | Draw
+    | Resign
+    | Press
+    | Join
+    | Observe
+    | ListGames
+    | History
+    | Sandbox
+    | SetPassword
+    | SetTimezone
+    | SetLanguage
+    | Help
+    | SignOff
+)
 
 
 @dataclass(frozen=True)
@@ -201,23 +219,30 @@ JUDGE_MARKER = "[judge-mail]"
 _ORIGINAL = re.compile(
     r"-{2,}\s*(?:original message|исходное сообщение|ursprüngliche nachricht|originalnachricht|message d'origine|"
     r"message original|mensaje original|messaggio originale|oorspronkelijk bericht|originalmeddelande|"
-    r"mensagem original)\s*-{2,}", re.IGNORECASE)
+    r"mensagem original)\s*-{2,}",
+    re.IGNORECASE,
+)
 _FORWARD = re.compile(
     r"(?:-{2,}\s*(?:forwarded message|weitergeleitete nachricht|message transféré|пересылаемое сообщение|"
     r"переадресованное сообщение|mensaje reenviado|messaggio inoltrato|doorgestuurd bericht|"
     r"vidarebefordrat meddelande|mensagem encaminhada)\s*-{2,}|"
     r"(?:begin forwarded message|anfang der weitergeleiteten nachricht|début du message réexpédié|"
     r"начало переадресованного сообщения|inicio del mensaje reenviado|inizio messaggio inoltrato)\s*:)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _UNDERSCORES = re.compile(r"_{8,}")
 _ATTRIBUTION_VERB = re.compile(
     r"\b(?:wrote|writes|schrieb|a écrit|пишет|написал|написала|написал\(а\)|escribió|ha scritto|scrisse|schreef|"
-    r"escreveu|skrev|napisał|napisała)\s*:\Z", re.IGNORECASE)
+    r"escreveu|skrev|napisał|napisała)\s*:\Z",
+    re.IGNORECASE,
+)
 _ATTRIBUTION_ADDRESS = re.compile(r"@[^\s<>@]+>\s*:\Z")
 # Some clients put the verb first: "Am 01.12.2026 10:00, schrieb Alice:" (Roundcube), "Le … , Alice a écrit :".
-_ATTRIBUTION_OPENING = re.compile(r"(?:on|am|le|el|il|op|em|den|в|во)\s.*\d.*\b(?:wrote|schrieb|a écrit|escribió|"
-                                  r"ha scritto|schreef|escreveu|skrev|пишет|написал|написала)\b.{0,80}:\Z",
-                                  re.IGNORECASE)
+_ATTRIBUTION_OPENING = re.compile(
+    r"(?:on|am|le|el|il|op|em|den|в|во)\s.*\d.*\b(?:wrote|schrieb|a écrit|escribió|"
+    r"ha scritto|schreef|escreveu|skrev|пишет|написал|написала)\b.{0,80}:\Z",
+    re.IGNORECASE,
+)
 _DATE_OR_ADDRESS = re.compile(r"[\d@]")
 # An Outlook/Exchange header block of a quoted message: From: …, then Sent:/Date:/To:/Subject: … (en, de, fr, ru,
 # es, it, nl, pt, sv); a label may be bold (*From:*) and Outlook on the web puts the whole block on one line.
@@ -225,9 +250,14 @@ _HEADER_FROM = re.compile(r"\*?(?:from|von|de|от|da|van|fra|från|od)\s*:\*?\s
 _HEADER_OTHER = re.compile(
     r"\*?(?:sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|date d'envoi|à|objet|отправлено|дата|кому|"
     r"копия|тема|enviado|fecha|para|asunto|inviato|data|a|oggetto|verzonden|aan|onderwerp|skickat|till|ämne|"
-    r"assunto)\s*:", re.IGNORECASE)
-_HEADER_INLINE = re.compile(r"\s\*?(?:sent|gesendet|envoyé|отправлено|enviado|inviato|subject|betreff|objet|тема|"
-                            r"asunto|oggetto)\s*:", re.IGNORECASE)
+    r"assunto)\s*:",
+    re.IGNORECASE,
+)
+_HEADER_INLINE = re.compile(
+    r"\s\*?(?:sent|gesendet|envoyé|отправлено|enviado|inviato|subject|betreff|objet|тема|"
+    r"asunto|oggetto)\s*:",
+    re.IGNORECASE,
+)
 # Client footers, skipped quietly wherever they are.
 _FOOTER = re.compile(
     r"(?:sent (?:from|with|via|using|by) |sent on the go|get outlook for |download outlook for |"
@@ -237,19 +267,25 @@ _FOOTER = re.compile(
     r"enviado desde |enviado do meu |enviado con |obtener outlook para |descargar outlook para |inviato da |"
     r"inviato dal mio |scarica outlook per |ottieni outlook per |verzonden (?:vanaf|met|van) |verstuurd (?:vanaf|met) |"
     r"skickat från |"
-    r"yahoo mail: |sent from yahoo mail|get the yahoo mail app)", re.IGNORECASE)
+    r"yahoo mail: |sent from yahoo mail|get the yahoo mail app)",
+    re.IGNORECASE,
+)
 # Mailing-list footers: nothing after them is the player's.
 _LIST_FOOTER = re.compile(
     r"(?:you received this message because you are subscribed|to unsubscribe from this group|"
     r"du erhältst diese nachricht, weil du|sie erhalten diese nachricht, weil sie|vous recevez ce message car vous|"
-    r"вы получили это сообщение, поскольку)", re.IGNORECASE)
+    r"вы получили это сообщение, поскольку)",
+    re.IGNORECASE,
+)
 # A closing line alone ("Cheers,", "Viele Grüße") starts the signature: nothing from it on is read.
 _CLOSING = re.compile(
     r"(?:cheers|thanks|thank you|many thanks|regards|best regards|kind regards|warm regards|best wishes|best|"
     r"yours|all the best|viele grüße|beste grüße|liebe grüße|freundliche grüße|mit freundlichen grüßen|grüße|gruß|"
     r"mfg|lg|vg|danke|cordialement|bien à vous|bien cordialement|bonne journée|merci|amitiés|salutations|"
     r"saludos|un saludo|atentamente|gracias|saluti|cordiali saluti|grazie|distinti saluti|с уважением|"
-    r"спасибо|всего доброго|всего хорошего|удачи|пока)\s*[,.!]*", re.IGNORECASE)
+    r"спасибо|всего доброго|всего хорошего|удачи|пока)\s*[,.!]*",
+    re.IGNORECASE,
+)
 _PGP_SIGNED = "-----BEGIN PGP SIGNED MESSAGE-----"
 _PGP_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
 _PGP_SIGNATURE_END = "-----END PGP SIGNATURE-----"
@@ -304,8 +340,14 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
             continue
         if line == _PGP_MESSAGE:
             pgp = _Pgp.ENCRYPTED
-            problems.append(LineProblem(number, line, "an encrypted (PGP) message cannot be read; send your orders "
-                                                      "in clear text (a PGP signature is fine)"))
+            problems.append(
+                LineProblem(
+                    number,
+                    line,
+                    "an encrypted (PGP) message cannot be read; send your orders "
+                    "in clear text (a PGP signature is fine)",
+                )
+            )
             continue
         if pgp is _Pgp.SIGNED and line.startswith("- "):
             line = line[2:].strip()
@@ -344,7 +386,7 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
             continue
         marker = _LIST_MARKER.match(line)
         if marker:
-            line = line[marker.end():]
+            line = line[marker.end() :]
         result = _command(number, line)
         if isinstance(result, _Block):
             block = result
@@ -386,7 +428,7 @@ def _lines(text: str) -> Iterator[tuple[int, int, str]]:
     number, start = 0, 0
     for brk in _BREAK.finditer(text):
         number += 1
-        yield number, start, text[start:brk.start()]
+        yield number, start, text[start : brk.start()]
         start = brk.end()
     if start < len(text):
         yield number + 1, start, text[start:]
@@ -394,7 +436,7 @@ def _lines(text: str) -> Iterator[tuple[int, int, str]]:
 
 def _excerpt(line: str) -> str:
     """A line made safe to quote back in a reply: control characters replaced, cut short when long."""
-    line = _CONTROL.sub("\ufffd", line[:_EXCERPT + 1])
+    line = _CONTROL.sub("\ufffd", line[: _EXCERPT + 1])
     return line if len(line) <= _EXCERPT else line[:_EXCERPT] + "…"
 
 
@@ -404,9 +446,7 @@ def mask_secrets(line: str) -> str:
     head = words[0].upper() if words else ""
     if head == "SIGNON":
         kept = words[:3] if len(words) >= 4 else words[:2] if len(words) == 3 else words[:1]
-    elif head == "JOIN":
-        kept = words[:2]
-    elif head == "SET" and len(words) > 1 and words[1].upper().startswith("PASS"):
+    elif head == "JOIN" or (head == "SET" and len(words) > 1 and words[1].upper().startswith("PASS")):
         kept = words[:2]
     else:
         return line
@@ -416,11 +456,18 @@ def mask_secrets(line: str) -> str:
 def _unreadable(number: int, line: str, max_line_length: int) -> LineProblem | None:
     shown = mask_secrets(line)
     if len(line) > max_line_length:
-        return LineProblem(number, _excerpt(shown), f"this line is longer than {max_line_length} characters and was "
-                                                   f"not read; put one order or command on each line")
+        return LineProblem(
+            number,
+            _excerpt(shown),
+            f"this line is longer than {max_line_length} characters and was "
+            f"not read; put one order or command on each line",
+        )
     if _CONTROL.search(line):
-        return LineProblem(number, _excerpt(shown), "this line contains control characters (such as NUL) and was not "
-                                                   "read; send the message as plain text")
+        return LineProblem(
+            number,
+            _excerpt(shown),
+            "this line contains control characters (such as NUL) and was not read; send the message as plain text",
+        )
     return None
 
 
@@ -429,12 +476,15 @@ def _beyond_limit(text: str, start: int, number: int, max_lines: int) -> LinePro
     found = _NON_SPACE.search(text, start)
     if found is None:
         return None
-    gap = text[start:found.start()]
+    gap = text[start : found.start()]
     number += gap.count("\n") + gap.count("\r") - gap.count("\r\n")
     end = _BREAK.search(text, found.start())
-    line = mask_secrets(text[found.start():end.start() if end else len(text)].strip())
-    return LineProblem(number, _excerpt(line), f"the message has more than {max_lines} lines; the judge read the first "
-                                               f"{max_lines} and none from here on")
+    line = mask_secrets(text[found.start() : end.start() if end else len(text)].strip())
+    return LineProblem(
+        number,
+        _excerpt(line),
+        f"the message has more than {max_lines} lines; the judge read the first {max_lines} and none from here on",
+    )
 
 
 def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, read_before: bool) -> _End | None:
@@ -461,7 +511,7 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
     if _HEADER_FROM.match(line):
         if _HEADER_INLINE.search(line):
             return _End.QUOTE
-        following = [tidy(raw).strip() for _, _, raw in lines[index + 1:index + 8]]
+        following = [tidy(raw).strip() for _, _, raw in lines[index + 1 : index + 8]]
         following = [f for f in following if f][:4]
         if any(_HEADER_OTHER.match(f) for f in following):
             return _End.QUOTE
@@ -470,21 +520,22 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
     if _ATTRIBUTION_VERB.search(line):
         # the date or address may be on the line before, when the client wrapped the attribution before the verb
         before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
-        attribution = (_DATE_OR_ADDRESS.search(line) is not None
-                       or _starts_with_on(before))
+        attribution = _DATE_OR_ADDRESS.search(line) is not None or _starts_with_on(before)
     else:
         attribution = _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
     if not attribution:
         return None
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
     # without ">" (or nothing at all): the end.
-    following = next((tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50)
-                      if tidy(raw).strip()), "")
+    following = next(
+        (tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50) if tidy(raw).strip()), ""
+    )
     return _End.SKIP if following.startswith(">") else _End.QUOTE
 
 
-_ORDER_LIKE = re.compile(r"(?:[AF]\s+\S|army\b|fleet\b|build\b|waive\b|remove\b|disband\b)|.*(?:\s-\s|->|=>|→)",
-                         re.IGNORECASE)
+_ORDER_LIKE = re.compile(
+    r"(?:[AF]\s+\S|army\b|fleet\b|build\b|waive\b|remove\b|disband\b)|.*(?:\s-\s|->|=>|→)", re.IGNORECASE
+)
 
 
 def _signature_follows(lines: list[tuple[int, int, str]], index: int) -> bool:
@@ -549,8 +600,14 @@ def _closes(line: str, end: str) -> bool:
 def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, terminated: bool) -> None:
     what = "sandbox" if block.end == "ENDSANDBOX" else "press"
     if not terminated:
-        problems.append(LineProblem(block.line, block.text, f"{block.kind} without {block.end}: the {what} ran to the "
-                                                            f"end of the message; end it with a line {block.end}"))
+        problems.append(
+            LineProblem(
+                block.line,
+                block.text,
+                f"{block.kind} without {block.end}: the {what} ran to the "
+                f"end of the message; end it with a line {block.end}",
+            )
+        )
     if block.header_problem is not None:
         return
     lines = [body for _, body in block.body]
@@ -560,11 +617,21 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
     body = "\n".join(lines[first:])
     not_done = "was not run" if what == "sandbox" else "was not sent"
     if block.unreadable is not None:
-        problems.append(LineProblem(block.line, block.text, f"this {what} {not_done} because line {block.unreadable} "
-                                                            f"in it could not be read"))
+        problems.append(
+            LineProblem(
+                block.line,
+                block.text,
+                f"this {what} {not_done} because line {block.unreadable} in it could not be read",
+            )
+        )
     elif not body and block.from_game is None:
-        problems.append(LineProblem(block.line, block.text, f"this {what} is empty and {not_done}; put the text "
-                                                            f"between {block.kind} and {block.end}"))
+        problems.append(
+            LineProblem(
+                block.line,
+                block.text,
+                f"this {what} is empty and {not_done}; put the text between {block.kind} and {block.end}",
+            )
+        )
     elif what == "sandbox":
         items.append(Sandbox(block.line, block.text, body, block.from_game))
     else:
@@ -581,19 +648,28 @@ _NAME_SEPARATORS = re.compile(r"[\s,;:]+")
 _TO = re.compile(r"to\b:?", re.IGNORECASE)
 
 _SIGNON_USAGE = "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret)"
-_JOIN_USAGE = ("JOIN needs a game and a password, then the powers you prefer if you like: "
-               "JOIN mygame secret France Italy")
+_JOIN_USAGE = (
+    "JOIN needs a game and a password, then the powers you prefer if you like: JOIN mygame secret France Italy"
+)
 _OBSERVE_USAGE = "OBSERVE needs the game: OBSERVE mygame"
 _LIST_USAGE = "LIST takes at most a game: LIST (all games) or LIST mygame"
 _HISTORY_USAGE = "HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M"
 _DRAW_USAGE = "DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT"
-_SET_USAGE = ("SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin or "
-              "SET LANGUAGE ru")
-_PRESS_USAGE = ("PRESS needs the powers it goes to: PRESS TO France, Germany (or BROADCAST for everyone), then the "
-               "text, then a line ENDPRESS")
+_SET_USAGE = (
+    "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin or SET LANGUAGE ru"
+)
+_PRESS_USAGE = (
+    "PRESS needs the powers it goes to: PRESS TO France, Germany (or BROADCAST for everyone), then the "
+    "text, then a line ENDPRESS"
+)
 
-_DRAW_ACTIONS: dict[str, DrawAction] = {"PROPOSE": "propose", "YES": "accept", "ACCEPT": "accept",
-                                        "REJECT": "reject", "NO": "reject"}
+_DRAW_ACTIONS: dict[str, DrawAction] = {
+    "PROPOSE": "propose",
+    "YES": "accept",
+    "ACCEPT": "accept",
+    "REJECT": "reject",
+    "NO": "reject",
+}
 _BARE: dict[str, Callable[[int, str], Item]] = {
     "READY": lambda n, t: Ready(n, t, True),
     "UNREADY": lambda n, t: Ready(n, t, False),
@@ -607,8 +683,9 @@ _BARE: dict[str, Callable[[int, str], Item]] = {
 
 def known_commands() -> list[str]:
     """Every command word the judge reads at the start of a line."""
-    return sorted({*_BARE, *_WITH_ARGUMENTS, "NOT READY", "PRESS", "BROADCAST", "SANDBOX", "ENDPRESS",
-                   "ENDSANDBOX"} - {"NOT"})
+    return sorted(
+        {*_BARE, *_WITH_ARGUMENTS, "NOT READY", "PRESS", "BROADCAST", "SANDBOX", "ENDPRESS", "ENDSANDBOX"} - {"NOT"}
+    )
 
 
 def _first_word(line: str) -> str:
@@ -640,12 +717,21 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
     if head == "SANDBOX" and len(args) == 3 and [a.upper() for a in args[:2]] == ["FROM", "GAME"]:
         return _Block(head, "ENDSANDBOX", number, line, from_game=args[2])
     if head == "SANDBOX" and args and args[0].upper() == "FROM":
-        return _Block(head, "ENDSANDBOX", number, line, header_problem="write SANDBOX FROM GAME and the game's name "
-                      "on its line, then your changes and ORDERS, then ENDSANDBOX")
+        return _Block(
+            head,
+            "ENDSANDBOX",
+            number,
+            line,
+            header_problem="write SANDBOX FROM GAME and the game's name "
+            "on its line, then your changes and ORDERS, then ENDSANDBOX",
+        )
     if head in ("BROADCAST", "SANDBOX"):
         end = "ENDPRESS" if head == "BROADCAST" else "ENDSANDBOX"
-        header = f"{head} takes nothing after it: write {head} alone on its line, then the text, then {end}" if args \
+        header = (
+            f"{head} takes nothing after it: write {head} alone on its line, then the text, then {end}"
+            if args
             else None
+        )
         return _Block(head, end, number, line, header_problem=header)
     parse = _WITH_ARGUMENTS.get(head)
     if parse is None:
@@ -659,7 +745,7 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
 def _press(number: int, line: str, rest: str) -> _Block:
     to_word = _TO.match(rest)
     if to_word:
-        rest = rest[to_word.end():]
+        rest = rest[to_word.end() :]
     names = tuple(name for name in _NAME_SEPARATORS.split(rest) if name)
     header = None
     if not names:
@@ -769,8 +855,11 @@ def _set(args: list[str]) -> _Maker | str:
     if what not in ("PASSWORD", "TIMEZONE", "LANGUAGE"):
         return _SET_USAGE
     if len(args) != 2:
-        examples = {"PASSWORD": "SET PASSWORD newsecret (one word, no spaces)",
-                    "TIMEZONE": "SET TIMEZONE Europe/Berlin", "LANGUAGE": "SET LANGUAGE ru"}
+        examples = {
+            "PASSWORD": "SET PASSWORD newsecret (one word, no spaces)",
+            "TIMEZONE": "SET TIMEZONE Europe/Berlin",
+            "LANGUAGE": "SET LANGUAGE ru",
+        }
         return f"SET {what} needs one value: {examples[what]}"
     value = args[1]
     if what == "PASSWORD":

@@ -33,21 +33,30 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.catalog import load_variant, variant_names
 from judge.game import draws, notify, service
-from judge.game.records import (Game, Player, load_game, log_event, players, save_player, set_orders, set_user,
-                                user_settings)
+from judge.game.orders import merge_orders, order_summary
+from judge.game.records import (
+    Game,
+    Player,
+    load_game,
+    log_event,
+    players,
+    save_player,
+    set_orders,
+    set_user,
+    user_settings,
+)
 from judge.game.service import GameError
+from judge.i18n import T, Text, phase_words, translate
 from judge.mail import commands as c
 from judge.mail.message import Attachment, Incoming, Problem, parse_incoming
-from judge.game.orders import merge_orders, order_summary
 from judge.mail.sandbox_text import run_sandbox_text
 from judge.passwords import hash_password, verify_password
 from judge.render import LANGUAGES, render_mail
-from judge.timeutil import check_timezone, format_deadline, iso_utc
-from judge.catalog import load_variant, variant_names
-from judge.i18n import T, Text, phase_words, translate
 from judge.rules.parse import ORDER_WORDS
 from judge.store import is_busy, write
+from judge.timeutil import check_timezone, format_deadline, iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +91,9 @@ class Reply:
 
 
 def _is_error(response: Any) -> bool:
-    return isinstance(response, Text) and response.msgid.startswith("ERROR:") or (
-        isinstance(response, str) and response.startswith("ERROR"))
+    return (isinstance(response, Text) and response.msgid.startswith("ERROR:")) or (
+        isinstance(response, str) and response.startswith("ERROR")
+    )
 
 
 @dataclass
@@ -139,10 +149,18 @@ def handle_raw(db: Database, raw: bytes, now: datetime) -> list[dict[str, Any]]:
     return handle_message(db, raw, now).replies
 
 
-def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: str = "",
-                   max_replies_per_hour: int = MAX_REPLIES_PER_HOUR, declared_size: int | None = None,
-                   max_mail_age_days: float = MAX_MAIL_AGE_DAYS, arrived: datetime | None = None,
-                   master_address: str = "") -> Handled:
+def handle_message(
+    db: Database,
+    raw: bytes,
+    now: datetime,
+    *,
+    judge_address: str = "",
+    max_replies_per_hour: int = MAX_REPLIES_PER_HOUR,
+    declared_size: int | None = None,
+    max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+    arrived: datetime | None = None,
+    master_address: str = "",
+) -> Handled:
     """Handle one raw message in one transaction (a savepoint when the caller has one open). Never raises.
 
     ``declared_size`` is the size the mail server reported when only the headers were fetched (too large to read).
@@ -164,8 +182,15 @@ def handle_message(db: Database, raw: bytes, now: datetime, *, judge_address: st
                 return Handled("duplicate", [])
             first_new = _last_outbox_id(db)
             outcome = _handle_guarded(db, msg, now, limits)
-            db.table("messages").insert({"message_id": msg.message_id, "digest": msg.digest, "sender": msg.sender,
-                                         "received_at": iso_utc(now), "outcome": outcome})
+            db.table("messages").insert(
+                {
+                    "message_id": msg.message_id,
+                    "digest": msg.digest,
+                    "sender": msg.sender,
+                    "received_at": iso_utc(now),
+                    "outcome": outcome,
+                }
+            )
         return Handled(outcome, list(db.query("select * from outbox where id > ? order by id", [first_new])))
     except Exception as exc:  # nothing may stop the daemon: the caller moves the message aside
         if is_busy(exc):
@@ -184,8 +209,9 @@ class _Limits:
 def _seen(db: Database, msg: Incoming) -> bool:
     if list(db.query("select 1 from messages where digest = ?", [msg.digest])):
         return True
-    return bool(msg.message_id) and bool(list(db.query("select 1 from messages where message_id = ? and sender = ?",
-                                                       [msg.message_id, msg.sender])))
+    return bool(msg.message_id) and bool(
+        list(db.query("select 1 from messages where message_id = ? and sender = ?", [msg.message_id, msg.sender]))
+    )
 
 
 def _last_outbox_id(db: Database) -> int:
@@ -200,15 +226,34 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     paused_until = _replies_paused_until(db, msg, now, limits.max_replies_per_hour)
     if msg.problem:
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[T("Your message could not be read: {problem}.", problem=_problem_text(msg))]), None)
+            _reply(
+                db,
+                msg,
+                now,
+                Reply(notes=[T("Your message could not be read: {problem}.", problem=_problem_text(msg))]),
+                None,
+            )
         return f"refused: {msg.problem}"
     too_old = _too_old(msg, now, limits.max_mail_age_days)
     if too_old is not None:
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[T("Your message was written or delivered on {when} UTC, more than {days} "
-                                                "days ago, so nothing in it was acted on. If you still mean it, send "
-                                                "it again.", when=f"{too_old:%Y-%m-%d %H:%M}",
-                                                days=f"{limits.max_mail_age_days:g}")]), None)
+            _reply(
+                db,
+                msg,
+                now,
+                Reply(
+                    notes=[
+                        T(
+                            "Your message was written or delivered on {when} UTC, more than {days} "
+                            "days ago, so nothing in it was acted on. If you still mean it, send "
+                            "it again.",
+                            when=f"{too_old:%Y-%m-%d %H:%M}",
+                            days=f"{limits.max_mail_age_days:g}",
+                        )
+                    ]
+                ),
+                None,
+            )
         return "refused: too old"
     session = Session(msg, now, quiet=paused_until is not None)
     try:
@@ -217,8 +262,20 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     except Exception as exc:  # a bug must not lose the message or leave half an effect
         log.exception("handling message %s from %s failed", msg.message_id, msg.sender)
         if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[T("The judge could not handle your message because of an internal error. "
-                                                "Nothing in it took effect; the game master has been told.")]), None)
+            _reply(
+                db,
+                msg,
+                now,
+                Reply(
+                    notes=[
+                        T(
+                            "The judge could not handle your message because of an internal error. "
+                            "Nothing in it took effect; the game master has been told."
+                        )
+                    ]
+                ),
+                None,
+            )
         _tell_master(db, session, limits, type(exc).__name__, partial=False)
         return "error"
     if session.errors:
@@ -231,23 +288,35 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
 def _problem_text(msg: Incoming) -> Text | str:
     """What the sender is told about a message that could not be read."""
     if msg.problem is Problem.TOO_LARGE:
-        return T("too large ({size} KB; the judge reads at most {limit} KB)", size=msg.size // 1024,
-                 limit=MAX_MESSAGE_BYTES // 1024)
-    return {
-        Problem.HEADER_TOO_LARGE: T("its header block is over 64 KB"),
-        Problem.TOO_COMPLEX: T("it has more parts, encoded words or header parameters than the judge reads; send a "
-                               "plain-text message"),
-        Problem.BAD_MESSAGE_ID: T("its Message-ID has control characters in it or is too long"),
-        Problem.NOT_TEXT: T("it has no text the judge can read; write your orders in the message itself"),
-        Problem.UNREADABLE: T("it could not be decoded; send a plain-text message"),
-    }.get(msg.problem, str(msg.problem)) if msg.problem is not None else ""
+        return T(
+            "too large ({size} KB; the judge reads at most {limit} KB)",
+            size=msg.size // 1024,
+            limit=MAX_MESSAGE_BYTES // 1024,
+        )
+    return (
+        {
+            Problem.HEADER_TOO_LARGE: T("its header block is over 64 KB"),
+            Problem.TOO_COMPLEX: T(
+                "it has more parts, encoded words or header parameters than the judge reads; send a plain-text message"
+            ),
+            Problem.BAD_MESSAGE_ID: T("its Message-ID has control characters in it or is too long"),
+            Problem.NOT_TEXT: T("it has no text the judge can read; write your orders in the message itself"),
+            Problem.UNREADABLE: T("it could not be decoded; send a plain-text message"),
+        }.get(msg.problem, str(msg.problem))
+        if msg.problem is not None
+        else ""
+    )
 
 
 def _replies_paused_until(db: Database, msg: Incoming, now: datetime, limit: int) -> datetime | None:
     """When replies to the sender may go again, if the hourly quota is spent; None if it is not."""
-    rows = list(db.query("select created_at from outbox where to_addr = ? and in_reply_to is not null "
-                         "and created_at > ? order by created_at", [msg.reply_to or msg.sender,
-                                                                    iso_utc(now - timedelta(hours=1))]))
+    rows = list(
+        db.query(
+            "select created_at from outbox where to_addr = ? and in_reply_to is not null "
+            "and created_at > ? order by created_at",
+            [msg.reply_to or msg.sender, iso_utc(now - timedelta(hours=1))],
+        )
+    )
     if len(rows) < limit:
         return None
     # the quota frees up when the oldest answer that keeps it full leaves the hour
@@ -258,13 +327,24 @@ def _replies_paused_until(db: Database, msg: Incoming, now: datetime, limit: int
 def _replies_paused(db: Database, msg: Incoming, now: datetime, until: datetime, limit: int) -> None:
     """The one notice of a pause: sent unless one went to this address within the last hour."""
     address = msg.reply_to or msg.sender
-    sent = list(db.query("select 1 from events where kind = 'replies-paused' and sender = ? and at > ?",
-                         [address, iso_utc(now - timedelta(hours=1))]))
+    sent = list(
+        db.query(
+            "select 1 from events where kind = 'replies-paused' and sender = ? and at > ?",
+            [address, iso_utc(now - timedelta(hours=1))],
+        )
+    )
     if sent:
         return
     log_event(db, None, now, address, "replies-paused", {"until": iso_utc(until)})
-    notify.send(db, address, "replies_paused", now, original_subject=_thread_subject(msg.subject),
-                until=f"{until:%Y-%m-%d %H:%M}", limit=limit)
+    notify.send(
+        db,
+        address,
+        "replies_paused",
+        now,
+        original_subject=_thread_subject(msg.subject),
+        until=f"{until:%Y-%m-%d %H:%M}",
+        limit=limit,
+    )
 
 
 def _too_old(msg: Incoming, now: datetime, max_days: float) -> datetime | None:
@@ -292,22 +372,46 @@ def _tell_master(db: Database, s: Session, limits: _Limits, what: str, *, partia
         log.error("internal error in message %s from %s, and no game master to tell", s.msg.message_id, s.msg.sender)
         return
     since = s.now - ALERT_INTERVAL
-    earlier = list(db.query("select count(*) as n from events where kind = 'internal-error' and sender = ? and at > ?",
-                            [to, iso_utc(since)]))[0]["n"]
-    log_event(db, game.id if game else None, s.now, to, "internal-error",
-              {"message_id": s.msg.message_id, "from": s.msg.sender, "what": what})
+    earlier = list(
+        db.query(
+            "select count(*) as n from events where kind = 'internal-error' and sender = ? and at > ?",
+            [to, iso_utc(since)],
+        )
+    )[0]["n"]
+    log_event(
+        db,
+        game.id if game else None,
+        s.now,
+        to,
+        "internal-error",
+        {"message_id": s.msg.message_id, "from": s.msg.sender, "what": what},
+    )
     if earlier:
         return
     try:
-        notify.send(db, to, "internal_error", s.now, game=game, sender=s.msg.sender, message_id=s.msg.message_id,
-                    when=f"{s.now:%Y-%m-%d %H:%M}", what=what, partial=partial, count=1,
-                    since=f"{since:%Y-%m-%d %H:%M}")
+        notify.send(
+            db,
+            to,
+            "internal_error",
+            s.now,
+            game=game,
+            sender=s.msg.sender,
+            message_id=s.msg.message_id,
+            when=f"{s.now:%Y-%m-%d %H:%M}",
+            what=what,
+            partial=partial,
+            count=1,
+            since=f"{since:%Y-%m-%d %H:%M}",
+        )
     except Exception:  # telling the master must not undo the message
         log.exception("could not queue the internal-error mail to %s", to)
 
 
-_REPLY_PREFIX = re.compile(r"^(?:\s*(?:re|aw|sv|vs|antw|antwort|odp|ref|rif|réf|rép|отв|ответ|fw|fwd|wg|tr|enc|rv|"
-                           r"doorst)\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:\s*)+", re.IGNORECASE)
+_REPLY_PREFIX = re.compile(
+    r"^(?:\s*(?:re|aw|sv|vs|antw|antwort|odp|ref|rif|réf|rép|отв|ответ|fw|fwd|wg|tr|enc|rv|"
+    r"doorst)\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:\s*)+",
+    re.IGNORECASE,
+)
 _FORWARD_PREFIX = re.compile(r"\s*(?:fwd?|fw|wg|tr|enc|rv|doorst|пересл)\s*:", re.IGNORECASE)
 
 
@@ -350,8 +454,13 @@ def _handle(db: Database, s: Session) -> str:
         except Exception as exc:  # a bug in one command must not undo the others
             log.exception("command on line %d of message %s from %s failed", entry.line, msg.message_id, msg.sender)
             s.errors.append(f"{type(entry).__name__} on line {entry.line}: {type(exc).__name__}")
-            reply.say(_shown(entry), T("ERROR: an internal error kept this line from taking effect; the other "
-                                       "lines are not affected and the game master has been told"))
+            reply.say(
+                _shown(entry),
+                T(
+                    "ERROR: an internal error kept this line from taking effect; the other "
+                    "lines are not affected and the game master has been told"
+                ),
+            )
     forwarded = parsed.forwarded or (parsed.quoted_mail and _FORWARD_PREFIX.match(msg.subject) is not None)
     reply.notes.extend(_unread_notes(unread, forwarded))
     summary = None
@@ -371,17 +480,32 @@ def _unread_notes(attachments: list[Attachment], forwarded: bool) -> list[Text]:
     """What the reply says about parts of the message the judge did not read."""
     notes = []
     if forwarded:
-        notes.append(T("The forwarded message in your mail was not read: the judge reads only what you write above "
-                       "it. Write or paste your orders into the message itself."))
+        notes.append(
+            T(
+                "The forwarded message in your mail was not read: the judge reads only what you write above "
+                "it. Write or paste your orders into the message itself."
+            )
+        )
     for a in attachments[:10]:
-        what = (T("The forwarded message") if a.content_type == "message/rfc822" else
-                T("The attachment {name} ({type})", name=repr(a.name), type=a.content_type) if a.name else
-                T("An attachment ({type})", type=a.content_type))
-        why = (T("the judge reads the text of your message and attached plain-text files only") if a.text is None else
-               T("the judge reads at most {files} attached text files and {lines} lines in all",
-                 files=MAX_TEXT_ATTACHMENTS, lines=MAX_ENTRIES))
-        notes.append(T("{what} was not read: {why}. Write or paste your orders into the message itself.",
-                       what=what, why=why))
+        what = (
+            T("The forwarded message")
+            if a.content_type == "message/rfc822"
+            else T("The attachment {name} ({type})", name=repr(a.name), type=a.content_type)
+            if a.name
+            else T("An attachment ({type})", type=a.content_type)
+        )
+        why = (
+            T("the judge reads the text of your message and attached plain-text files only")
+            if a.text is None
+            else T(
+                "the judge reads at most {files} attached text files and {lines} lines in all",
+                files=MAX_TEXT_ATTACHMENTS,
+                lines=MAX_ENTRIES,
+            )
+        )
+        notes.append(
+            T("{what} was not read: {why}. Write or paste your orders into the message itself.", what=what, why=why)
+        )
     if len(attachments) > 10:
         notes.append(T("{count} more attachments were not read.", count=len(attachments) - 10))
     return notes
@@ -394,21 +518,37 @@ def _shown(entry: Any) -> str:
     return c.mask_secrets(entry.text)
 
 
-def _reply(db: Database, msg: Incoming, now: datetime, reply: Reply, summary: dict[str, Any] | None,
-           session: Session | None = None) -> None:
+def _reply(
+    db: Database,
+    msg: Incoming,
+    now: datetime,
+    reply: Reply,
+    summary: dict[str, Any] | None,
+    session: Session | None = None,
+) -> None:
     game = session.game if session else None
     if game is not None:
         game = service.get_game(db, game.name)
     refs = " ".join(msg.references) or None
     to = msg.reply_to or msg.sender
-    notify.send(db, to, "reply", now, game=game if summary is not None else None,
-                in_reply_to=msg.message_id or "", reply=reply.worded(user_settings(db, to)["language"]),
-                summary=summary,
-                original_subject=_thread_subject(msg.subject), thread_refs=refs,
-                player=session.player if session else None, game_name=game.name if game else None)
+    notify.send(
+        db,
+        to,
+        "reply",
+        now,
+        game=game if summary is not None else None,
+        in_reply_to=msg.message_id or "",
+        reply=reply.worded(user_settings(db, to)["language"]),
+        summary=summary,
+        original_subject=_thread_subject(msg.subject),
+        thread_refs=refs,
+        player=session.player if session else None,
+        game_name=game.name if game else None,
+    )
 
 
 # --- the commands ---------------------------------------------------------------------------------------------------
+
 
 def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     if isinstance(item, c.SignOn):
@@ -448,8 +588,14 @@ def _command(db: Database, s: Session, reply: Reply, item: c.Item) -> None:
     elif isinstance(item, c.Join):
         _one_new_password(s)
         seat = service.join_game(db, item.game, s.msg.sender, item.password, s.now, preferences=item.preferences)
-        reply.say(_shown(item), T("{address} joined {game}; the game starts when the game master starts it",
-                                  address=seat.email, game=item.game.lower()))
+        reply.say(
+            _shown(item),
+            T(
+                "{address} joined {game}; the game starts when the game master starts it",
+                address=seat.email,
+                game=item.game.lower(),
+            ),
+        )
         if s.game is None:  # the JOIN password signs on for the rest of the message (SET LANGUAGE …)
             s.game, s.player = service.get_game(db, item.game), seat
     elif isinstance(item, c.Observe):
@@ -515,8 +661,11 @@ def _unknown_command(s: Session, text: str) -> Text | None:
         return None
     near = _nearest_command(head)
     if near is not None:
-        return T("{word} is not a command or an order; did you mean {command}? Send HELP for the commands",
-                 word=words[0].upper(), command=near)
+        return T(
+            "{word} is not a command or an order; did you mean {command}? Send HELP for the commands",
+            word=words[0].upper(),
+            command=near,
+        )
     return T("{word} is not a command or an order; send HELP for the commands", word=words[0].upper())
 
 
@@ -537,16 +686,23 @@ def _shipped_map(name: str) -> Any:
 def _one_new_password(s: Session) -> None:
     """JOIN and SET PASSWORD hash a new password (scrypt): one of them per message."""
     if s.password_hashes:
-        raise GameError(T("only one new password (JOIN or SET PASSWORD) is taken per message; send this one "
-                          "in a message of its own"))
+        raise GameError(
+            T(
+                "only one new password (JOIN or SET PASSWORD) is taken per message; send this one "
+                "in a message of its own"
+            )
+        )
     s.password_hashes += 1
 
 
 def _signed(db: Database, s: Session, what: str = "") -> tuple[Game, Player]:
     """The game and player signed on as, read afresh (an earlier line of the message may have changed them)."""
     if s.game is None or s.player is None:
-        raise GameError(T("sign on first (SET changes your settings): SIGNON <power> <game> <password>")
-                        if what == "SET" else T("sign on first: SIGNON <power> <game> <password>"))
+        raise GameError(
+            T("sign on first (SET changes your settings): SIGNON <power> <game> <password>")
+            if what == "SET"
+            else T("sign on first: SIGNON <power> <game> <password>")
+        )
     s.game = service.get_game(db, s.game.name)
     s.player = next(p for p in players(db, s.game.id) if p.id == s.player.id)
     return s.game, s.player
@@ -561,8 +717,14 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
         power = _power_for(game, item)
         seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == power), None)
     if game is None or seat is None:
-        log_event(db, game.id if game else None, s.now, sender, "signon-failed",
-                  {"game": item.game.lower(), "power": item.power})
+        log_event(
+            db,
+            game.id if game else None,
+            s.now,
+            sender,
+            "signon-failed",
+            {"game": item.game.lower(), "power": item.power},
+        )
         reply.say(shown, T("ERROR: sign-on failed: no such game, power or password"))
         return
     if s.password_checks:
@@ -574,17 +736,25 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
     wait_until = _signon_wait(db, game, seat.power or "", s.now)
     if wait_until is not None and not own:
         log_event(db, game.id, s.now, sender, "signon-held", {"power": seat.power})
-        reply.say(shown, T("ERROR: too many failed sign-ons as {power} in {game}; the password was not "
-                           "checked; try again after {when} UTC", power=T(seat.power or ""), game=game.name,
-                           when=f"{wait_until:%Y-%m-%d %H:%M}"))
+        reply.say(
+            shown,
+            T(
+                "ERROR: too many failed sign-ons as {power} in {game}; the password was not "
+                "checked; try again after {when} UTC",
+                power=T(seat.power or ""),
+                game=game.name,
+                when=f"{wait_until:%Y-%m-%d %H:%M}",
+            ),
+        )
         return
     s.password_checks += 1
     if verify_password(item.password, seat.password_hash):
         s.game, s.player = game, seat
         reply.say(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
         return
-    db.table("signon_failures").insert({"address": sender, "at": iso_utc(s.now), "game": game.name,
-                                        "power": seat.power})
+    db.table("signon_failures").insert(
+        {"address": sender, "at": iso_utc(s.now), "game": game.name, "power": seat.power}
+    )
     log_event(db, game.id, s.now, sender, "signon-failed", {"game": item.game.lower(), "power": item.power})
     reply.say(shown, T("ERROR: sign-on failed: no such game, power or password"))
     if not own:
@@ -592,8 +762,12 @@ def _signon(db: Database, s: Session, reply: Reply, item: c.SignOn) -> None:
 
 
 def _failures(db: Database, game: Game, power: str, since: datetime) -> list[dict[str, Any]]:
-    return list(db.query("select address, at from signon_failures where game = ? and power = ? and at > ? "
-                         "order by at", [game.name, power, iso_utc(since)]))
+    return list(
+        db.query(
+            "select address, at from signon_failures where game = ? and power = ? and at > ? order by at",
+            [game.name, power, iso_utc(since)],
+        )
+    )
 
 
 def _signon_wait(db: Database, game: Game, power: str, now: datetime) -> datetime | None:
@@ -613,8 +787,12 @@ def _signon_wait(db: Database, game: Game, power: str, now: datetime) -> datetim
 
 def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
     """Warn the seat's owner of failed sign-ons from other addresses: at most once an hour, summing them up."""
-    recent = list(db.query("select at from events where game_id = ? and kind = 'signon-alert' and sender = ? "
-                           "order by id desc limit 1", [game.id, seat.email]))
+    recent = list(
+        db.query(
+            "select at from events where game_id = ? and kind = 'signon-alert' and sender = ? order by id desc limit 1",
+            [game.id, seat.email],
+        )
+    )
     if recent and recent[0]["at"] > iso_utc(now - ALERT_INTERVAL):
         return
     since = now - SIGNON_FAILURE_WINDOW
@@ -626,8 +804,17 @@ def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
     addresses = list(dict.fromkeys(f["address"] for f in failures))
     shown = addresses[:5] + ([f"{len(addresses) - 5} more"] if len(addresses) > 5 else [])
     log_event(db, game.id, now, seat.email, "signon-alert", {"power": seat.power, "attempts": len(failures)})
-    notify.send(db, seat.email, "signon_alert", now, game=game, player=seat, attempts=len(failures),
-                addresses=shown, since=f"{since:%Y-%m-%d %H:%M}")
+    notify.send(
+        db,
+        seat.email,
+        "signon_alert",
+        now,
+        game=game,
+        player=seat,
+        attempts=len(failures),
+        addresses=shown,
+        since=f"{since:%Y-%m-%d %H:%M}",
+    )
 
 
 def _masked(item: c.SignOn) -> str:
@@ -667,8 +854,14 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
         for name in item.to:
             power = game.variant.power_named(name)
             if power is None:
-                raise GameError(T("{variant} has no power {name}; it has {powers}", variant=game.variant.name,
-                                  name=repr(name), powers=[T(p) for p in game.variant.powers]))
+                raise GameError(
+                    T(
+                        "{variant} has no power {name}; it has {powers}",
+                        variant=game.variant.name,
+                        name=repr(name),
+                        powers=[T(p) for p in game.variant.powers],
+                    )
+                )
             wanted.append(power)
         recipients = [p for p in seats if p.power in wanted and p.id != player.id]
         to_label = ", ".join(wanted)
@@ -691,16 +884,29 @@ def _list_text(db: Database, name: str | None, to: str, now: datetime) -> str:
         games = service.list_games(db)
         if not games:
             return translate(T("There are no games."), lang)
-        return "\n".join(f"{g['name']:<20} {g['variant']:<10} {translate(T(g['status']), lang):<14} {g['phase'] or ''}"
-                         for g in games)
+        return "\n".join(
+            f"{g['name']:<20} {g['variant']:<10} {translate(T(g['status']), lang):<14} {g['phase'] or ''}"
+            for g in games
+        )
     game = service.get_game(db, name)
     shown = service.show_game(db, name)
     phase = phase_words(game.position.phase) if game.position is not None else "-"
-    lines = [translate(T("{game} ({variant}): {status}, {phase}", game=game.name, variant=game.variant.name,
-                         status=T(game.status), phase=phase), lang)]
+    lines = [
+        translate(
+            T(
+                "{game} ({variant}): {status}, {phase}",
+                game=game.name,
+                variant=game.variant.name,
+                status=T(game.status),
+                phase=phase,
+            ),
+            lang,
+        )
+    ]
     if game.deadline is not None:
-        lines.append(translate(T("Deadline: {when}", when=format_deadline(game.deadline, prefs["timezone"], now, lang)),
-                               lang))
+        lines.append(
+            translate(T("Deadline: {when}", when=format_deadline(game.deadline, prefs["timezone"], now, lang)), lang)
+        )
     playing = game.status in ("active", "paused")
     for p in shown["players"]:
         states = []
@@ -716,9 +922,17 @@ def _list_text(db: Database, name: str | None, to: str, now: datetime) -> str:
         lines.append(f"  {power:<12} {who:<26} {', '.join(translate(x, lang) for x in states)}".rstrip())
     if playing:
         active = [p for p in shown["players"] if not p["resigned"] and not p["eliminated"]]
-        lines.append(translate(T("Orders in: {given} of {total}; ready: {ready} of {total}",
-                                 given=sum(1 for p in active if p["orders_submitted"]), total=len(active),
-                                 ready=sum(1 for p in active if p["ready"])), lang))
+        lines.append(
+            translate(
+                T(
+                    "Orders in: {given} of {total}; ready: {ready} of {total}",
+                    given=sum(1 for p in active if p["orders_submitted"]),
+                    total=len(active),
+                    ready=sum(1 for p in active if p["ready"]),
+                ),
+                lang,
+            )
+        )
     for power, centres in shown["supply_centers"].items():
         lines.append(translate(T("  {power}: supply centres {count}", power=T(power), count=len(centres)), lang))
     return "\n".join(lines)

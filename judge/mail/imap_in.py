@@ -26,8 +26,8 @@ from sqlite_utils import Database
 
 from judge.config import Config, ImapConfig
 from judge.mail.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, handle_message
-from judge.timeutil import iso_utc
 from judge.store import is_busy, write
+from judge.timeutil import iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -156,15 +156,29 @@ def quarantine_folder(cfg: ImapConfig) -> str:
     return getattr(cfg, "quarantine_folder", "") or "Quarantine"
 
 
-def handle_one(db: Database, raw: bytes, now: datetime, judge_address: str, max_replies_per_hour: int,
-               declared_size: int | None = None, position: tuple[str, int, int] | None = None, *,
-               max_mail_age_days: float = MAX_MAIL_AGE_DAYS) -> Handled:
+def handle_one(
+    db: Database,
+    raw: bytes,
+    now: datetime,
+    judge_address: str,
+    max_replies_per_hour: int,
+    declared_size: int | None = None,
+    position: tuple[str, int, int] | None = None,
+    *,
+    max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+) -> Handled:
     """Handle one message exactly as the daemon does (``judge mail handle`` calls this too), in one write
     transaction; with ``position`` (account, UIDVALIDITY, UID) the inbox position advances in the same one."""
     with write(db):
-        handled = handle_message(db, raw, now, judge_address=judge_address,
-                                 max_replies_per_hour=max_replies_per_hour, declared_size=declared_size,
-                                 max_mail_age_days=max_mail_age_days)
+        handled = handle_message(
+            db,
+            raw,
+            now,
+            judge_address=judge_address,
+            max_replies_per_hour=max_replies_per_hour,
+            declared_size=declared_size,
+            max_mail_age_days=max_mail_age_days,
+        )
         if position is not None:
             _advance(db, position, now)
     return handled
@@ -180,23 +194,35 @@ def mail_handle_settings(db: Database, cfg: Config | None) -> tuple[str, int, fl
     rows = list(db.query("select value from meta where key = 'judge_address'"))
     if rows and rows[0]["value"]:
         return rows[0]["value"], MAX_REPLIES_PER_HOUR, MAX_MAIL_AGE_DAYS, ""
-    return "", MAX_REPLIES_PER_HOUR, MAX_MAIL_AGE_DAYS, (
-        "the judge's own address is unknown (no configuration, and judge serve never ran on this database): mail "
-        "from it would not be recognised")
+    return (
+        "",
+        MAX_REPLIES_PER_HOUR,
+        MAX_MAIL_AGE_DAYS,
+        (
+            "the judge's own address is unknown (no configuration, and judge serve never ran on this database): mail "
+            "from it would not be recognised"
+        ),
+    )
 
 
 def _advance(db: Database, position: tuple[str, int, int], now: datetime) -> None:
     account, uidvalidity, uid = position
-    db.table("mailbox_state").upsert({"account": account, "uidvalidity": uidvalidity, "last_uid": uid,
-                                      "updated_at": iso_utc(now)}, pk="account")
+    db.table("mailbox_state").upsert(
+        {"account": account, "uidvalidity": uidvalidity, "last_uid": uid, "updated_at": iso_utc(now)}, pk="account"
+    )
 
 
-def _quarantine(db: Database, inbox: Inbox, uid: int, raw: bytes, reason: str, now: datetime,
-                advance: bool) -> None:
+def _quarantine(db: Database, inbox: Inbox, uid: int, raw: bytes, reason: str, now: datetime, advance: bool) -> None:
     with write(db):
-        db.table("quarantine").insert({"account": inbox.account, "uid": uid,
-                                       "digest": hashlib.sha256(raw).hexdigest(), "reason": reason[:500],
-                                       "at": iso_utc(now)})
+        db.table("quarantine").insert(
+            {
+                "account": inbox.account,
+                "uid": uid,
+                "digest": hashlib.sha256(raw).hexdigest(),
+                "reason": reason[:500],
+                "at": iso_utc(now),
+            }
+        )
         if advance:
             _advance(db, (inbox.account, inbox.uidvalidity, uid), now)
     log.warning("imap: message uid %s quarantined: %s", uid, reason[:200])
@@ -217,24 +243,44 @@ def _folder_of_earlier(db: Database, inbox: Inbox, raw: bytes) -> str:
 FETCH_BATCH = 50
 
 
-def handle_new_mail(db: Database, inbox: Inbox, clock: Callable[[], datetime], judge_address: str,
-                    max_replies_per_hour: int, limit: int | None = None, *,
-                    max_mail_age_days: float = MAX_MAIL_AGE_DAYS) -> int:
+def handle_new_mail(
+    db: Database,
+    inbox: Inbox,
+    clock: Callable[[], datetime],
+    judge_address: str,
+    max_replies_per_hour: int,
+    limit: int | None = None,
+    *,
+    max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+) -> int:
     """Handle the messages that arrived since the last one handled (at most ``limit``); return how many."""
     uidvalidity, last_uid = _state(db, inbox.account)
     if uidvalidity != inbox.uidvalidity:
         if uidvalidity:
-            log.warning("imap: UIDVALIDITY changed (%s -> %s): rescanning; handled mail is recognised and skipped",
-                        uidvalidity, inbox.uidvalidity)
+            log.warning(
+                "imap: UIDVALIDITY changed (%s -> %s): rescanning; handled mail is recognised and skipped",
+                uidvalidity,
+                inbox.uidvalidity,
+            )
         last_uid = 0
     # handled before a crash kept them from being moved, or skipped when FETCH did not return them
     leftovers = inbox.leftover_uids(last_uid)
     for start in range(0, len(leftovers), FETCH_BATCH):
-        batch = leftovers[start:start + FETCH_BATCH]
+        batch = leftovers[start : start + FETCH_BATCH]
         moves: dict[str, list[int]] = {}
         for uid, (raw, too_large) in sorted(inbox.fetch_many(batch).items()):
-            folder = _handle_fetched(db, inbox, uid, raw, too_large, clock(), judge_address, max_replies_per_hour,
-                                     advance=False, max_mail_age_days=max_mail_age_days)
+            folder = _handle_fetched(
+                db,
+                inbox,
+                uid,
+                raw,
+                too_large,
+                clock(),
+                judge_address,
+                max_replies_per_hour,
+                advance=False,
+                max_mail_age_days=max_mail_age_days,
+            )
             moves.setdefault(folder, []).append(uid)
         for folder, uids in moves.items():
             inbox.move_many(uids, folder)
@@ -243,7 +289,7 @@ def handle_new_mail(db: Database, inbox: Inbox, clock: Callable[[], datetime], j
     if limit is not None:
         new = new[:limit]
     for start in range(0, len(new), FETCH_BATCH):
-        batch = new[start:start + FETCH_BATCH]
+        batch = new[start : start + FETCH_BATCH]
         fetched = inbox.fetch_many(batch)
         moves = {}
         for uid in batch:
@@ -251,8 +297,18 @@ def handle_new_mail(db: Database, inbox: Inbox, clock: Callable[[], datetime], j
                 log.warning("imap: message uid %s could not be fetched; retrying later", uid)
                 continue
             raw, too_large = fetched[uid]
-            folder = _handle_fetched(db, inbox, uid, raw, too_large, clock(), judge_address, max_replies_per_hour,
-                                     advance=True, max_mail_age_days=max_mail_age_days)
+            folder = _handle_fetched(
+                db,
+                inbox,
+                uid,
+                raw,
+                too_large,
+                clock(),
+                judge_address,
+                max_replies_per_hour,
+                advance=True,
+                max_mail_age_days=max_mail_age_days,
+            )
             moves.setdefault(folder, []).append(uid)
             count += 1
         for folder, uids in moves.items():
@@ -260,9 +316,19 @@ def handle_new_mail(db: Database, inbox: Inbox, clock: Callable[[], datetime], j
     return count
 
 
-def _handle_fetched(db: Database, inbox: Inbox, uid: int, raw: bytes, too_large: int | None, now: datetime,
-                    judge_address: str, max_replies_per_hour: int, *, advance: bool,
-                    max_mail_age_days: float = MAX_MAIL_AGE_DAYS) -> str:
+def _handle_fetched(
+    db: Database,
+    inbox: Inbox,
+    uid: int,
+    raw: bytes,
+    too_large: int | None,
+    now: datetime,
+    judge_address: str,
+    max_replies_per_hour: int,
+    *,
+    advance: bool,
+    max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+) -> str:
     """Handle one fetched message; return the folder it belongs in."""
     position = (inbox.account, inbox.uidvalidity, uid) if advance else None
     if list(db.query("select 1 from quarantine where digest = ?", [hashlib.sha256(raw).hexdigest()])):
@@ -271,8 +337,9 @@ def _handle_fetched(db: Database, inbox: Inbox, uid: int, raw: bytes, too_large:
                 _advance(db, position, now)
         return quarantine_folder(inbox.cfg)
     try:
-        handled = handle_one(db, raw, now, judge_address, max_replies_per_hour, too_large, position,
-                             max_mail_age_days=max_mail_age_days)
+        handled = handle_one(
+            db, raw, now, judge_address, max_replies_per_hour, too_large, position, max_mail_age_days=max_mail_age_days
+        )
     except Exception as exc:
         if is_busy(exc):
             raise  # the database is busy: the daemon backs off and the message is tried again
@@ -282,8 +349,13 @@ def _handle_fetched(db: Database, inbox: Inbox, uid: int, raw: bytes, too_large:
     if handled.outcome == "duplicate":
         log.info("imap: message uid %s was handled before; moved", uid)
         return _folder_of_earlier(db, inbox, raw)
-    log.info("imap: message uid %s: %s, %d repl%s queued", uid, handled.outcome.split(":")[0],
-             len(handled.replies), "y" if len(handled.replies) == 1 else "ies")
+    log.info(
+        "imap: message uid %s: %s, %d repl%s queued",
+        uid,
+        handled.outcome.split(":")[0],
+        len(handled.replies),
+        "y" if len(handled.replies) == 1 else "ies",
+    )
     reason = handled.quarantine_reason  # an internal error, or mail that could not be parsed at all
     if reason is not None:
         _quarantine(db, inbox, uid, raw, reason, now, False)

@@ -30,13 +30,12 @@ import html
 import re
 import unicodedata
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email import policy
 from email.message import Message
 from email.parser import BytesParser
 from enum import StrEnum
 from html.parser import HTMLParser
-
 
 
 class Problem(StrEnum):
@@ -80,12 +79,27 @@ MAX_CONTENT_FIELDS_TOTAL = 64 * 1024  # bytes of all Content-Type and Content-Di
 MAX_ADDRESS_FIELD = 4096  # bytes of the From, Reply-To or Sender field (address lists are parsed in quadratic time)
 MAX_FIELD = 16 * 1024  # bytes of any other field of the header block
 # Header fields kept when a message is too big or too complex to parse whole: enough to answer, or not to.
-_ESSENTIAL = frozenset({"from", "reply-to", "message-id", "date", "auto-submitted", "precedence", "list-id",
-                        "x-autoreply", "x-autorespond", "return-path", "x-loop", "received"})
+_ESSENTIAL = frozenset(
+    {
+        "from",
+        "reply-to",
+        "message-id",
+        "date",
+        "auto-submitted",
+        "precedence",
+        "list-id",
+        "x-autoreply",
+        "x-autorespond",
+        "return-path",
+        "x-loop",
+        "received",
+    }
+)
 _ESSENTIAL_FIELD_BYTES = 2048
 # Codecs Python has that are not a charset a mail client writes text in (and some decode in quadratic time).
-_NOT_MAIL_CHARSETS = frozenset({"punycode", "idna", "utf-7", "unicode-escape", "raw-unicode-escape", "undefined",
-                                "charmap"})
+_NOT_MAIL_CHARSETS = frozenset(
+    {"punycode", "idna", "utf-7", "unicode-escape", "raw-unicode-escape", "undefined", "charmap"}
+)
 # Subjects of out-of-office and other automatic replies, as the common clients and servers write them.
 _AUTO_SUBJECT = re.compile(
     r"^\s*(?:automatic reply|auto(?:matic)?[- ]?reply|autoreply|auto[- ]?response|out of (?:the )?office|"
@@ -93,19 +107,30 @@ _AUTO_SUBJECT = re.compile(
     r"нет на месте|ausente|"
     r"автоматический ответ|вне офиса|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|"
     r"fuori sede|fuori ufficio|automatisch antwoord|afwezig|autosvar|frånvaro)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Subjects of bounces (delivery reports) as common mail servers write them when they send no multipart/report.
 _BOUNCE_SUBJECT = re.compile(
     r"^\s*(?:undeliver(?:ed|able)\b|undelivered mail returned|delivery status notification|delivery failure|"
     r"delivery has failed|mail delivery (?:failed|failure|system)|returned mail\b|failure notice\b|"
     r"non[- ]?deliver(?:y|able)|unzustellbar|nicht zustellbar|non remis|échec de (?:la )?remise|"
     r"не доставлено|недоставленное|no se puede entregar|non recapitabile)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 # Local parts of addresses that belong to machines, not players (compared before any "+tag").
-_ROBOT_LOCAL_PARTS = frozenset({
-    "mailer-daemon", "postmaster", "noreply", "no-reply", "no_reply", "donotreply", "do-not-reply", "do_not_reply",
-})
+_ROBOT_LOCAL_PARTS = frozenset(
+    {
+        "mailer-daemon",
+        "postmaster",
+        "noreply",
+        "no-reply",
+        "no_reply",
+        "donotreply",
+        "do-not-reply",
+        "do_not_reply",
+    }
+)
 _BULK_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
 
 _ADDR_SPEC = re.compile(r"[^\s@<>()\[\]\\,;:\"\x00-\x1f\x7f-\x9f]{1,64}@[\w-]+(?:\.[\w-]+)+")
@@ -154,8 +179,18 @@ def parse_incoming(raw: bytes, *, max_size: int = 1_000_000, loop_token: str = "
 
 
 def _unreadable(data: bytes) -> Incoming:
-    return Incoming(sender="", sender_name="", reply_to="", message_id="", subject="", body="",
-                    digest=hashlib.sha256(data).hexdigest(), size=len(data), auto=False, problem=PROBLEM_UNREADABLE)
+    return Incoming(
+        sender="",
+        sender_name="",
+        reply_to="",
+        message_id="",
+        subject="",
+        body="",
+        digest=hashlib.sha256(data).hexdigest(),
+        size=len(data),
+        auto=False,
+        problem=PROBLEM_UNREADABLE,
+    )
 
 
 def _normalise_bytes(data: bytes) -> bytes:
@@ -175,7 +210,7 @@ def _header_block(data: bytes) -> tuple[bytes, bool]:
         oversized = len(data) > MAX_HEADER_BYTES
     else:
         oversized = end > MAX_HEADER_BYTES
-    return (head[:end + 1] if end >= 0 else b""), oversized
+    return (head[: end + 1] if end >= 0 else b""), oversized
 
 
 def _fields(head: bytes) -> list[bytes]:
@@ -197,7 +232,8 @@ def _too_complex(data: bytes, head: bytes) -> bool:
         return True
     content = _CONTENT_FIELD.findall(data)
     if sum(map(len, content)) > MAX_CONTENT_FIELDS_TOTAL or any(
-            len(field) > MAX_CONTENT_FIELD or field.count(b";") > MAX_PARAMETERS for field in content):
+        len(field) > MAX_CONTENT_FIELD or field.count(b";") > MAX_PARAMETERS for field in content
+    ):
         return True
     for field in _fields(head):
         name = field.split(b":", 1)[0].strip().lower()
@@ -211,17 +247,22 @@ def _essential_headers(head: bytes) -> bytes:
     kept = []
     for text in _fields(head):
         name = text.split(b":", 1)[0].strip().lower()
-        if (name.decode("latin-1") in _ESSENTIAL and len(text) <= _ESSENTIAL_FIELD_BYTES
-                and len(_ENCODED_WORD.findall(text)) <= 8):
+        if (
+            name.decode("latin-1") in _ESSENTIAL
+            and len(text) <= _ESSENTIAL_FIELD_BYTES
+            and len(_ENCODED_WORD.findall(text)) <= 8
+        ):
             kept.append(text)
     return b"\n".join(kept) + b"\n"
 
 
 def _neutralise_charsets(data: bytes) -> bytes:
     """Encoded-words declaring a codec that is not a text charset are read as unknown 8-bit text instead."""
+
     def swap(m: re.Match[bytes]) -> bytes:
         name = m.group(1).decode("latin-1")
         return m.group(0) if _text_charset(name) else b"=?unknown-8bit" + m.group(2)
+
     return _ENCODED_WORD_CHARSET.sub(swap, data)
 
 
@@ -299,7 +340,7 @@ def _cut(text: str, limit: int) -> str:
         return text
     text = text[:limit]
     end = text.rfind("\n")
-    return text[:end + 1] if end > 0 else text
+    return text[: end + 1] if end > 0 else text
 
 
 def _date(text: str) -> datetime | None:
@@ -314,14 +355,15 @@ def _date(text: str) -> datetime | None:
     if when is None:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     try:
-        return when.astimezone(timezone.utc)
+        return when.astimezone(UTC)
     except (OverflowError, ValueError):
         return None
 
 
 # ---- headers ----------------------------------------------------------------------------------------------------
+
 
 def _clean(text: str) -> str:
     """Undo the surrogate escapes the parser leaves for raw 8-bit header bytes, reading them as UTF-8."""
@@ -429,8 +471,12 @@ def _has_report(msg: Message) -> bool:
         for count, part in enumerate(msg.walk()):
             if count > MAX_PARTS:
                 return False
-            if _content_type(part) in ("multipart/report", "message/delivery-status",
-                                       "message/disposition-notification", "message/global-delivery-status"):
+            if _content_type(part) in (
+                "multipart/report",
+                "message/delivery-status",
+                "message/disposition-notification",
+                "message/global-delivery-status",
+            ):
                 return True
     except Exception:  # a structure the library cannot walk has no report it can find
         return False
@@ -447,9 +493,16 @@ def _content_type(part: Message) -> str:
 # ---- body -------------------------------------------------------------------------------------------------------
 
 # Attached parts that are never worth a word in the reply: signatures, keys, vCards and the pictures of a signature.
-_SILENT_ATTACHMENTS = frozenset({"application/pgp-signature", "application/pkcs7-signature",
-                                 "application/x-pkcs7-signature", "application/pgp-keys", "text/vcard",
-                                 "text/x-vcard"})
+_SILENT_ATTACHMENTS = frozenset(
+    {
+        "application/pgp-signature",
+        "application/pkcs7-signature",
+        "application/x-pkcs7-signature",
+        "application/pgp-keys",
+        "text/vcard",
+        "text/x-vcard",
+    }
+)
 
 
 def _text_of(part: Message, depth: int, attachments: list[Attachment]) -> tuple[str, str] | None:
@@ -463,8 +516,9 @@ def _text_of(part: Message, depth: int, attachments: list[Attachment]) -> tuple[
     if depth > _MAX_DEPTH:
         return None
     ctype = _content_type(part)
-    if ctype == "message/rfc822" or (part.get_content_disposition() == "attachment"
-                                     and not ctype.startswith("multipart/")):
+    if ctype == "message/rfc822" or (
+        part.get_content_disposition() == "attachment" and not ctype.startswith("multipart/")
+    ):
         _attach(part, ctype, attachments)
         return None
     if ctype.startswith("multipart/"):
@@ -473,8 +527,11 @@ def _text_of(part: Message, depth: int, attachments: list[Attachment]) -> tuple[
             return "plain", _decode(part)
         if ctype == "multipart/related":
             children = children[:1]
-        found = [r for r in (_text_of(c, depth + 1, attachments) for c in children[:MAX_PARTS]
-                             if isinstance(c, Message)) if r is not None]
+        found = [
+            r
+            for r in (_text_of(c, depth + 1, attachments) for c in children[:MAX_PARTS] if isinstance(c, Message))
+            if r is not None
+        ]
         if not found:
             return None
         if ctype == "multipart/alternative":
@@ -512,8 +569,15 @@ def _attach(part: Message, ctype: str, attachments: list[Attachment]) -> None:
 
 
 # Charsets that mail clients declare but mean something wider by (as web browsers also assume).
-_WIDER_CHARSET = {"gb2312": "gb18030", "gbk": "gb18030", "iso-8859-1": "cp1252", "latin1": "cp1252",
-                  "iso-8859-8-i": "iso-8859-8", "ks_c_5601-1987": "cp949", "euc-kr": "cp949"}
+_WIDER_CHARSET = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "iso-8859-8-i": "iso-8859-8",
+    "ks_c_5601-1987": "cp949",
+    "euc-kr": "cp949",
+}
 
 
 def _decode(part: Message) -> str:
@@ -582,11 +646,36 @@ class _HtmlText(HTMLParser):
 
     SKIP = frozenset({"script", "style", "head", "title", "template"})
     PARAGRAPH = frozenset({"p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "table", "ul", "ol"})
-    BLOCK = PARAGRAPH | frozenset({
-        "address", "article", "aside", "caption", "dd", "details", "dialog", "div", "dl", "dt", "fieldset",
-        "figcaption", "figure", "footer", "form", "header", "hr", "li", "main", "nav", "section", "summary",
-        "tbody", "tfoot", "thead", "tr",
-    })
+    BLOCK = PARAGRAPH | frozenset(
+        {
+            "address",
+            "article",
+            "aside",
+            "caption",
+            "dd",
+            "details",
+            "dialog",
+            "div",
+            "dl",
+            "dt",
+            "fieldset",
+            "figcaption",
+            "figure",
+            "footer",
+            "form",
+            "header",
+            "hr",
+            "li",
+            "main",
+            "nav",
+            "section",
+            "summary",
+            "tbody",
+            "tfoot",
+            "thead",
+            "tr",
+        }
+    )
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -14,7 +14,8 @@ No game is touched; this only runs ``judge.sandbox.run`` on the same JSON the sa
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from judge.sandbox import run
 
@@ -49,7 +50,8 @@ def sandbox_input(body: str) -> dict[str, Any]:
         elif power.lower().startswith("centres ") or power.lower().startswith("centers "):
             who = power.split(None, 1)[1]
             data.setdefault("supply_centers", {}).setdefault(who, []).extend(
-                x.strip() for x in rest.split(",") if x.strip())
+                x.strip() for x in rest.split(",") if x.strip()
+            )
         else:
             data["units"].setdefault(power, []).extend(x.strip() for x in rest.split(",") if x.strip())
     if not data["units"]:
@@ -57,15 +59,19 @@ def sandbox_input(body: str) -> dict[str, Any]:
     return data
 
 
-def run_sandbox_text(body: str, from_game: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-                     game: str | None = None) -> str:
+def run_sandbox_text(
+    body: str, from_game: Callable[[dict[str, Any]], dict[str, Any]] | None = None, game: str | None = None
+) -> str:
     """The SANDBOX answer; with ``from_game`` (SANDBOX FROM GAME) the block's units and centres are changes to the
     game's position, and ``from_game`` plays them under the game's own victory settings."""
     data = sandbox_input(body)
     problems = data.pop("problems", [])
     if problems:
-        return ("SANDBOX: these lines are not 'Power: …' lines: " + "; ".join(problems)
-                + "\nWrite units as 'England: F nth, A lon', then ORDERS, then 'England: F nth - bel'.")
+        return (
+            "SANDBOX: these lines are not 'Power: …' lines: "
+            + "; ".join(problems)
+            + "\nWrite units as 'England: F nth, A lon', then ORDERS, then 'England: F nth - bel'."
+        )
     if from_game is not None:
         if data["variant"] != "classic" or "phase" in data:
             return "SANDBOX FROM GAME: the game's variant and phase are played; leave out the variant and phase line"
@@ -78,8 +84,10 @@ def run_sandbox_text(body: str, from_game: Callable[[dict[str, Any]], dict[str, 
     lines = [f"SANDBOX: {result['phase']} ({'from game ' + game if from_game is not None else data['variant']})"]
     for r in result["results"]:
         text = r["order"] or r["input"]
-        lines.append(f"  {r['power']:<10} {text}: {r['outcome']}" + (f" ({r['reason']})" if r["reason"] and
-                                                                          r["outcome"] != "succeeds" else ""))
+        lines.append(
+            f"  {r['power']:<10} {text}: {r['outcome']}"
+            + (f" ({r['reason']})" if r["reason"] and r["outcome"] != "succeeds" else "")
+        )
     lines.append("Units after:")
     for power, units in result["units"].items():
         lines.append(f"  {power:<10} {', '.join(units)}")
@@ -91,7 +99,12 @@ def run_sandbox_text(body: str, from_game: Callable[[dict[str, Any]], dict[str, 
         lines.append(f"  {power:<10} {len(centres):>2}: {', '.join(centres)}")
     if result.get("scores") and from_game is not None and result.get("uses_points"):
         lines.append("Points after: " + ", ".join(f"{p} {n}" for p, n in result["scores"].items()))
-    outcome = (f"; {result['winner']} wins" if result["winner"] else
-               f"; a draw among {', '.join(result['draw'])}" if result.get("draw") else "")
+    outcome = (
+        f"; {result['winner']} wins"
+        if result["winner"]
+        else f"; a draw among {', '.join(result['draw'])}"
+        if result.get("draw")
+        else ""
+    )
     lines.append(f"Next phase: {result['next_phase']}" + outcome)
     return "\n".join(lines)

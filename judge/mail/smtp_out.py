@@ -35,8 +35,8 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.config import SmtpConfig
-from judge.timeutil import iso_utc, parse_iso_utc
 from judge.store import write
+from judge.timeutil import iso_utc, parse_iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -57,15 +57,22 @@ def message_id_of(row: dict[str, Any], judge_address: str) -> str:
     return mid if mid.startswith("<") else f"<{mid}@{domain}>"
 
 
-def build_message(row: dict[str, Any], judge_address: str, game_name: str | None, now: datetime,
-                  image: bytes | None = None) -> EmailMessage:
+def build_message(
+    row: dict[str, Any], judge_address: str, game_name: str | None, now: datetime, image: bytes | None = None
+) -> EmailMessage:
     """The mail for one outbox row as a message object (what :func:`message_bytes` sends, parsed back)."""
     raw = message_bytes(row, judge_address, game_name, now, image)
     return message_from_bytes(raw, policy=policy.default)  # type: ignore[return-value]
 
 
-def message_bytes(row: dict[str, Any], judge_address: str, game_name: str | None, now: datetime,
-                  image: bytes | None = None, parts: dict[Any, bytes] | None = None) -> bytes:
+def message_bytes(
+    row: dict[str, Any],
+    judge_address: str,
+    game_name: str | None,
+    now: datetime,
+    image: bytes | None = None,
+    parts: dict[Any, bytes] | None = None,
+) -> bytes:
     """The mail for one outbox row, as sent: the headers that keep threads together and loops away, the text (and
     HTML alternative), and the results map once, shown inline by the HTML (``cid:``) and listed as the attachment
     ``map.png`` by text-only readers (multipart/related).
@@ -75,9 +82,14 @@ def message_bytes(row: dict[str, Any], judge_address: str, game_name: str | None
     """
     domain = judge_address.rpartition("@")[2] or "judge.invalid"
     cache = parts if parts is not None else {}
-    headers = [("From", judge_address), ("To", row["to_addr"]), ("Reply-To", judge_address),
-               ("Subject", row["subject"]), ("Date", format_datetime(now)),
-               ("Message-ID", message_id_of(row, judge_address))]
+    headers = [
+        ("From", judge_address),
+        ("To", row["to_addr"]),
+        ("Reply-To", judge_address),
+        ("Subject", row["subject"]),
+        ("Date", format_datetime(now)),
+        ("Message-ID", message_id_of(row, judge_address)),
+    ]
     refs = []
     if game_name:
         headers.append(("List-Id", f"Diplomacy game {game_name} <{game_name}.{domain}>"))
@@ -90,8 +102,12 @@ def message_bytes(row: dict[str, Any], judge_address: str, game_name: str | None
                 refs.append(f"<{ref}>")
     if refs:
         headers.append(("References", " ".join(refs)))
-    headers += [("Auto-Submitted", "auto-replied"),  # RFC 3834: never answer this automatically
-                ("X-Auto-Response-Suppress", "All"), ("X-Loop", judge_address), ("MIME-Version", "1.0")]
+    headers += [
+        ("Auto-Submitted", "auto-replied"),  # RFC 3834: never answer this automatically
+        ("X-Auto-Response-Suppress", "All"),
+        ("X-Loop", judge_address),
+        ("MIME-Version", "1.0"),
+    ]
     image = image if image is not None else row.get("image")
     text_key = ("text", row["body"], row.get("html"))
     body = cache.get(text_key)
@@ -115,9 +131,22 @@ def message_bytes(row: dict[str, Any], judge_address: str, game_name: str | None
     boundary = f"=_judge_{secrets.token_hex(12)}"
     alternative = "multipart/alternative" if row.get("html") else "text/plain"
     sep = f"--{boundary}".encode()
-    return b"".join([head, f'Content-Type: multipart/related; boundary="{boundary}";\r\n type="{alternative}"'
-                     f"\r\n\r\n".encode(), sep, b"\r\n", body, b"\r\n", sep, b"\r\n", picture, b"\r\n",
-                     sep, b"--\r\n"])
+    return b"".join(
+        [
+            head,
+            f'Content-Type: multipart/related; boundary="{boundary}";\r\n type="{alternative}"\r\n\r\n'.encode(),
+            sep,
+            b"\r\n",
+            body,
+            b"\r\n",
+            sep,
+            b"\r\n",
+            picture,
+            b"\r\n",
+            sep,
+            b"--\r\n",
+        ]
+    )
 
 
 FOLD_AT = 78  # RFC 5322 2.1.1: lines SHOULD be at most 78 characters and MUST be at most 998
@@ -142,9 +171,12 @@ def _header(name: str, value: str) -> bytes:
 
 def _picture_part(image: bytes) -> bytes:
     encoded = base64.encodebytes(image).replace(b"\n", b"\r\n")  # lines of 76 characters
-    return (b"Content-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
-            b'Content-Disposition: inline; filename="map.png"\r\n'
-            + f"Content-ID: <{MAP_CID}>\r\n\r\n".encode() + encoded.rstrip(b"\r\n"))
+    return (
+        b"Content-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
+        b'Content-Disposition: inline; filename="map.png"\r\n'
+        + f"Content-ID: <{MAP_CID}>\r\n\r\n".encode()
+        + encoded.rstrip(b"\r\n")
+    )
 
 
 def connect(cfg: SmtpConfig) -> smtplib.SMTP:
@@ -167,8 +199,10 @@ def release_stale_claims(db: Database, now: datetime, everything: bool = False) 
         if everything:
             cur = db.execute("update outbox set status = 'queued', claimed_at = null where status = 'sending'")
         else:
-            cur = db.execute("update outbox set status = 'queued', claimed_at = null where status = 'sending' "
-                             "and claimed_at < ?", [iso_utc(now - STALE_CLAIM)])
+            cur = db.execute(
+                "update outbox set status = 'queued', claimed_at = null where status = 'sending' and claimed_at < ?",
+                [iso_utc(now - STALE_CLAIM)],
+            )
         return cur.rowcount
 
 
@@ -176,24 +210,35 @@ def claim_due(db: Database, now: datetime, limit: int) -> list[dict[str, Any]]:
     """Take up to ``limit`` due mails for sending, in one write transaction: answers to a player's own message first
     (a reply never waits behind a deadline wave's reports), then due first, oldest first."""
     with write(db):
-        rows = list(db.query("select * from outbox where status = 'queued' and next_attempt <= ? "
-                             "order by in_reply_to is null, next_attempt, id limit ?", [iso_utc(now), limit]))
+        rows = list(
+            db.query(
+                "select * from outbox where status = 'queued' and next_attempt <= ? "
+                "order by in_reply_to is null, next_attempt, id limit ?",
+                [iso_utc(now), limit],
+            )
+        )
         if rows:
             ids = [r["id"] for r in rows]
-            db.execute(f"update outbox set status = 'sending', claimed_at = ? where id in ({','.join('?' * len(ids))})",
-                       [iso_utc(now), *ids])
+            db.execute(
+                f"update outbox set status = 'sending', claimed_at = ? where id in ({','.join('?' * len(ids))})",
+                [iso_utc(now), *ids],
+            )
     return rows
 
 
 def _unclaim(db: Database, ids: list[int]) -> None:
     if ids:
         with write(db):
-            db.execute(f"update outbox set status = 'queued', claimed_at = null "
-                       f"where status = 'sending' and id in ({','.join('?' * len(ids))})", ids)
+            db.execute(
+                f"update outbox set status = 'queued', claimed_at = null "
+                f"where status = 'sending' and id in ({','.join('?' * len(ids))})",
+                ids,
+            )
 
 
-def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Callable[[], datetime],
-                 limit: int = 500) -> int:
+def drain_outbox(
+    db: Database, cfg: SmtpConfig, judge_address: str, clock: Callable[[], datetime], limit: int = 500
+) -> int:
     """Send up to ``limit`` due mails over one connection; return how many the server accepted.
 
     Raises SmtpUnavailable when the server cannot be reached or drops the connection (the unsent mail stays queued).
@@ -217,8 +262,11 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
             if row["to_addr"].strip().lower() == judge_address.strip().lower():
                 # the judge as a game's master (as in the demo): its own mail would only come back to its inbox
                 with write(db):
-                    db.execute("update outbox set status = 'failed', claimed_at = null, reported = 1, "
-                               "last_error = ? where id = ?", ["not sent: the judge's own address", row["id"]])
+                    db.execute(
+                        "update outbox set status = 'failed', claimed_at = null, reported = 1, "
+                        "last_error = ? where id = ?",
+                        ["not sent: the judge's own address", row["id"]],
+                    )
                 pending.remove(row["id"])
                 continue
             image = None
@@ -264,8 +312,11 @@ def drain_outbox(db: Database, cfg: SmtpConfig, judge_address: str, clock: Calla
                 _unclaim(db, pending)
                 raise SmtpUnavailable(f"sending to {cfg.host}:{cfg.port}: {type(exc).__name__}") from None
             with write(db):
-                db.execute("update outbox set status = 'sent', sent_at = ?, message_id = ?, last_error = null, "
-                           "claimed_at = null where id = ?", [iso_utc(clock()), message_id_of(row, judge_address), row["id"]])
+                db.execute(
+                    "update outbox set status = 'sent', sent_at = ?, message_id = ?, last_error = null, "
+                    "claimed_at = null where id = ?",
+                    [iso_utc(clock()), message_id_of(row, judge_address), row["id"]],
+                )
             pending.remove(row["id"])
             sent += 1
             log.info("smtp: sent message %s", row["id"])
@@ -313,8 +364,11 @@ def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: Smtp
         return
     attempts = (row["attempts"] or 0) + 1
     with write(db):
-        db.execute("update outbox set status = 'queued', claimed_at = null, attempts = ?, next_attempt = ?, "
-                   "last_error = ? where id = ?", [attempts, iso_utc(now + retry_pause(attempts)), reason, row["id"]])
+        db.execute(
+            "update outbox set status = 'queued', claimed_at = null, attempts = ?, next_attempt = ?, "
+            "last_error = ? where id = ?",
+            [attempts, iso_utc(now + retry_pause(attempts)), reason, row["id"]],
+        )
     log.info("smtp: message %s deferred (%s), attempt %d", row["id"], code, attempts)
 
 
@@ -326,8 +380,9 @@ def retry_pause(attempts: int, rng: random.Random | None = None) -> timedelta:
 
 def _fail(db: Database, outbox_id: int, reason: str) -> None:
     with write(db):
-        db.execute("update outbox set status = 'failed', claimed_at = null, last_error = ? where id = ?",
-                   [reason, outbox_id])
+        db.execute(
+            "update outbox set status = 'failed', claimed_at = null, last_error = ? where id = ?", [reason, outbox_id]
+        )
 
 
 def next_send_time(db: Database) -> datetime | None:

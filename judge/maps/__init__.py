@@ -23,6 +23,27 @@ from judge.maps.layout import MapLayout, map_layout
 from judge.maps.orders import DrawnOrder, read_order
 from judge.maps.style import CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError
 
-__all__ = ["BoardGeometry", "CONVOY_INK", "DISLODGED_LINE", "DrawnOrder", "LegendEntry", "MapDrawing", "MapError",
-           "MapLayout", "NEUTRAL", "board_geometry", "can_draw", "draw_map", "drawable", "has_board", "held_by",
-           "legend_words", "map_layout", "parse_geometry", "power_colours", "read_order", "render_map", "tint"]
+__all__ = [
+    "CONVOY_INK",
+    "DISLODGED_LINE",
+    "NEUTRAL",
+    "BoardGeometry",
+    "DrawnOrder",
+    "LegendEntry",
+    "MapDrawing",
+    "MapError",
+    "MapLayout",
+    "board_geometry",
+    "can_draw",
+    "draw_map",
+    "drawable",
+    "has_board",
+    "held_by",
+    "legend_words",
+    "map_layout",
+    "parse_geometry",
+    "power_colours",
+    "read_order",
+    "render_map",
+    "tint",
+]

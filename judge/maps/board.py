@@ -17,14 +17,29 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from judge.rules.board import Position
-from judge.rules.geography import Terrain
-from judge.rules.variant import Variant
 from judge.maps.fonts import _font, drawable
 from judge.maps.geometry import BoardGeometry, board_geometry
 from judge.maps.layout import Box, MapLayout, board_layout
-from judge.maps.style import (BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE, BOARD_LEGEND_ROW, LABEL_INK, LAND_AREA,
-    LAND_BORDER, NEUTRAL, OFF_BOARD, OUTLINE, Point, RGB, SEA_AREA, SEA_BORDER, SEA_LABEL, TINT)
+from judge.maps.style import (
+    BOARD_COAST_LABEL_SIZE,
+    BOARD_LABEL_SIZE,
+    BOARD_LEGEND_ROW,
+    LABEL_INK,
+    LAND_AREA,
+    LAND_BORDER,
+    NEUTRAL,
+    OFF_BOARD,
+    OUTLINE,
+    RGB,
+    SEA_AREA,
+    SEA_BORDER,
+    SEA_LABEL,
+    TINT,
+    Point,
+)
+from judge.rules.board import Position
+from judge.rules.geography import Terrain
+from judge.rules.variant import Variant
 
 WHITE: RGB = (255, 255, 255)
 SHADES = 4  # shades of anti-aliased text between its colour and the white behind it
@@ -80,8 +95,7 @@ def _glyphs(text: str, size: int, halo: bool) -> tuple[Image.Image, Image.Image,
     ImageDraw.Draw(cover).text((pad - left, pad - top), text, font=font, fill=255)
     if halo:
         ring = Image.new("L", (w, h), 0)
-        ImageDraw.Draw(ring).text((pad - left, pad - top), text, font=font, fill=255, stroke_width=pad,
-                                  stroke_fill=255)
+        ImageDraw.Draw(ring).text((pad - left, pad - top), text, font=font, fill=255, stroke_width=pad, stroke_fill=255)
         mask = ring.point(lambda v: 255 if v >= 60 else 0)
     else:
         mask = cover.point(lambda v: 255 if v > 0 else 0)
@@ -107,27 +121,38 @@ class BoardCanvas:
         self.draw = ImageDraw.Draw(image)
 
     def line(self, points: Sequence[Point], fill: RGB, width: float) -> None:
-        self.draw.line([(x, y) for x, y in points], fill=self.palette(fill), width=max(1, round(width)),
-                       joint="curve")
+        self.draw.line([(x, y) for x, y in points], fill=self.palette(fill), width=max(1, round(width)), joint="curve")
 
-    def circle(self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None,
-               width: float = 1.0) -> None:
+    def circle(
+        self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None:
         x, y = centre
-        self.draw.ellipse((x - radius, y - radius, x + radius, y + radius),
-                          fill=None if fill is None else self.palette(fill),
-                          outline=None if outline is None else self.palette(outline), width=max(1, round(width)))
+        self.draw.ellipse(
+            (x - radius, y - radius, x + radius, y + radius),
+            fill=None if fill is None else self.palette(fill),
+            outline=None if outline is None else self.palette(outline),
+            width=max(1, round(width)),
+        )
 
-    def polygon(self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None,
-                width: float = 1.0) -> None:
-        self.draw.polygon([(x, y) for x, y in points], fill=None if fill is None else self.palette(fill),
-                          outline=None if outline is None else self.palette(outline), width=max(1, round(width)))
+    def polygon(
+        self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None:
+        self.draw.polygon(
+            [(x, y) for x, y in points],
+            fill=None if fill is None else self.palette(fill),
+            outline=None if outline is None else self.palette(outline),
+            width=max(1, round(width)),
+        )
 
     def rectangle(self, box: Box, fill: RGB | None, outline: RGB | None = None, width: float = 1.0) -> None:
-        self.draw.rectangle(box, fill=None if fill is None else self.palette(fill),
-                            outline=None if outline is None else self.palette(outline), width=max(1, round(width)))
+        self.draw.rectangle(
+            box,
+            fill=None if fill is None else self.palette(fill),
+            outline=None if outline is None else self.palette(outline),
+            width=max(1, round(width)),
+        )
 
-    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None, on: RGB | None = WHITE
-             ) -> None:
+    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None, on: RGB | None = WHITE) -> None:
         """``text`` with its top left at ``at``: on a halo of ``halo``, else anti-aliased against ``on`` (the
         colour behind it), else in plain pixels."""
         shown = drawable(text, size)
@@ -139,8 +164,7 @@ class BoardCanvas:
             self.image.paste(self.palette(fill), (round(at[0]) - px, round(at[1]) - py), _solid(shown, size))
             return
         shades = tuple(self.palette(_mix(fill, behind, k / SHADES)) for k in range(SHADES + 1))
-        self.image.paste(_shaded(shown, size, halo is not None, shades), (round(at[0]) - px, round(at[1]) - py),
-                         mask)
+        self.image.paste(_shaded(shown, size, halo is not None, shades), (round(at[0]) - px, round(at[1]) - py), mask)
 
 
 @lru_cache(maxsize=2048)

@@ -11,20 +11,52 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from judge.rules.board import Position, Unit
-from judge.rules.geography import Geography, Terrain, UnitKind
-from judge.rules.phase import Step
-from judge.rules.variant import Variant
-from judge.maps.style import (ARMY, ARMY_EDGE, BACKGROUND, CENTRE, CENTRE_AT, COAST_DOT, COAST_LABEL_SIZE, CONVOY_INK, DISC, DISLODGED_LINE,
-    FAILED_MARK, FLEET_EDGE, LABEL_INK, LABEL_SIZE, LAND_FILL, LAND_LINE, LEGEND_COLUMNS, LEGEND_ROW, LEGEND_SIZE,
-    NEUTRAL, OUTLINE, PALETTE, Point, RGB, SCALE, SEA_FILL, SEA_LINE, TITLE_SIZE, UNKNOWN_POWER, BOARD_LEGEND_ROW,
-    BOARD_LEGEND_SIZE, BOARD_TITLE_SIZE, LAND_AREA)
 from judge.maps.board import BoardCanvas, base_layer, board_legend_height, has_board, held_by, tint
 from judge.maps.fonts import _drawing_font, drawable, legend_words
 from judge.maps.layout import Box, MapLayout, _text_size, map_layout
 from judge.maps.orders import DrawnOrder, read_order
+from judge.maps.style import (
+    ARMY,
+    ARMY_EDGE,
+    BACKGROUND,
+    BOARD_LEGEND_ROW,
+    BOARD_LEGEND_SIZE,
+    BOARD_TITLE_SIZE,
+    CENTRE,
+    CENTRE_AT,
+    COAST_DOT,
+    COAST_LABEL_SIZE,
+    CONVOY_INK,
+    DISC,
+    DISLODGED_LINE,
+    FAILED_MARK,
+    FLEET_EDGE,
+    LABEL_INK,
+    LABEL_SIZE,
+    LAND_AREA,
+    LAND_FILL,
+    LAND_LINE,
+    LEGEND_COLUMNS,
+    LEGEND_ROW,
+    LEGEND_SIZE,
+    NEUTRAL,
+    OUTLINE,
+    PALETTE,
+    RGB,
+    SCALE,
+    SEA_FILL,
+    SEA_LINE,
+    TITLE_SIZE,
+    UNKNOWN_POWER,
+    Point,
+)
+from judge.rules.board import Position, Unit
+from judge.rules.geography import Geography, Terrain, UnitKind
+from judge.rules.phase import Step
+from judge.rules.variant import Variant
 
 # --- drawing -------------------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class LegendEntry:
@@ -60,9 +92,16 @@ def power_colours(variant: Variant) -> dict[str, RGB]:
     return {p: PALETTE[i % len(PALETTE)] for i, p in enumerate(variant.powers)}
 
 
-def render_map(variant: Variant, position: Position, results: Iterable[Mapping[str, Any]] | None = None, *,
-               title: str = "", language: str = "en", after: Position | None = None,
-               words: Mapping[str, str] | None = None) -> bytes:
+def render_map(
+    variant: Variant,
+    position: Position,
+    results: Iterable[Mapping[str, Any]] | None = None,
+    *,
+    title: str = "",
+    language: str = "en",
+    after: Position | None = None,
+    words: Mapping[str, str] | None = None,
+) -> bytes:
     """The PNG picture of ``position``, with the orders of ``results`` (as the game server stores them: dicts with
     "power", "order" and "outcome") drawn over it. With ``after`` (the position the phase led to) the picture is
     the results picture: the board after the phase (units, dislodged units, who holds what, the legend's centres)
@@ -72,16 +111,30 @@ def render_map(variant: Variant, position: Position, results: Iterable[Mapping[s
     return draw_map(variant, position, results, title=title, language=language, after=after, words=words).png()
 
 
-def draw_map(variant: Variant, position: Position, results: Iterable[Mapping[str, Any]] | None = None, *,
-             title: str = "", language: str = "en", after: Position | None = None,
-             words: Mapping[str, str] | None = None) -> MapDrawing:
+def draw_map(
+    variant: Variant,
+    position: Position,
+    results: Iterable[Mapping[str, Any]] | None = None,
+    *,
+    title: str = "",
+    language: str = "en",
+    after: Position | None = None,
+    words: Mapping[str, str] | None = None,
+) -> MapDrawing:
     """The picture as a Pillow image together with its layout and legend (see ``render_map``)."""
     shown_words = legend_words(language)
     if words:  # the legend's words, and power names (keys as in the variant) as the caller spells them
         shown_words.update({k: str(v) for k, v in words.items() if k in shown_words or k in variant.powers})
     geo = variant.geo
-    orders = [o for o in (read_order(geo, str(r.get("power", "")), r.get("order"), r.get("outcome"))
-                          for r in (results or ()) if isinstance(r, Mapping)) if o is not None]
+    orders = [
+        o
+        for o in (
+            read_order(geo, str(r.get("power", "")), r.get("order"), r.get("outcome"))
+            for r in (results or ())
+            if isinstance(r, Mapping)
+        )
+        if o is not None
+    ]
     shown = after if after is not None else position
     heading = title or f"{variant.name} — {shown.phase.long_name}"
     if has_board(variant):
@@ -99,8 +152,15 @@ def draw_map(variant: Variant, position: Position, results: Iterable[Mapping[str
     return MapDrawing(image, layout, legend, shown_words)
 
 
-def _draw_board(variant: Variant, before: Position, shown: Position, orders: list[DrawnOrder], heading: str,
-                words: Mapping[str, str], played: bool) -> MapDrawing:
+def _draw_board(
+    variant: Variant,
+    before: Position,
+    shown: Position,
+    orders: list[DrawnOrder],
+    heading: str,
+    words: Mapping[str, str],
+    played: bool,
+) -> MapDrawing:
     """The board: areas tinted by who holds them, centres, units, orders, labels and the legend, in palette colours."""
     base = base_layer(variant)
     layout, geo = base.layout, variant.geo
@@ -141,15 +201,16 @@ class _Canvas:
     def line(self, points: Sequence[Point], fill: RGB, width: float) -> None:
         self.draw.line(self._s(points), fill=fill, width=max(1, round(width * SCALE)), joint="curve")
 
-    def circle(self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None,
-               width: float = 1.0) -> None:
+    def circle(
+        self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None:
         x, y = centre[0] * SCALE, centre[1] * SCALE
         r = radius * SCALE
-        self.draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=outline,
-                          width=max(1, round(width * SCALE)))
+        self.draw.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=outline, width=max(1, round(width * SCALE)))
 
-    def polygon(self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None,
-                width: float = 1.0) -> None:
+    def polygon(
+        self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None:
         self.draw.polygon(self._s(points), fill=fill, outline=outline, width=max(1, round(width * SCALE)))
 
     def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None) -> None:
@@ -157,8 +218,14 @@ class _Canvas:
         shown = drawable(text, size)
         left, top, right, bottom = font.getbbox(shown)
         if enlarge == 1:
-            self.draw.text((at[0] * SCALE - left, at[1] * SCALE - top), shown, font=font, fill=fill,
-                           stroke_width=SCALE if halo else 0, stroke_fill=halo)
+            self.draw.text(
+                (at[0] * SCALE - left, at[1] * SCALE - top),
+                shown,
+                font=font,
+                fill=fill,
+                stroke_width=SCALE if halo else 0,
+                stroke_fill=halo,
+            )
             return
         mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
         ImageDraw.Draw(mask).text((-left, -top), shown, font=font, fill=255)
@@ -166,8 +233,12 @@ class _Canvas:
         self.image.paste(fill, (round(at[0] * SCALE), round(at[1] * SCALE)), mask)
 
     def rectangle(self, box: Box, fill: RGB | None, outline: RGB | None = None, width: float = 1.0) -> None:
-        self.draw.rectangle(tuple(v * SCALE for v in box), fill=fill, outline=outline,  # type: ignore[arg-type]
-                            width=max(1, round(width * SCALE)))
+        self.draw.rectangle(
+            tuple(v * SCALE for v in box),
+            fill=fill,
+            outline=outline,  # type: ignore[arg-type]
+            width=max(1, round(width * SCALE)),
+        )
 
 
 def _segments(layout: MapLayout, a: Point, b: Point) -> list[tuple[Point, Point]]:
@@ -185,8 +256,12 @@ def _draw_edges(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
     def shore(a: int, b: int) -> bool:
         """Both armies and fleets cross between these provinces, and neither has split coasts (a fleet edge to a
         split coast is drawn to that coast's point)."""
-        return (not geo.provinces[a].coasts and not geo.provinces[b].coasts and b in geo.army_adj[a]
-                and b in geo.fleet_reach[a])
+        return (
+            not geo.provinces[a].coasts
+            and not geo.provinces[b].coasts
+            and b in geo.army_adj[a]
+            and b in geo.fleet_reach[a]
+        )
 
     for a in range(len(geo.provinces)):
         for b in sorted(geo.army_adj[a]):
@@ -214,8 +289,9 @@ def _normal(a: Point, b: Point, length: float) -> Point:
     return (-dy / d * length, dx / d * length)
 
 
-def _draw_provinces(canvas: _Canvas, geo: Geography, layout: MapLayout, owners: Mapping[int, str],
-                    colours: Mapping[str, RGB]) -> None:
+def _draw_provinces(
+    canvas: _Canvas, geo: Geography, layout: MapLayout, owners: Mapping[int, str], colours: Mapping[str, RGB]
+) -> None:
     for prov in geo.provinces:
         at = layout.points[prov.id]
         if prov.terrain is Terrain.SEA:
@@ -235,12 +311,18 @@ def _draw_labels(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
     for loc, name in enumerate(geo.loc_names):
         province = loc < len(geo.provinces)
         text = layout.label_text(loc, name if province else name.partition("/")[2])
-        canvas.text(layout.labels[loc], text, LABEL_SIZE if province else COAST_LABEL_SIZE,
-                    LABEL_INK if province else SEA_LINE, BACKGROUND if province else None)
+        canvas.text(
+            layout.labels[loc],
+            text,
+            LABEL_SIZE if province else COAST_LABEL_SIZE,
+            LABEL_INK if province else SEA_LINE,
+            BACKGROUND if province else None,
+        )
 
 
-def _draw_unit(canvas: _Canvas, kind: UnitKind, at: Point, fill: RGB, outline: RGB = OUTLINE,
-               width: float = 1.3) -> None:
+def _draw_unit(
+    canvas: _Canvas, kind: UnitKind, at: Point, fill: RGB, outline: RGB = OUTLINE, width: float = 1.3
+) -> None:
     x, y = at
     if kind is UnitKind.ARMY:
         canvas.circle(at, ARMY, fill, outline, width)
@@ -253,15 +335,17 @@ def _unit_colour(colours: Mapping[str, RGB], unit: Unit) -> RGB:
     return colours.get(unit.power, UNKNOWN_POWER)
 
 
-def _draw_units(canvas: _Canvas, geo: Geography, layout: MapLayout, position: Position,
-                colours: Mapping[str, RGB]) -> None:
+def _draw_units(
+    canvas: _Canvas, geo: Geography, layout: MapLayout, position: Position, colours: Mapping[str, RGB]
+) -> None:
     for prov in sorted(position.units):
         unit = position.units[prov]
         _draw_unit(canvas, unit.kind, layout.location_point(unit.loc), _unit_colour(colours, unit))
     for prov in sorted(position.dislodged):
         unit = position.dislodged[prov].unit
-        _draw_unit(canvas, unit.kind, layout.dislodged_point(unit.loc), _unit_colour(colours, unit),
-                   DISLODGED_LINE, 2.2)
+        _draw_unit(
+            canvas, unit.kind, layout.dislodged_point(unit.loc), _unit_colour(colours, unit), DISLODGED_LINE, 2.2
+        )
 
 
 def _unit_point(geo: Geography, layout: MapLayout, position: Position, loc: int, retreat: bool) -> tuple[int, int]:
@@ -273,8 +357,15 @@ def _unit_point(geo: Geography, layout: MapLayout, position: Position, loc: int,
     return layout.location_point(unit.loc if unit is not None else loc)
 
 
-def _draw_orders(canvas: _Canvas, geo: Geography, layout: MapLayout, position: Position, orders: list[DrawnOrder],
-                 colours: Mapping[str, RGB], played: bool = False) -> None:
+def _draw_orders(
+    canvas: _Canvas,
+    geo: Geography,
+    layout: MapLayout,
+    position: Position,
+    orders: list[DrawnOrder],
+    colours: Mapping[str, RGB],
+    played: bool = False,
+) -> None:
     """The orders of ``position``'s phase. ``played``: the units are drawn where the phase left them, so a build's
     plus goes beside the new unit rather than over it."""
     retreat = position.phase.step is Step.RETREAT
@@ -308,8 +399,12 @@ def _draw_orders(canvas: _Canvas, geo: Geography, layout: MapLayout, position: P
             canvas.circle(at(o.loc), ARMY + 5, None, colour(o), 2.0)
         elif o.kind == "build":
             x, y = layout.location_point(o.loc)
-            _plus(canvas, (x + 12, y - 12) if played else (x, y), colour(o) if o.succeeded else UNKNOWN_POWER,
-                  6.0 if played else 9.0)
+            _plus(
+                canvas,
+                (x + 12, y - 12) if played else (x, y),
+                colour(o) if o.succeeded else UNKNOWN_POWER,
+                6.0 if played else 9.0,
+            )
         elif o.kind == "disband":
             _cross(canvas, at(o.loc), (20, 20, 20), 8)
 
@@ -396,8 +491,20 @@ def _convoy(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, ok: bool) ->
 def _plus(canvas: _Canvas, at: Point, fill: RGB, arm: float = 9.0) -> None:
     x, y = at
     w = arm / 3
-    shape = [(x - w, y - arm), (x + w, y - arm), (x + w, y - w), (x + arm, y - w), (x + arm, y + w), (x + w, y + w),
-             (x + w, y + arm), (x - w, y + arm), (x - w, y + w), (x - arm, y + w), (x - arm, y - w), (x - w, y - w)]
+    shape = [
+        (x - w, y - arm),
+        (x + w, y - arm),
+        (x + w, y - w),
+        (x + arm, y - w),
+        (x + arm, y + w),
+        (x + w, y + w),
+        (x + w, y + arm),
+        (x - w, y + arm),
+        (x - w, y + w),
+        (x - arm, y + w),
+        (x - arm, y - w),
+        (x - w, y - w),
+    ]
     canvas.polygon(shape, fill, OUTLINE, 1.2)
 
 
@@ -417,11 +524,17 @@ def _legend_height(variant: Variant) -> int:
     return 44 + (max(4, _powers_per_column(variant) + 1)) * LEGEND_ROW + 14
 
 
-def _draw_legend(canvas: _Canvas, variant: Variant, position: Position, layout: MapLayout, words: Mapping[str, str],
-                 colours: Mapping[str, RGB], title: str) -> tuple[LegendEntry, ...]:
+def _draw_legend(
+    canvas: _Canvas,
+    variant: Variant,
+    position: Position,
+    layout: MapLayout,
+    words: Mapping[str, str],
+    colours: Mapping[str, RGB],
+    title: str,
+) -> tuple[LegendEntry, ...]:
     top = layout.height
-    canvas.rectangle((0, top, layout.width - 1, top + _legend_height(variant) - 1), (255, 255, 255),
-                     (200, 195, 185), 1)
+    canvas.rectangle((0, top, layout.width - 1, top + _legend_height(variant) - 1), (255, 255, 255), (200, 195, 185), 1)
     canvas.text((16, top + 12), _fit(title, TITLE_SIZE, layout.width - 32), TITLE_SIZE, OUTLINE)
     y0 = top + 44
     canvas.text((16, y0 + 2), words["centres"], LEGEND_SIZE, OUTLINE)
@@ -440,9 +553,19 @@ def _draw_legend(canvas: _Canvas, variant: Variant, position: Position, layout: 
         canvas.text((x + 19, y + 2), text, LEGEND_SIZE, OUTLINE)
         entries.append(LegendEntry(power, text, colour, count, swatch))
     kx = layout.width - 650
-    samples = [("moved", "moved"), ("failed", "failed"), ("support", "support"), ("convoy", "convoy"),
-               ("hold", "hold"), ("build", "build"), ("disband", "disband"), ("dislodged", "dislodged"),
-               ("army", "army"), ("fleet", "fleet"), ("centre", "centre")]
+    samples = [
+        ("moved", "moved"),
+        ("failed", "failed"),
+        ("support", "support"),
+        ("convoy", "convoy"),
+        ("hold", "hold"),
+        ("build", "build"),
+        ("disband", "disband"),
+        ("dislodged", "dislodged"),
+        ("army", "army"),
+        ("fleet", "fleet"),
+        ("centre", "centre"),
+    ]
     sample_colour = PALETTE[1]
     for i, (key, word) in enumerate(samples):
         x = kx + (i // 4) * 215
@@ -455,8 +578,17 @@ def _draw_legend(canvas: _Canvas, variant: Variant, position: Position, layout: 
 SAMPLES = ("moved", "failed", "support", "convoy", "hold", "build", "disband", "dislodged", "army", "fleet", "centre")
 
 
-def _sample(canvas: _Canvas, layout: MapLayout, key: str, x: float, y: float, sample_colour: RGB,
-            land: RGB = LAND_FILL, length: float = 52, board: bool = False) -> None:
+def _sample(
+    canvas: _Canvas,
+    layout: MapLayout,
+    key: str,
+    x: float,
+    y: float,
+    sample_colour: RGB,
+    land: RGB = LAND_FILL,
+    length: float = 52,
+    board: bool = False,
+) -> None:
     """The legend's picture of ``key`` (a line style or shape), about ``length`` pixels wide from (x, y)."""
     mid = (x + 22 * length / 52, y + 9)
     if key in ("moved", "failed"):
@@ -486,8 +618,15 @@ def _sample(canvas: _Canvas, layout: MapLayout, key: str, x: float, y: float, sa
         canvas.circle((mid[0] + CENTRE_AT[0], mid[1] + CENTRE_AT[1]), CENTRE, sample_colour, OUTLINE, 1.1)
 
 
-def _draw_board_legend(canvas: BoardCanvas, variant: Variant, position: Position, layout: MapLayout,
-                       words: Mapping[str, str], colours: Mapping[str, RGB], title: str) -> tuple[LegendEntry, ...]:
+def _draw_board_legend(
+    canvas: BoardCanvas,
+    variant: Variant,
+    position: Position,
+    layout: MapLayout,
+    words: Mapping[str, str],
+    colours: Mapping[str, RGB],
+    title: str,
+) -> tuple[LegendEntry, ...]:
     """Below the board: the title, each power's centres (with the neutral ones) and the line styles and shapes,
     in two columns of powers and three of samples, fitted to the picture's width."""
     top, width = layout.height, layout.width
@@ -516,8 +655,12 @@ def _draw_board_legend(canvas: BoardCanvas, variant: Variant, position: Position
         x = kx + (i // 4) * sample_width + 10
         y = y0 + BOARD_LEGEND_ROW * (i % 4) - 1
         _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)  # type: ignore[arg-type]
-        canvas.text((x + length + 16, y + 1), _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 22),
-                    BOARD_LEGEND_SIZE, OUTLINE)
+        canvas.text(
+            (x + length + 16, y + 1),
+            _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 22),
+            BOARD_LEGEND_SIZE,
+            OUTLINE,
+        )
     return tuple(entries)
 
 
@@ -530,4 +673,3 @@ def _fit(text: str, size: int, width: float) -> str:
     while shown and _text_size(shown + "...", size)[0] > width:
         shown = shown[:-1]
     return shown + "..."
-

@@ -4,20 +4,20 @@ and what it can draw (letters a font lacks are spelled out)."""
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 from PIL import ImageFont
 
-from judge.maps.style import LEGEND_SIZE, SCALE, WORDS, _SPELLED
+from judge.maps.style import _SPELLED, LEGEND_SIZE, SCALE, WORDS
 
 # --- fonts ---------------------------------------------------------------------------------------------------------
 
 FONT_FILE = Path(__file__).resolve().parent / "fontdata" / "DejaVuSansCondensed-Bold.ttf"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font(size: int) -> Any:
     """The shipped DejaVu font at ``size`` pixels; Pillow's own font when the file or FreeType is missing (a fixed
     bitmap font when Pillow has no FreeType)."""
@@ -34,7 +34,7 @@ def _drawing_font(size: int) -> tuple[Any, int]:
     return (font, 1) if isinstance(font, ImageFont.FreeTypeFont) else (font, SCALE)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _missing_glyph(size: int) -> bytes:
     return _glyph(size, "\ue000")  # a private-use character: no font draws it, so this is the "missing" box
 
@@ -84,5 +84,3 @@ def legend_words(language: str) -> dict[str, str]:
     if any("?" in text and "?" not in words[key] for key, text in spelled.items()):
         return dict(WORDS["en"])
     return spelled
-
-

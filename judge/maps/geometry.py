@@ -61,10 +61,14 @@ def parse_geometry(data: dict, abbrs: tuple[str, ...]) -> BoardGeometry | None:
         return None
     units = tuple((float(provinces[a]["unit"][0]), float(provinces[a]["unit"][1])) for a in abbrs)
     width = int(data.get("width", 800))
-    return BoardGeometry((lon0, lat0, lon1, lat1), max(200, min(width, 4000)), areas, units,
-                         _area(data.get("off_board", [])))
+    return BoardGeometry(
+        (lon0, lat0, lon1, lat1), max(200, min(width, 4000)), areas, units, _area(data.get("off_board", []))
+    )
 
 
 def _area(polygons: list) -> Area:
-    return tuple(tuple(tuple((float(x), float(y)) for x, y in ring) for ring in poly if len(ring) >= 3)
-                 for poly in polygons if poly and len(poly[0]) >= 3)
+    return tuple(
+        tuple(tuple((float(x), float(y)) for x, y in ring) for ring in poly if len(ring) >= 3)
+        for poly in polygons
+        if poly and len(poly[0]) >= 3
+    )

@@ -6,17 +6,32 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-
 from PIL import Image, ImageDraw
 
-from judge.rules.geography import Geography
-from judge.rules.variant import Variant
-from judge.maps.style import (ARMY, BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE, CENTRE, CENTRE_AT, COAST_LABEL_SIZE, DISC, DISLODGED_AT, LABEL_SIZE, MARGIN, MAX_MAP_HEIGHT, MapError,
-    Point, SCALE, WIDTH)
 from judge.maps.fonts import _drawing_font
 from judge.maps.geometry import BoardGeometry
+from judge.maps.style import (
+    ARMY,
+    BOARD_COAST_LABEL_SIZE,
+    BOARD_LABEL_SIZE,
+    CENTRE,
+    CENTRE_AT,
+    COAST_LABEL_SIZE,
+    DISC,
+    DISLODGED_AT,
+    LABEL_SIZE,
+    MARGIN,
+    MAX_MAP_HEIGHT,
+    SCALE,
+    WIDTH,
+    MapError,
+    Point,
+)
+from judge.rules.geography import Geography
+from judge.rules.variant import Variant
 
 # --- where things go -----------------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class MapLayout:
@@ -47,12 +62,17 @@ class MapLayout:
         return 360.0 * self.px_per_lon
 
     def project(self, lat: float, lon: float) -> tuple[float, float]:
-        return (self.left_x + ((lon - self.left_lon) % 360.0) * self.px_per_lon,
-                self.top_y + (self.top_lat - lat) * self.px_per_lat)
+        return (
+            self.left_x + ((lon - self.left_lon) % 360.0) * self.px_per_lon,
+            self.top_y + (self.top_lat - lat) * self.px_per_lat,
+        )
 
     def project_unwrapped(self, lon: float, lat: float) -> tuple[float, float]:
         """The pixel of a point of a board's geometry, (lon, lat) with lon unwrapped from the left edge."""
-        return (self.left_x + (lon - self.left_lon) * self.px_per_lon, self.top_y + (self.top_lat - lat) * self.px_per_lat)
+        return (
+            self.left_x + (lon - self.left_lon) * self.px_per_lon,
+            self.top_y + (self.top_lat - lat) * self.px_per_lat,
+        )
 
     def label_text(self, loc: int, name: str) -> str:
         return self.label_texts[loc] if self.label_texts else name
@@ -79,8 +99,9 @@ def map_layout(variant: Variant) -> MapLayout:
     missing = [p.abbr for p in geo.provinces if p.at is None]
     if missing:
         shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
-        raise MapError(f"cannot draw a map of {variant.name}: its variant file gives no coordinates (at = [lat, lon]) "
-                       f"for {shown}")
+        raise MapError(
+            f"cannot draw a map of {variant.name}: its variant file gives no coordinates (at = [lat, lon]) for {shown}"
+        )
     places = _geo_points(geo)
     left, span, top, bottom = span_of(places)
     squeeze = max(math.cos(math.radians((top + bottom) / 2)), 0.1)
@@ -141,9 +162,14 @@ def _text_size(text: str, size: int) -> tuple[float, float]:
     return ((right - left) * enlarge / SCALE, (bottom - top) * enlarge / SCALE)
 
 
-def _place_labels(geo: Geography, layout: MapLayout, label_size: int = LABEL_SIZE,
-                  coast_size: int = COAST_LABEL_SIZE, disc: float = DISC,
-                  inside: Callable[[int, float, float], bool] | None = None) -> tuple[tuple[int, int], ...]:
+def _place_labels(
+    geo: Geography,
+    layout: MapLayout,
+    label_size: int = LABEL_SIZE,
+    coast_size: int = COAST_LABEL_SIZE,
+    disc: float = DISC,
+    inside: Callable[[int, float, float], bool] | None = None,
+) -> tuple[tuple[int, int], ...]:
     """Put each label beside its disc where it covers the fewest other discs, markers and labels (and, on a board,
     inside its own province: ``inside(province, x, y)``)."""
     taken: list[Box] = []
@@ -163,9 +189,16 @@ def _place_labels(geo: Geography, layout: MapLayout, label_size: int = LABEL_SIZ
         w, h = _text_size(text, label_size if province else coast_size)
         x, y = layout.points[loc]
         r = disc + 1 if province else ARMY + 1
-        candidates = [(x - w / 2, y - r - h - 2), (x - w / 2, y + r + 2), (x + r + 2, y - h / 2),
-                      (x - r - 2 - w, y - h / 2), (x + r - 2, y - r - h), (x - r + 2 - w, y - r - h),
-                      (x + r - 2, y + r), (x - r + 2 - w, y + r)]
+        candidates = [
+            (x - w / 2, y - r - h - 2),
+            (x - w / 2, y + r + 2),
+            (x + r + 2, y - h / 2),
+            (x - r - 2 - w, y - h / 2),
+            (x + r - 2, y - r - h),
+            (x - r + 2 - w, y - r - h),
+            (x + r - 2, y + r),
+            (x - r + 2 - w, y + r),
+        ]
         if not province:
             candidates = candidates[2:4] + candidates[:2] + candidates[4:]
 
@@ -174,8 +207,12 @@ def _place_labels(geo: Geography, layout: MapLayout, label_size: int = LABEL_SIZ
 
         def cost(c: tuple[float, float]) -> float:
             box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
-            edge = max(0.0, 4 - box[0]) + max(0.0, box[2] - (layout.width - 4)) + max(0.0, 4 - box[1]) \
+            edge = (
+                max(0.0, 4 - box[0])
+                + max(0.0, box[2] - (layout.width - 4))
+                + max(0.0, 4 - box[1])
                 + max(0.0, box[3] - (layout.height - 4))
+            )
             away = 0.0
             if inside is not None and province and not inside(loc, c[0] + w / 2, c[1] + h / 2):
                 away = 120.0 + (0.0 if inside(loc, c[0] + w / 2, c[1]) or inside(loc, c[0] + w / 2, c[1] + h) else 60)
@@ -187,8 +224,6 @@ def _place_labels(geo: Geography, layout: MapLayout, label_size: int = LABEL_SIZ
         labels.append((round(bx), round(by)))
         taken.append((bx, by, bx + w, by + h))
     return tuple(labels)
-
-
 
 
 def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
@@ -208,8 +243,9 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
             lat, lon = geometry.units[loc]
         x, y = partial.project(lat, lon)
         points.append((round(x), round(y)))
-    texts = tuple(name.upper() if loc < len(geo.provinces) else name.partition("/")[2]
-                  for loc, name in enumerate(geo.loc_names))
+    texts = tuple(
+        name.upper() if loc < len(geo.provinces) else name.partition("/")[2] for loc, name in enumerate(geo.loc_names)
+    )
     owner = Image.new("L", (geometry.width, height), 0)  # province id + 1 of every pixel: what lies where
     draw = ImageDraw.Draw(owner)
     for prov in geo.provinces:
@@ -230,16 +266,18 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
         fits = [s for s in spots if all(inside(prov.id, s[0] + ex, s[1] + ey) for ex, ey in _MARKER_EDGE)]
         fits = fits or [s for s in spots if inside(prov.id, *s)]  # a thin province: the marker's middle inside
         centres.append(tuple(round(v) for v in (fits or [(x, y)])[0]))
-    with_points = MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts,
-                            tuple(centres))  # type: ignore[arg-type]
+    with_points = MapLayout(
+        geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts, tuple(centres)
+    )  # type: ignore[arg-type]
     labels = _place_labels(geo, with_points, BOARD_LABEL_SIZE, BOARD_COAST_LABEL_SIZE, ARMY + 1, inside)
-    return MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), labels, 0.0, texts,
-                     tuple(centres))  # type: ignore[arg-type]
+    return MapLayout(
+        geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), labels, 0.0, texts, tuple(centres)
+    )  # type: ignore[arg-type]
 
 
 _MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0)] + [
     (round(r * math.cos(a * math.pi / 8)), round(r * math.sin(a * math.pi / 8)))
-    for r in (11, 20, 26, 32) for a in range(16)]  # the usual places first, then rings further out
+    for r in (11, 20, 26, 32)
+    for a in range(16)
+]  # the usual places first, then rings further out
 _MARKER_EDGE = [(0, 0), (-6, 0), (6, 0), (0, -6), (0, 6)]
-
-

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-
-from judge.rules.geography import Geography
 from judge.maps.style import SUCCESS
+from judge.rules.geography import Geography
 
 # --- orders as the server stores them ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DrawnOrder:
@@ -42,8 +42,11 @@ def read_order(geo: Geography, power: str, text: str | None, outcome: str | None
         return DrawnOrder(power, "disband", loc, succeeded=ok or outcome == "disbanded")
     if verb in ("-", "r") and len(rest) >= 2:
         dest = geo.by_loc_name.get(rest[1].lower())
-        return None if dest is None else DrawnOrder(power, "move" if verb == "-" else "retreat", loc, dest=dest,
-                                                    succeeded=ok)
+        return (
+            None
+            if dest is None
+            else DrawnOrder(power, "move" if verb == "-" else "retreat", loc, dest=dest, succeeded=ok)
+        )
     if verb in ("s", "c"):
         target, more = _unit_place(geo, rest[1:])
         if target is None:
@@ -62,5 +65,3 @@ def _unit_place(geo: Geography, words: Sequence[str]) -> tuple[int | None, list[
     if not words:
         return None, []
     return geo.by_loc_name.get(words[0].lower()), list(words[1:])
-
-

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-
-
 Point = tuple[float, float]
 RGB = tuple[int, int, int]
 
@@ -71,27 +68,74 @@ PALETTE: tuple[RGB, ...] = (
 )
 
 WORDS: dict[str, dict[str, str]] = {
-    "en": {"centres": "Supply centres", "neutral": "neutral", "moved": "successful move", "failed": "failed move",
-           "support": "support", "convoy": "convoy", "hold": "hold", "build": "build", "disband": "disband",
-           "dislodged": "dislodged unit", "army": "army", "fleet": "fleet", "centre": "supply centre"},
-    "de": {"centres": "Versorgungszentren", "neutral": "neutral", "moved": "erfolgreicher Zug",
-           "failed": "gescheiterter Zug", "support": "Unterstützung", "convoy": "Konvoi", "hold": "Halten",
-           "build": "Aufbau", "disband": "Auflösung", "dislodged": "vertriebene Einheit", "army": "Armee",
-           "fleet": "Flotte", "centre": "Versorgungszentrum"},
-    "ru": {"centres": "Центры снабжения", "neutral": "нейтральные", "moved": "удачный ход",
-           "failed": "неудачный ход", "support": "поддержка", "convoy": "конвой", "hold": "стоять",
-           "build": "постройка", "disband": "роспуск", "dislodged": "выбитая часть", "army": "армия",
-           "fleet": "флот", "centre": "центр снабжения"},
+    "en": {
+        "centres": "Supply centres",
+        "neutral": "neutral",
+        "moved": "successful move",
+        "failed": "failed move",
+        "support": "support",
+        "convoy": "convoy",
+        "hold": "hold",
+        "build": "build",
+        "disband": "disband",
+        "dislodged": "dislodged unit",
+        "army": "army",
+        "fleet": "fleet",
+        "centre": "supply centre",
+    },
+    "de": {
+        "centres": "Versorgungszentren",
+        "neutral": "neutral",
+        "moved": "erfolgreicher Zug",
+        "failed": "gescheiterter Zug",
+        "support": "Unterstützung",
+        "convoy": "Konvoi",
+        "hold": "Halten",
+        "build": "Aufbau",
+        "disband": "Auflösung",
+        "dislodged": "vertriebene Einheit",
+        "army": "Armee",
+        "fleet": "Flotte",
+        "centre": "Versorgungszentrum",
+    },
+    "ru": {
+        "centres": "Центры снабжения",
+        "neutral": "нейтральные",
+        "moved": "удачный ход",
+        "failed": "неудачный ход",
+        "support": "поддержка",
+        "convoy": "конвой",
+        "hold": "стоять",
+        "build": "постройка",
+        "disband": "роспуск",
+        "dislodged": "выбитая часть",
+        "army": "армия",
+        "fleet": "флот",
+        "centre": "центр снабжения",
+    },
 }
 
 # Spellings for letters the default font may lack; anything else it lacks becomes its plain letter or "?".
-_SPELLED = {"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue", "ß": "ss", "—": "-", "–": "-",
-            "×": "x", "«": '"', "»": '"', "„": '"', "“": '"', "”": '"'}
+_SPELLED = {
+    "ä": "ae",
+    "ö": "oe",
+    "ü": "ue",
+    "Ä": "Ae",
+    "Ö": "Oe",
+    "Ü": "Ue",
+    "ß": "ss",
+    "—": "-",
+    "–": "-",
+    "×": "x",
+    "«": '"',
+    "»": '"',
+    "„": '"',
+    "“": '"',
+    "”": '"',
+}
 
 SUCCESS = "succeeds"
 
 
 class MapError(ValueError):
     """A map that cannot be drawn (a variant without coordinates); the message says why."""
-
-

@@ -49,15 +49,21 @@ ROUNDS = 3  # rounds of reaching towards a neighbour not yet touching
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m judge.maps.tessellate",
-                                     description="Write a variant's board geometry (province areas) from its "
-                                                 "coordinates, adjacency and a coastline file.")
+    parser = argparse.ArgumentParser(
+        prog="python -m judge.maps.tessellate",
+        description="Write a variant's board geometry (province areas) from its "
+        "coordinates, adjacency and a coastline file.",
+    )
     parser.add_argument("variant", help="a variant name (classic) or a variant TOML file")
     parser.add_argument("coastlines", help="coastline JSON ({'layers': {'land': [...], 'lakes': [...]}})")
     parser.add_argument("-o", "--output", default=None, help="where to write (default: next to the variant's TOML)")
     parser.add_argument("--width", type=int, default=800, help="the picture's width in pixels (default: 800)")
-    parser.add_argument("--reach", type=float, default=None,
-                        help="how far (scaled degrees) a land province reaches from its seeds (default: from the map)")
+    parser.add_argument(
+        "--reach",
+        type=float,
+        default=None,
+        help="how far (scaled degrees) a land province reaches from its seeds (default: from the map)",
+    )
     args = parser.parse_args(argv)
     from judge.catalog import load_variant, load_variant_file
     from judge.resources import data_dir
@@ -88,12 +94,17 @@ def frame_of(geo: Geography) -> tuple[float, float, float, float]:
     left, span, top, bottom = span_of(places)
     squeeze = max(math.cos(math.radians((top + bottom) / 2)), 0.1)
     pad = 0.04 * max(span * squeeze, top - bottom)
-    return (round(left - pad / squeeze, 2), round(max(bottom - pad, -89.0), 2), round(left + span + pad / squeeze, 2),
-            round(min(top + pad, 89.0), 2))
+    return (
+        round(left - pad / squeeze, 2),
+        round(max(bottom - pad, -89.0), 2),
+        round(left + span + pad / squeeze, 2),
+        round(min(top + pad, 89.0), 2),
+    )
 
 
-def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float | None = None
-               ) -> tuple[dict[str, Any], str]:
+def tessellate(
+    key: str, geo: Geography, coast: dict[str, Any], *, reach: float | None = None
+) -> tuple[dict[str, Any], str]:
     """The geometry file's content, and a report of how well it fits the game's adjacency."""
     import shapely
     import shapely.prepared
@@ -115,8 +126,9 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
         out = []
         for rings in layer:
             for shift in (-360.0, 0.0, 360.0):  # a polygon across the seam is cut and comes back on the other side
-                poly = Polygon([plane(x + shift, y) for x, y in rings[0]],
-                               [[plane(x + shift, y) for x, y in r] for r in rings[1:]])
+                poly = Polygon(
+                    [plane(x + shift, y) for x, y in rings[0]], [[plane(x + shift, y) for x, y in r] for r in rings[1:]]
+                )
                 if not poly.is_valid:
                     poly = poly.buffer(0)
                 if poly.intersects(frame):
@@ -184,8 +196,13 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
             x -= world
         return (x, q[1]) if 0 <= x <= width else None
 
-    def sow(seeds: dict[tuple[float, float], int], prov: int, start: tuple[float, float],
-            towards: tuple[float, float], steps: Iterable[float]) -> None:
+    def sow(
+        seeds: dict[tuple[float, float], int],
+        prov: int,
+        start: tuple[float, float],
+        towards: tuple[float, float],
+        steps: Iterable[float],
+    ) -> None:
         """Seeds of ``prov`` on the way from ``start`` towards ``towards``, while on the province's side of the coast."""
         dx, dy = way(start, towards)
         for t in steps:
@@ -228,8 +245,7 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
                 if len(inside) == 1:
                     cells[inside[0][1]].append(piece)
                     continue
-                voronoi = shapely.voronoi_polygons(MultiPoint([q for q, _ in inside]), extend_to=frame,
-                                                   ordered=True)
+                voronoi = shapely.voronoi_polygons(MultiPoint([q for q, _ in inside]), extend_to=frame, ordered=True)
                 for (q, prov), cell in zip(inside, voronoi.geoms):
                     part = cell.intersection(piece)
                     if not part.is_empty:
@@ -239,8 +255,9 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
             if found:  # a land province reaches no further than ``reach`` from its seeds (cut once: no slivers)
                 area = unary_union(found)
                 if not sea[prov]:
-                    area = area.intersection(unary_union([Point(q).buffer(reach, 24) for q, owner in seeds.items()
-                                                          if owner == prov]))
+                    area = area.intersection(
+                        unary_union([Point(q).buffer(reach, 24) for q, owner in seeds.items() if owner == prov])
+                    )
                 areas[prov] = area.buffer(0)
         return areas
 
@@ -267,8 +284,12 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
         near = [(piece.distance(areas[p]), p) for p in areas if not sea[p]]
         d, prov = min(near)
         touches_seed = any(piece.contains(Point(q)) for q, owner in seeds.items() if not sea[owner])
-        if not touches_seed and d <= ISLAND_JOIN and piece.area <= ISLAND_SHARE * areas[prov].area \
-                and _is_island(piece, land_parts):
+        if (
+            not touches_seed
+            and d <= ISLAND_JOIN
+            and piece.area <= ISLAND_SHARE * areas[prov].area
+            and _is_island(piece, land_parts)
+        ):
             areas[prov] = unary_union([areas[prov], piece])
         else:
             off_board.append(piece)
@@ -277,8 +298,7 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
         return [[round(lon0 + x / squeeze, ROUND), round(y, ROUND)] for x, y in coords]
 
     def multipolygon(geom: Any) -> list[list[list[list[float]]]]:
-        return [[ring(poly.exterior.coords), *(ring(r.coords) for r in poly.interiors)]
-                for poly in parts(geom)]
+        return [[ring(poly.exterior.coords), *(ring(r.coords) for r in poly.interiors)] for poly in parts(geom)]
 
     provinces: dict[str, Any] = {}
     for p in geo.provinces:
@@ -286,8 +306,10 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
         stand = Point(anchors[p.id])
         if not area.contains(stand):
             stand = area.point_on_surface()
-        provinces[p.abbr] = {"area": multipolygon(area),
-                             "unit": [round(stand.y, 2), round(lon0 + stand.x / squeeze, 2)]}
+        provinces[p.abbr] = {
+            "area": multipolygon(area),
+            "unit": [round(stand.y, 2), round(lon0 + stand.x / squeeze, 2)],
+        }
     shared, apart = 0, []
     for a, b in sorted(neighbours):
         if share(areas, a, b):
@@ -296,14 +318,18 @@ def tessellate(key: str, geo: Geography, coast: dict[str, Any], *, reach: float 
             apart.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
     data = {
         "about": "Province areas of this variant for drawing its board, made by judge.maps.tessellate from the "
-                 "provinces' coordinates and adjacency, clipped to coastlines: "
-                 + str(coast.get("source", "public-domain coastlines")),
-        "variant": key, "frame": [lon0, lat0, lon1, lat1], "provinces": provinces,
+        "provinces' coordinates and adjacency, clipped to coastlines: "
+        + str(coast.get("source", "public-domain coastlines")),
+        "variant": key,
+        "frame": [lon0, lat0, lon1, lat1],
+        "provinces": provinces,
         "off_board": multipolygon(unary_union(off_board)) if off_board else [],
         "neighbours_sharing_a_border": [shared, len(neighbours)],
     }
-    report = (f"{key}: {len(provinces)} province areas; {shared} of {len(neighbours)} neighbouring pairs share a "
-              f"border" + (f"; not touching on the picture: {', '.join(apart)}" if apart else ""))
+    report = (
+        f"{key}: {len(provinces)} province areas; {shared} of {len(neighbours)} neighbouring pairs share a "
+        f"border" + (f"; not touching on the picture: {', '.join(apart)}" if apart else "")
+    )
     return data, report
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judge.rules.words import Name, Reason
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.legality import check_build, own_unit
 from judge.rules.orders import Build, Disband, Order, Outcome, Waive
 from judge.rules.variant import Variant
+from judge.rules.words import Name, Reason
 
 
 @dataclass(frozen=True)
@@ -35,8 +35,9 @@ def can_build_somewhere(variant: Variant, pos: Position, power: str) -> bool:
     return any(pos.owners.get(c) == power and c not in pos.units for c in variant.home_centres(power))
 
 
-def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: list[Order],
-                           units: dict[int, Unit]) -> AdjustmentOutcome:
+def adjudicate_adjustments(
+    variant: Variant, pos: Position, power: str, orders: list[Order], units: dict[int, Unit]
+) -> AdjustmentOutcome:
     """Apply one power's orders to ``units`` (changed in place) and report each order's outcome."""
     geo = variant.geo
     delta = adjustment_delta(variant, pos, power)
@@ -50,7 +51,9 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
                 done.append((Outcome.VOID, Reason("{power} has no builds this winter", power=Name(power)), order))
                 continue
             if used >= delta:
-                done.append((Outcome.VOID, Reason("{power} may build only {count}", power=Name(power), count=delta), order))
+                done.append(
+                    (Outcome.VOID, Reason("{power} may build only {count}", power=Name(power), count=delta), order)
+                )
                 continue
             if isinstance(order, Waive):
                 used += 1
@@ -62,14 +65,18 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
                 continue
             prov = geo.loc_province[checked.loc]
             if prov in units:
-                done.append((Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].name), order))
+                done.append(
+                    (Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].name), order)
+                )
                 continue
             units[prov] = Unit(power, checked.kind, checked.loc)
             used += 1
             done.append((Outcome.SUCCEEDS, None, checked))
         elif isinstance(order, Disband):
             if delta >= 0:
-                done.append((Outcome.VOID, Reason("{power} has no units to remove this winter", power=Name(power)), order))
+                done.append(
+                    (Outcome.VOID, Reason("{power} has no units to remove this winter", power=Name(power)), order)
+                )
                 continue
             unit = own_unit(geo, pos.units, power, order)
             if isinstance(unit, str):
@@ -80,7 +87,9 @@ def adjudicate_adjustments(variant: Variant, pos: Position, power: str, orders: 
                 done.append((Outcome.VOID, "that unit is already removed", order))
                 continue
             if len(removed) >= -delta:
-                done.append((Outcome.VOID, Reason("{power} must remove only {count}", power=Name(power), count=-delta), order))
+                done.append(
+                    (Outcome.VOID, Reason("{power} must remove only {count}", power=Name(power), count=-delta), order)
+                )
                 continue
             removed.add(prov)
             del units[prov]
@@ -103,8 +112,11 @@ def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int]) ->
 
     def key(unit: Unit) -> tuple[int, int, str]:
         prov = geo.loc_province[unit.loc]
-        return (-_distance(geo, unit, set(homes), far), 0 if unit.kind is UnitKind.FLEET else 1,
-                geo.provinces[prov].name.lower())
+        return (
+            -_distance(geo, unit, set(homes), far),
+            0 if unit.kind is UnitKind.FLEET else 1,
+            geo.provinces[prov].name.lower(),
+        )
 
     return sorted(units, key=key)
 

@@ -88,9 +88,16 @@ class Geography:
                 coasts_of_body.update((s, shore) for s in body)
         object.__setattr__(self, "touching_seas", touching)
         object.__setattr__(self, "shore", tuple(coasts_of_body.get(p.id, frozenset()) for p in self.provinces))
-        object.__setattr__(self, "convoy_reach", tuple(
-            frozenset().union(*(self.shore[s] for s in touching[p.id])) - {p.id}
-            if p.terrain is Terrain.COAST else frozenset() for p in self.provinces))
+        object.__setattr__(
+            self,
+            "convoy_reach",
+            tuple(
+                frozenset().union(*(self.shore[s] for s in touching[p.id])) - {p.id}
+                if p.terrain is Terrain.COAST
+                else frozenset()
+                for p in self.provinces
+            ),
+        )
 
     def connected_seas(self, start: int, usable: Callable[[int], bool]) -> set[int]:
         """The usable seas connected to the sea ``start`` through usable seas (``start`` included)."""

@@ -7,11 +7,22 @@ disband; void builds do nothing.
 
 from __future__ import annotations
 
-from judge.rules.words import Name, Reason
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, Terrain, UnitKind
-from judge.rules.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
-                                UnitOrder, Waive)
+from judge.rules.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    UnitOrder,
+    Waive,
+)
+from judge.rules.words import Name, Reason
 
 
 def _name(geo: Geography, loc: int) -> str:
@@ -41,13 +52,19 @@ def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
         if len(reachable) == 1:
             return reachable[0]
         if reachable:
-            return Reason("say which coast of {where}: {coasts}", where=prov.name,
-                          coasts=tuple(geo.loc_names[c] for c in reachable))
+            return Reason(
+                "say which coast of {where}: {coasts}",
+                where=prov.name,
+                coasts=tuple(geo.loc_names[c] for c in reachable),
+            )
         return Reason("a fleet in {src} cannot reach {dest}", src=geo.loc_names[src], dest=prov.name)
     if dest not in geo.fleet_adj[src]:
-        return Reason("a fleet in {src} cannot reach {dest}; it can move to {options}", src=geo.loc_names[src],
-                      dest=geo.loc_names[dest],
-                      options=", ".join(geo.loc_names[d] for d in geo.destinations(UnitKind.FLEET, src)))
+        return Reason(
+            "a fleet in {src} cannot reach {dest}; it can move to {options}",
+            src=geo.loc_names[src],
+            dest=geo.loc_names[dest],
+            options=", ".join(geo.loc_names[d] for d in geo.destinations(UnitKind.FLEET, src)),
+        )
     return dest
 
 
@@ -74,9 +91,12 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
             return Reason("an army cannot move into {dest}", dest=geo.provinces[there].name)
         if there in geo.army_adj[here] or there in geo.convoy_reach[here]:
             return Move(kind, src, there, order.via_convoy)
-        return Reason("an army in {src} cannot reach {dest}, not even by convoy; it can move to {options}",
-                      src=geo.loc_names[src], dest=geo.provinces[there].name,
-                      options=", ".join(geo.loc_names[d] for d in geo.destinations(kind, src)))
+        return Reason(
+            "an army in {src} cannot reach {dest}, not even by convoy; it can move to {options}",
+            src=geo.loc_names[src],
+            dest=geo.provinces[there].name,
+            options=", ".join(geo.loc_names[d] for d in geo.destinations(kind, src)),
+        )
     if isinstance(order, SupportHold):
         target = geo.loc_province[order.target]
         if target == here:
@@ -84,8 +104,11 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
         if target not in pos.units:
             return Reason("there is no unit in {where} to support", where=geo.provinces[target].name)
         if not geo.can_reach_province(kind, src, target):
-            return Reason("{src} cannot support into {dest}: it could not move there", src=geo.loc_names[src],
-                          dest=geo.provinces[target].name)
+            return Reason(
+                "{src} cannot support into {dest}: it could not move there",
+                src=geo.loc_names[src],
+                dest=geo.provinces[target].name,
+            )
         return SupportHold(kind, src, target)
     if isinstance(order, SupportMove):
         origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
@@ -98,14 +121,24 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
         if origin not in pos.units:
             return Reason("there is no unit in {where} to support", where=geo.provinces[origin].name)
         if not geo.can_reach_province(kind, src, there):
-            return Reason("{src} cannot support into {dest}: it could not move there", src=geo.loc_names[src],
-                          dest=geo.provinces[there].name)
+            return Reason(
+                "{src} cannot support into {dest}: it could not move there",
+                src=geo.loc_names[src],
+                dest=geo.provinces[there].name,
+            )
         mover = pos.units[origin]
-        if (mover.kind is UnitKind.ARMY and there not in geo.army_adj[origin]
-                and not geo.sea_route(origin, there, lambda sea: sea != here)):
-            return Reason("the army in {origin} could only reach {dest} by a convoy through {here}, whose fleet "
-                          "cannot convoy and support at once", origin=geo.provinces[origin].name,
-                          dest=geo.provinces[there].name, here=geo.provinces[here].name)
+        if (
+            mover.kind is UnitKind.ARMY
+            and there not in geo.army_adj[origin]
+            and not geo.sea_route(origin, there, lambda sea: sea != here)
+        ):
+            return Reason(
+                "the army in {origin} could only reach {dest} by a convoy through {here}, whose fleet "
+                "cannot convoy and support at once",
+                origin=geo.provinces[origin].name,
+                dest=geo.provinces[there].name,
+                here=geo.provinces[here].name,
+            )
         dest = order.dest if geo.provinces[there].coasts and order.dest != there else there
         return SupportMove(kind, src, origin, dest)
     if isinstance(order, Convoy):
@@ -120,9 +153,12 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
         if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
             return Reason("an army cannot be convoyed to {dest}", dest=geo.provinces[there].name)
         if origin not in geo.shore[here] or there not in geo.shore[here]:
-            return Reason("a fleet in {here} cannot be part of a convoy from {origin} to {dest}",
-                          here=geo.provinces[here].name, origin=geo.provinces[origin].name,
-                          dest=geo.provinces[there].name)
+            return Reason(
+                "a fleet in {here} cannot be part of a convoy from {origin} to {dest}",
+                here=geo.provinces[here].name,
+                origin=geo.provinces[origin].name,
+                dest=geo.provinces[there].name,
+            )
         return Convoy(kind, src, origin, there)
     return "this order is not for a movement phase"
 
@@ -140,8 +176,9 @@ def unconvoyable_moves(geo: Geography, pos: Position, orders: dict[int, UnitOrde
         if dest in geo.army_adj[prov]:
             continue
         if not geo.sea_route(prov, dest, pos.units.__contains__):
-            void[prov] = Reason("no chain of fleets at sea could convoy the army to {dest}",
-                                dest=geo.provinces[dest].name)
+            void[prov] = Reason(
+                "no chain of fleets at sea could convoy the army to {dest}", dest=geo.provinces[dest].name
+            )
     return void
 
 
@@ -155,8 +192,12 @@ def check_retreat(geo: Geography, pos: Position, power: str, order: Order) -> Un
     if dis.unit.power != power:
         return Reason("the dislodged unit in {where} belongs to {power}", where=where, power=Name(dis.unit.power))
     if order.kind is not None and order.kind is not dis.unit.kind:
-        return Reason("the dislodged unit in {where} is an army" if dis.unit.kind is UnitKind.ARMY else
-                      "the dislodged unit in {where} is a fleet", where=where)
+        return Reason(
+            "the dislodged unit in {where} is an army"
+            if dis.unit.kind is UnitKind.ARMY
+            else "the dislodged unit in {where} is a fleet",
+            where=where,
+        )
     if isinstance(order, Disband):
         return Disband(dis.unit.kind, dis.unit.loc)
     options = retreat_options(geo, pos, geo.loc_province[order.loc])
@@ -170,10 +211,17 @@ def check_retreat(geo: Geography, pos: Position, power: str, order: Order) -> Un
         dest = geo.loc_province[dest]
     if dest not in options:
         if not options:
-            return Reason("{unit} cannot retreat to {dest}; it has nowhere to retreat and must disband",
-                          unit=geo.loc_names[dis.unit.loc], dest=geo.loc_names[dest])
-        return Reason("{unit} cannot retreat to {dest}; it can retreat to {allowed}", unit=geo.loc_names[dis.unit.loc],
-                      dest=geo.loc_names[dest], allowed=", ".join(geo.loc_names[o] for o in options))
+            return Reason(
+                "{unit} cannot retreat to {dest}; it has nowhere to retreat and must disband",
+                unit=geo.loc_names[dis.unit.loc],
+                dest=geo.loc_names[dest],
+            )
+        return Reason(
+            "{unit} cannot retreat to {dest}; it can retreat to {allowed}",
+            unit=geo.loc_names[dis.unit.loc],
+            dest=geo.loc_names[dest],
+            allowed=", ".join(geo.loc_names[o] for o in options),
+        )
     return Retreat(dis.unit.kind, dis.unit.loc, dest)
 
 
@@ -206,8 +254,11 @@ def check_build(geo: Geography, pos: Position, power: str, order: Build, home: t
         if prov.terrain is not Terrain.COAST:
             return Reason("a fleet cannot be built in {where}, which has no coast", where=prov.name)
         if prov.coasts and loc == prov_id:
-            return Reason("say which coast of {where}: {coasts}", where=prov.name,
-                          coasts=tuple(geo.loc_names[c] for c in geo.coast_locs[prov_id]))
+            return Reason(
+                "say which coast of {where}: {coasts}",
+                where=prov.name,
+                coasts=tuple(geo.loc_names[c] for c in geo.coast_locs[prov_id]),
+            )
     else:
         loc = prov_id
     return Build(order.kind, loc)

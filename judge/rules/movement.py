@@ -18,14 +18,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from judge.rules.words import Reason
 from judge.rules.board import Dislodged, Unit
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.orders import Convoy, Move, Outcome, SupportHold, SupportMove, UnitOrder
+from judge.rules.words import Reason
 
 _HOLD, _MOVE, _SUPPORT, _CONVOY = 0, 1, 2, 3
 _SUCCEEDS, _BOUNCED, _NO_CONVOY, _UNMATCHED, _CUT, _DISLODGED = (
-    Outcome.SUCCEEDS, Outcome.BOUNCED, Outcome.NO_CONVOY, Outcome.UNMATCHED, Outcome.CUT, Outcome.DISLODGED)
+    Outcome.SUCCEEDS,
+    Outcome.BOUNCED,
+    Outcome.NO_CONVOY,
+    Outcome.UNMATCHED,
+    Outcome.CUT,
+    Outcome.DISLODGED,
+)
 _UNRESOLVED, _GUESSING, _RESOLVED = 0, 1, 2
 
 
@@ -89,9 +95,15 @@ class _Adjudication:
             else:
                 there = lp[order.dest]  # type: ignore[union-attr]
                 helped = order.origin  # type: ignore[union-attr]
-                matched = (kind.get(helped) == _MOVE and dest[helped] == there
-                           and (order.dest == there or order.dest == dest_loc[helped]  # type: ignore[union-attr]
-                                or units[helped].kind is UnitKind.ARMY))
+                matched = (
+                    kind.get(helped) == _MOVE
+                    and dest[helped] == there
+                    and (
+                        order.dest == there
+                        or order.dest == dest_loc[helped]  # type: ignore[union-attr]
+                        or units[helped].kind is UnitKind.ARMY
+                    )
+                )
             self.target[prov] = there
             if matched:
                 self.supports.setdefault(helped, []).append(prov)
@@ -122,8 +134,7 @@ class _Adjudication:
                 by_sea[prov] = intent and self._route(prov, q, fleets, geo.fleet_reach)
         self.by_sea = by_sea
         # head-to-head battles: two units moving into each other's province, neither by convoy
-        self.h2h = {p: q for p, q in dest.items()
-                    if dest.get(q) == p and not by_sea.get(p) and not by_sea.get(q)}
+        self.h2h = {p: q for p, q in dest.items() if dest.get(q) == p and not by_sea.get(p) and not by_sea.get(q)}
         self.state = dict.fromkeys(units, _UNRESOLVED)
         self.res: dict[int, bool] = {}
         self.deps: list[int] = []
@@ -367,7 +378,10 @@ class _Adjudication:
             others = ([q] if q in units and q not in rivals else []) + rivals
             return Reason("bounced with {units}", units=who(others)) if others else "bounced"
         if outcome is Outcome.CUT:
-            cutters = [m for m in self.moves_into.get(p, ()) if m != self.target[p]
-                       and units[m].power != units[p].power and self.path_ok(m)]
+            cutters = [
+                m
+                for m in self.moves_into.get(p, ())
+                if m != self.target[p] and units[m].power != units[p].power and self.path_ok(m)
+            ]
             return Reason("cut by {units}", units=who(cutters)) if cutters else "cut"
         return None

@@ -6,9 +6,10 @@ when they left it out; the legality check compares it with the unit that is real
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any
 
 from judge.rules.geography import Geography, UnitKind
 

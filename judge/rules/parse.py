@@ -13,14 +13,13 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 
-from judge.rules.words import Reason
 from judge.rules.geography import Geography, UnitKind, name_words
-from judge.rules.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
-                                Waive)
+from judge.rules.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
 from judge.rules.phase import Step
+from judge.rules.words import Reason
 
 
 @dataclass(frozen=True)
@@ -33,33 +32,79 @@ class OrderError:
 
 _KIND_WORDS = {"a": UnitKind.ARMY, "army": UnitKind.ARMY, "f": UnitKind.FLEET, "fleet": UnitKind.FLEET}
 _KEYWORDS = {
-    "-": "move", "to": "move", "move": "move", "moves": "move", "m": "move", "into": "move", "attacks": "move",
+    "-": "move",
+    "to": "move",
+    "move": "move",
+    "moves": "move",
+    "m": "move",
+    "into": "move",
+    "attacks": "move",
     "attack": "move",
-    "h": "hold", "hold": "hold", "holds": "hold", "stand": "hold", "stands": "hold",
-    "s": "support", "sup": "support", "supp": "support", "support": "support", "supports": "support",
-    "c": "convoy", "convoy": "convoy", "convoys": "convoy", "transports": "convoy",
-    "via": "via", "by": "via", "vc": "via", "vias": "via",
-    "r": "retreat", "retreat": "retreat", "retreats": "retreat",
-    "d": "disband", "disband": "disband", "disbands": "disband", "remove": "disband", "removes": "disband",
+    "h": "hold",
+    "hold": "hold",
+    "holds": "hold",
+    "stand": "hold",
+    "stands": "hold",
+    "s": "support",
+    "sup": "support",
+    "supp": "support",
+    "support": "support",
+    "supports": "support",
+    "c": "convoy",
+    "convoy": "convoy",
+    "convoys": "convoy",
+    "transports": "convoy",
+    "via": "via",
+    "by": "via",
+    "vc": "via",
+    "vias": "via",
+    "r": "retreat",
+    "retreat": "retreat",
+    "retreats": "retreat",
+    "d": "disband",
+    "disband": "disband",
+    "disbands": "disband",
+    "remove": "disband",
+    "removes": "disband",
     "destroy": "disband",
-    "b": "build", "build": "build", "builds": "build",
-    "waive": "waive", "waives": "waive", "waived": "waive", "pass": "waive",
+    "b": "build",
+    "build": "build",
+    "builds": "build",
+    "waive": "waive",
+    "waives": "waive",
+    "waived": "waive",
+    "pass": "waive",
 }
-_COAST_WORDS = {"nc": "nc", "sc": "sc", "ec": "ec", "wc": "wc",
-                "north": "nc", "south": "sc", "east": "ec", "west": "wc", "n": "nc", "s": "sc", "e": "ec", "w": "wc"}
+_COAST_WORDS = {
+    "nc": "nc",
+    "sc": "sc",
+    "ec": "ec",
+    "wc": "wc",
+    "north": "nc",
+    "south": "sc",
+    "east": "ec",
+    "west": "wc",
+    "n": "nc",
+    "s": "sc",
+    "e": "ec",
+    "w": "wc",
+}
 _FILLER = {"the", "of", "and", "army's", "fleet's", "unit", "in", "at", "from"}
 # every word an order line may start with or contain besides places: a line starting with another word that is no
 # place either is not an order (the mail side calls it an unknown command)
 ORDER_WORDS = frozenset({*_KIND_WORDS, *_KEYWORDS, *_COAST_WORDS, *_FILLER, "remove", "retreat"})
 
 # ASCII-only case folding: under full Unicode folding "ſ" (U+017F) matches "s" and "K" (U+212A) matches "k".
-_COAST_PAREN = re.compile(r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?",
-                          re.I | re.A)
+_COAST_PAREN = re.compile(
+    r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?", re.I | re.A
+)
 _ARROW = re.compile(r"(->|=>|→|–|—|>)")
 # Dashes, minus signs and arrows players paste from word processors and web pages: all mean "moves to".
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d\u2e3a\u2e3b"
-_ARROWS = ("\u2190\u2192\u21a6\u21d2\u21e8\u21fe\u2794\u2799\u279b\u279c\u279d\u279e\u279f\u27a0\u27a1\u27a4"
-           "\u27f6\u27f9\u27fe\u2b62\u2b95\u25b6\u25ba\u2192\u00bb\u2023")
+_ARROWS = (
+    "\u2190\u2192\u21a6\u21d2\u21e8\u21fe\u2794\u2799\u279b\u279c\u279d\u279e\u279f\u27a0\u27a1\u27a4"
+    "\u27f6\u27f9\u27fe\u2b62\u2b95\u25b6\u25ba\u2192\u00bb\u2023"
+)
 _TO_HYPHEN = str.maketrans({ch: "-" for ch in _DASHES} | {ch: " - " for ch in _ARROWS})
 
 
@@ -93,6 +138,7 @@ def parse_order(line: str, geo: Geography, step: Step) -> Order | OrderError:
 
 
 # --- tokens -------------------------------------------------------------------------------------------------------
+
 
 def _tokens(text: str) -> list[str]:
     text = _ARROW.sub(" - ", text)
@@ -175,14 +221,24 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
         prov = geo.provinces[-1 - loc]
         if not prov.coasts:
             return loc, i, OrderError(text, Reason("{where} has no such coast; it is not split", where=prov.name))
-        return loc, i, OrderError(text, Reason("{where} has no such coast; its coasts are {coasts}", where=prov.name,
-                                               coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts)))
+        return (
+            loc,
+            i,
+            OrderError(
+                text,
+                Reason(
+                    "{where} has no such coast; its coasts are {coasts}",
+                    where=prov.name,
+                    coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts),
+                ),
+            ),
+        )
     prov = geo.provinces[geo.loc_province[loc]]
     if not prov.coasts or loc != prov.id or i >= len(toks):
         return loc, i, None
     word = toks[i]
     coast = _COAST_WORDS.get(word)
-    if coast is None or word in ("s", "n", "e", "w") and not (i + 1 < len(toks) and toks[i + 1] == "coast"):
+    if coast is None or (word in ("s", "n", "e", "w") and not (i + 1 < len(toks) and toks[i + 1] == "coast")):
         return loc, i, None
     if word in ("north", "south", "east", "west") and not (i + 1 < len(toks) and toks[i + 1] == "coast"):
         # "Spain north" is a coast only when nothing else could follow
@@ -191,9 +247,19 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     consumed = i + 1 + (1 if i + 1 < len(toks) and toks[i + 1] == "coast" else 0)
     cloc = geo.by_loc_name.get(f"{prov.abbr}/{coast}")
     if cloc is None:
-        return loc, i, OrderError(text, Reason("{where} has no {coast} coast; its coasts are {coasts}",
-                                               where=prov.name, coast=coast,
-                                               coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts)))
+        return (
+            loc,
+            i,
+            OrderError(
+                text,
+                Reason(
+                    "{where} has no {coast} coast; its coasts are {coasts}",
+                    where=prov.name,
+                    coast=coast,
+                    coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts),
+                ),
+            ),
+        )
     return cloc, consumed, None
 
 
@@ -201,12 +267,16 @@ def _unknown_place(tok: str, geo: Geography) -> str:
     choices = sorted({" ".join(k) for k in geo.names})
     near = difflib.get_close_matches(tok, choices, n=3, cutoff=0.75)
     if near:
-        return Reason("{word} is not a province or a word of an order; did you mean {near}?", word=repr(tok),
-                      near=tuple(repr(n) for n in near))
+        return Reason(
+            "{word} is not a province or a word of an order; did you mean {near}?",
+            word=repr(tok),
+            near=tuple(repr(n) for n in near),
+        )
     return Reason("{word} is not a province or a word of an order", word=repr(tok))
 
 
 # --- grammar ------------------------------------------------------------------------------------------------------
+
 
 def _unit(symbols: list[object], i: int) -> tuple[UnitKind | None, _Place | None, int]:
     kind: UnitKind | None = None
@@ -227,10 +297,15 @@ def _places_after(symbols: list[object], i: int) -> list[_Place]:
 def _movement(text: str, sym: list[object]) -> Order | OrderError:
     if sym and sym[0] in ("retreat", "disband", "build", "waive"):
         if sym[0] in ("build", "waive"):
-            return OrderError(text, Reason("a {verb} order belongs in an adjustment phase, not in movement",
-                                           verb=str(sym[0]).upper()))
-        return OrderError(text, Reason("a {verb} order belongs in a retreat or adjustment phase, not in movement",
-                                       verb=str(sym[0]).upper()))
+            return OrderError(
+                text, Reason("a {verb} order belongs in an adjustment phase, not in movement", verb=str(sym[0]).upper())
+            )
+        return OrderError(
+            text,
+            Reason(
+                "a {verb} order belongs in a retreat or adjustment phase, not in movement", verb=str(sym[0]).upper()
+            ),
+        )
     kind, place, i = _unit(sym, 0)
     if place is None:
         return OrderError(text, "an order starts with the unit, e.g. 'A Paris - Burgundy' or 'F nth S A lon - bel'")
@@ -238,8 +313,9 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
     if kind is None and not rest:  # "Paris" alone (a signature, a greeting) is not an order
         return OrderError(text, "a place name alone is not an order; to hold, write it like 'A Paris H'")
     if kind is None and isinstance(rest[0], _Place):  # "Paris Burgundy": names, not an order
-        return OrderError(text, "place names alone are not an order; write the unit and the move, like "
-                                "'A Paris - Burgundy'")
+        return OrderError(
+            text, "place names alone are not an order; write the unit and the move, like 'A Paris - Burgundy'"
+        )
     if not rest or rest == ["hold"]:
         return Hold(kind, place.loc)
     verb = rest[0]
@@ -273,12 +349,20 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
             return OrderError(text, "only armies can be convoyed")
         return Convoy(kind, place.loc, army.loc, tail[0].loc)
     if verb in ("retreat", "disband", "build", "waive"):
-        return OrderError(text, Reason("a {verb} order belongs in a retreat phase, not in movement" if verb in
-                                       ("retreat", "disband") else
-                                       "a {verb} order belongs in an adjustment phase, not in movement",
-                                       verb=str(verb).upper()))
-    return OrderError(text, "could not read this order; write it like 'A Paris - Burgundy', 'A Paris H', "
-                            "'A mun S A ber - kie' or 'F nth C A lon - nwy'")
+        return OrderError(
+            text,
+            Reason(
+                "a {verb} order belongs in a retreat phase, not in movement"
+                if verb in ("retreat", "disband")
+                else "a {verb} order belongs in an adjustment phase, not in movement",
+                verb=str(verb).upper(),
+            ),
+        )
+    return OrderError(
+        text,
+        "could not read this order; write it like 'A Paris - Burgundy', 'A Paris H', "
+        "'A mun S A ber - kie' or 'F nth C A lon - nwy'",
+    )
 
 
 def _retreat(text: str, sym: list[object]) -> Order | OrderError:
@@ -287,13 +371,15 @@ def _retreat(text: str, sym: list[object]) -> Order | OrderError:
     if place is None:
         return OrderError(text, "a retreat order starts with the unit, e.g. 'A mun - boh' or 'A mun disband'")
     rest = sym[i:]
-    if lead_disband and not rest or rest == ["disband"]:
+    if (lead_disband and not rest) or rest == ["disband"]:
         return Disband(kind, place.loc)
     if rest and rest[0] in ("retreat", "move") and len(rest) == 2 and isinstance(rest[1], _Place):
         return Retreat(kind, place.loc, rest[1].loc)
     if len(rest) == 1 and isinstance(rest[0], _Place) and kind is not None:
         return Retreat(kind, place.loc, rest[0].loc)
-    return OrderError(text, "in a retreat phase a dislodged unit retreats ('A mun - boh') or disbands ('A mun disband')")
+    return OrderError(
+        text, "in a retreat phase a dislodged unit retreats ('A mun - boh') or disbands ('A mun disband')"
+    )
 
 
 def _adjustment(text: str, sym: list[object]) -> Order | OrderError:
@@ -302,8 +388,9 @@ def _adjustment(text: str, sym: list[object]) -> Order | OrderError:
     if sym and sym[0] == "build":
         kind, place, i = _unit(sym, 1)
         if place is None or i != len(sym):
-            return OrderError(text, "a build names the unit type and the centre, e.g. 'Build A Paris' or "
-                                    "'Build F stp/nc'")
+            return OrderError(
+                text, "a build names the unit type and the centre, e.g. 'Build A Paris' or 'Build F stp/nc'"
+            )
         if kind is None:
             return OrderError(text, "say what to build: 'Build A …' (army) or 'Build F …' (fleet)")
         return Build(kind, place.loc)
@@ -317,5 +404,6 @@ def _adjustment(text: str, sym: list[object]) -> Order | OrderError:
             return Disband(kind, place.loc)
         if place is not None and kind is not None and sym[i:] == ["build"]:
             return Build(kind, place.loc)
-    return OrderError(text, "in an adjustment phase write 'Build A Paris', 'Build F stp/nc', 'Remove A Paris' or "
-                            "'Waive'")
+    return OrderError(
+        text, "in an adjustment phase write 'Build A Paris', 'Build F stp/nc', 'Remove A Paris' or 'Waive'"
+    )

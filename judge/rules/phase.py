@@ -42,7 +42,7 @@ class Phase:
         return f"{season} {self.year} {step}"
 
     @classmethod
-    def parse(cls, code: str) -> "Phase":
+    def parse(cls, code: str) -> Phase:
         """``S1901M`` (``B`` is accepted for adjustments); ValueError with the expected form otherwise."""
         m = _CODE.match(code or "")
         if not m:
@@ -54,7 +54,7 @@ class Phase:
             raise ValueError(f"phase {code!r}: adjustments happen in Winter, movement and retreats in Spring and Fall")
         return phase
 
-    def after(self) -> "Phase":
+    def after(self) -> Phase:
         """The phase that follows in the full cycle (no phase skipped)."""
         if self.step is Step.MOVEMENT:
             return Phase(self.year, self.season, Step.RETREAT)

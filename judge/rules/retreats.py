@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from judge.rules.words import Reason
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography
 from judge.rules.orders import Disband, Outcome, Retreat
+from judge.rules.words import Reason
 
 
-def adjudicate_retreats(geo: Geography, pos: Position, orders: dict[int, Retreat | Disband]
-                        ) -> tuple[dict[int, Unit], dict[int, tuple[Outcome, str | None]]]:
+def adjudicate_retreats(
+    geo: Geography, pos: Position, orders: dict[int, Retreat | Disband]
+) -> tuple[dict[int, Unit], dict[int, tuple[Outcome, str | None]]]:
     """``orders`` are legal (judge.rules.legality), keyed by the province of the dislodged unit.
 
     Returns the new units and, for every dislodged unit, its outcome.
@@ -29,9 +30,15 @@ def adjudicate_retreats(geo: Geography, pos: Position, orders: dict[int, Retreat
                 units[there] = Unit(dis.unit.power, dis.unit.kind, order.dest)
                 outcomes[prov] = (Outcome.SUCCEEDS, None)
             else:
-                others = ", ".join(f"{pos.dislodged[r].unit.kind.value} {geo.loc_names[pos.dislodged[r].unit.loc]}"
-                                   for r in rivals if r != prov)
-                outcomes[prov] = (Outcome.BOUNCED, Reason("bounced with {others}; the unit is disbanded", others=others))
+                others = ", ".join(
+                    f"{pos.dislodged[r].unit.kind.value} {geo.loc_names[pos.dislodged[r].unit.loc]}"
+                    for r in rivals
+                    if r != prov
+                )
+                outcomes[prov] = (
+                    Outcome.BOUNCED,
+                    Reason("bounced with {others}; the unit is disbanded", others=others),
+                )
         elif isinstance(order, Disband):
             outcomes[prov] = (Outcome.SUCCEEDS, None)
         else:

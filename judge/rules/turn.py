@@ -42,12 +42,18 @@ class TurnResult:
 
 
 def parse_submissions(variant: Variant, step: Step, texts: dict[str, list[str]]) -> list[Submitted]:
-    return [Submitted(power, line, parse_order(line, variant.geo, step))
-            for power, lines in texts.items() for line in lines]
+    return [
+        Submitted(power, line, parse_order(line, variant.geo, step)) for power, lines in texts.items() for line in lines
+    ]
 
 
-def play(variant: Variant, pos: Position, submitted: list[Submitted], victory: Victory | None = None,
-         sides: tuple[tuple[str, ...], ...] = ()) -> TurnResult:
+def play(
+    variant: Variant,
+    pos: Position,
+    submitted: list[Submitted],
+    victory: Victory | None = None,
+    sides: tuple[tuple[str, ...], ...] = (),
+) -> TurnResult:
     """Play one phase. ``victory`` overrides the variant's victory rule (a game's own solo count or last year);
     ``sides``: powers held by one player whose scores count together for victory."""
     step = pos.phase.step
@@ -64,8 +70,13 @@ def _void(sub: Submitted, reason: str) -> Result:
     return Result(sub.power, order, sub.text, Outcome.VOID, reason)
 
 
-def _unit_orders(variant: Variant, pos: Position, submitted: list[Submitted], check: Callable[..., UnitOrder | str],
-                 owners: dict[int, str]) -> tuple[dict[int, tuple[int, UnitOrder]], list[Result | None], set[int]]:
+def _unit_orders(
+    variant: Variant,
+    pos: Position,
+    submitted: list[Submitted],
+    check: Callable[..., UnitOrder | str],
+    owners: dict[int, str],
+) -> tuple[dict[int, tuple[int, UnitOrder]], list[Result | None], set[int]]:
     """Checked orders by unit province (the last order for a unit wins), a result slot per submission, and the
     provinces of units whose owner gave them only void orders (they get no "no order" line)."""
     geo = variant.geo
@@ -92,8 +103,9 @@ def _unit_orders(variant: Variant, pos: Position, submitted: list[Submitted], ch
     return chosen, results, voided
 
 
-def _movement(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory,
-              sides: tuple[tuple[str, ...], ...]) -> TurnResult:
+def _movement(
+    variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory, sides: tuple[tuple[str, ...], ...]
+) -> TurnResult:
     geo = variant.geo
     owners = {prov: unit.power for prov, unit in pos.units.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_movement, owners)
@@ -110,17 +122,26 @@ def _movement(variant: Variant, pos: Position, submitted: list[Submitted], rule:
     for prov, unit in pos.units.items():
         if prov not in chosen and prov not in voided:
             out = outcome.outcomes[prov]
-            final.append(Result(unit.power, Hold(unit.kind, unit.loc), None, out,
-                                outcome.explain(prov, out) or "no order: holds"))
+            final.append(
+                Result(
+                    unit.power, Hold(unit.kind, unit.loc), None, out, outcome.explain(prov, out) or "no order: holds"
+                )
+            )
     if outcome.dislodged:
-        nxt = Position(Phase(pos.phase.year, pos.phase.season, Step.RETREAT), outcome.units, dict(pos.owners),
-                       outcome.dislodged, outcome.standoffs)
+        nxt = Position(
+            Phase(pos.phase.year, pos.phase.season, Step.RETREAT),
+            outcome.units,
+            dict(pos.owners),
+            outcome.dislodged,
+            outcome.standoffs,
+        )
         return TurnResult(pos.phase, final, nxt)
     return _season_end(variant, pos.phase, outcome.units, pos.owners, final, rule, sides)
 
 
-def _retreats(variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory,
-              sides: tuple[tuple[str, ...], ...]) -> TurnResult:
+def _retreats(
+    variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory, sides: tuple[tuple[str, ...], ...]
+) -> TurnResult:
     geo = variant.geo
     owners = {prov: dis.unit.power for prov, dis in pos.dislodged.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_retreat, owners)
@@ -132,8 +153,15 @@ def _retreats(variant: Variant, pos: Position, submitted: list[Submitted], rule:
     final = [r for r in results if r is not None]
     for prov, dis in pos.dislodged.items():
         if prov not in chosen and prov not in voided:
-            final.append(Result(dis.unit.power, Disband(dis.unit.kind, dis.unit.loc), None, Outcome.DISBANDED,
-                                "no valid retreat ordered: disbanded"))
+            final.append(
+                Result(
+                    dis.unit.power,
+                    Disband(dis.unit.kind, dis.unit.loc),
+                    None,
+                    Outcome.DISBANDED,
+                    "no valid retreat ordered: disbanded",
+                )
+            )
     return _season_end(variant, pos.phase, units, pos.owners, final, rule, sides)
 
 
@@ -152,15 +180,29 @@ def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) ->
         for sub, (out, reason, order) in zip(subs, done.order_outcomes):
             results.append(Result(power, order, sub.text, out, reason))
         for unit in done.civil_disorder:
-            results.append(Result(power, Disband(unit.kind, unit.loc), None, Outcome.DISBANDED,
-                                  "civil disorder: too few removals ordered"))
+            results.append(
+                Result(
+                    power,
+                    Disband(unit.kind, unit.loc),
+                    None,
+                    Outcome.DISBANDED,
+                    "civil disorder: too few removals ordered",
+                )
+            )
     year = pos.phase.year + 1
     nxt = Position(Phase(year, Season.SPRING, Step.MOVEMENT), units, dict(pos.owners))
     return TurnResult(pos.phase, results, nxt)
 
 
-def _season_end(variant: Variant, phase: Phase, units: dict[int, Unit], owners: dict[int, str],
-                results: list[Result], rule: Victory, sides: tuple[tuple[str, ...], ...] = ()) -> TurnResult:
+def _season_end(
+    variant: Variant,
+    phase: Phase,
+    units: dict[int, Unit],
+    owners: dict[int, str],
+    results: list[Result],
+    rule: Victory,
+    sides: tuple[tuple[str, ...], ...] = (),
+) -> TurnResult:
     """After the last movement or retreat of a season: change owners and check victory after the Fall."""
     if phase.season is Season.SPRING:
         nxt = Position(Phase(phase.year, Season.FALL, Step.MOVEMENT), units, dict(owners))

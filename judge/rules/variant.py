@@ -88,8 +88,11 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
 
     for required in ("name", "powers", "start", "victory", "provinces", "army", "fleet", "units"):
         if required not in data:
-            bad(f"missing [{required}]" if required in ("start", "victory", "provinces", "army", "fleet", "units")
-                else f"missing key {required!r}")
+            bad(
+                f"missing [{required}]"
+                if required in ("start", "victory", "provinces", "army", "fleet", "units")
+                else f"missing key {required!r}"
+            )
     if problems:
         raise VariantError(problems, key)
     unknown = [f"unknown key {k!r}{_nearest(k, TOP_KEYS)}" for k in data if k not in TOP_KEYS]
@@ -145,7 +148,7 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
     for i, (abbr, spec) in enumerate(table.items()):
         where = f"province {abbr}"
         if not isinstance(spec, dict):
-            bad(f"{where}: must be a table like {{ name = \"...\", kind = \"land\" }}, not {spec!r}")
+            bad(f'{where}: must be a table like {{ name = "...", kind = "land" }}, not {spec!r}')
             spec = {"name": abbr, "kind": "land"}
         spec = _checked_province(spec, where, bad)
         if abbr != abbr.lower() or not abbr.isalnum():
@@ -186,8 +189,9 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
         coast_at = _coast_points(spec.get("coast_at", {}), coasts, where, bad)
         if coast_at and "at" not in spec:
             bad(f"{where}: coast_at needs at (the province's own point) as well")
-        provinces.append(Province(i, abbr, spec.get("name", abbr), terrain, centre, home, coasts, aliases, at,
-                                  coast_at))
+        provinces.append(
+            Province(i, abbr, spec.get("name", abbr), terrain, centre, home, coasts, aliases, at, coast_at)
+        )
     loc_names = [p.abbr for p in provinces] + [n for n, _ in coast_names]
     loc_province = [p.id for p in provinces] + [i for _, i in coast_names]
     return provinces, loc_names, loc_province
@@ -195,8 +199,11 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
 
 def _point(value: Any, where: str, bad: Any) -> tuple[float, float] | None:
     """``[latitude, longitude]`` in degrees, or None after reporting what is wrong with it."""
-    numbers = isinstance(value, (list, tuple)) and len(value) == 2 and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    numbers = (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    )
     if not numbers:
         bad(f"{where} must be [latitude, longitude], two numbers in degrees, not {value!r}")
         return None
@@ -215,8 +222,10 @@ def _coast_points(table: Any, coasts: tuple[str, ...], where: str, bad: Any) -> 
     points: dict[str, tuple[float, float]] = {}
     for coast, value in table.items():
         if coast not in coasts:
-            bad(f"{where}: coast_at names {coast!r}, which is not one of its coasts"
-                + (f" ({', '.join(coasts)})" if coasts else " (it has no split coasts)"))
+            bad(
+                f"{where}: coast_at names {coast!r}, which is not one of its coasts"
+                + (f" ({', '.join(coasts)})" if coasts else " (it has no split coasts)")
+            )
             continue
         point = _point(value, f"{where}: coast_at.{coast}", bad)
         if point is not None:
@@ -224,8 +233,14 @@ def _coast_points(table: Any, coasts: tuple[str, ...], where: str, bad: Any) -> 
     return points
 
 
-def _adjacency(table: dict[str, Any], kind: str, by_name: dict[str, int], provinces: list[Province],
-               loc_province: list[int], bad: Any) -> dict[int, set[int]]:
+def _adjacency(
+    table: dict[str, Any],
+    kind: str,
+    by_name: dict[str, int],
+    provinces: list[Province],
+    loc_province: list[int],
+    bad: Any,
+) -> dict[int, set[int]]:
     adj: dict[int, set[int]] = {}
     for src_name, dsts in table.items():
         if not _strings(dsts):
@@ -252,8 +267,7 @@ def _adjacency(table: dict[str, Any], kind: str, by_name: dict[str, int], provin
         if kind == "army" and (prov.terrain is Terrain.SEA or loc != prov.id):
             bad(f"[army] {_n(by_name, loc)}: armies cannot stand there")
         if kind == "fleet" and (prov.terrain is Terrain.LAND or (loc == prov.id and prov.coasts)):
-            bad(f"[fleet] {_n(by_name, loc)}: fleets cannot stand there" +
-                (" (name a coast)" if prov.coasts else ""))
+            bad(f"[fleet] {_n(by_name, loc)}: fleets cannot stand there" + (" (name a coast)" if prov.coasts else ""))
     return adj
 
 
@@ -272,12 +286,12 @@ def _start_units(table: dict[str, Any], powers: tuple[str, ...], geo: Geography,
             bad(f"[units] {power}: not one of the powers{_nearest(power, powers)}")
             continue
         if not _strings(specs):
-            bad(f"[units] {power}: must be a list like [\"A par\", \"F bre\"], not {specs!r}")
+            bad(f'[units] {power}: must be a list like ["A par", "F bre"], not {specs!r}')
             continue
         for spec in specs:
             parts = str(spec).split()
             if len(parts) != 2 or parts[0].upper() not in ("A", "F"):
-                bad(f"[units] {power}: {spec!r} is not like \"A par\" or \"F stp/sc\"")
+                bad(f'[units] {power}: {spec!r} is not like "A par" or "F stp/sc"')
                 continue
             kind = UnitKind(parts[0].upper())
             loc = geo.by_loc_name.get(parts[1].lower())
@@ -285,8 +299,10 @@ def _start_units(table: dict[str, Any], powers: tuple[str, ...], geo: Geography,
                 bad(f"[units] {power}: {spec!r}: unknown province or coast")
                 continue
             if not geo.can_stand(kind, loc):
-                bad(f"[units] {power}: {spec!r}: {'an army' if kind is UnitKind.ARMY else 'a fleet'} cannot stand "
-                    f"on {geo.province_of(loc).name}" + (" without a coast" if geo.province_of(loc).coasts else ""))
+                bad(
+                    f"[units] {power}: {spec!r}: {'an army' if kind is UnitKind.ARMY else 'a fleet'} cannot stand "
+                    f"on {geo.province_of(loc).name}" + (" without a coast" if geo.province_of(loc).coasts else "")
+                )
                 continue
             prov = geo.loc_province[loc]
             if prov in taken:
@@ -297,8 +313,9 @@ def _start_units(table: dict[str, Any], powers: tuple[str, ...], geo: Geography,
     return tuple(units)
 
 
-def _victory(table: dict[str, Any], powers: tuple[str, ...], provinces: list[Province], start_year: int | None,
-             bad: Any) -> Victory:
+def _victory(
+    table: dict[str, Any], powers: tuple[str, ...], provinces: list[Province], start_year: int | None, bad: Any
+) -> Victory:
     for k in table:
         if k not in VICTORY_KEYS:
             bad(f"[victory] unknown key {k!r}{_nearest(k, VICTORY_KEYS)}")
@@ -357,15 +374,19 @@ def _victory(table: dict[str, Any], powers: tuple[str, ...], provinces: list[Pro
             others = TieOthers(raw_others)
     missing = [p for p in powers if p not in tie_break]
     if tie_break and missing and others is None:
-        bad(f"[victory] tie_break does not name {', '.join(missing)}: name every power, or say what a tie among "
-            f"the others means with tie_others = \"play-on\" or \"draw\"")
+        bad(
+            f"[victory] tie_break does not name {', '.join(missing)}: name every power, or say what a tie among "
+            f'the others means with tie_others = "play-on" or "draw"'
+        )
     if isinstance(solo, int) and solo > centre_count:
         bad(f"[victory] solo {solo} is more than the {centre_count} {unit}")
     rule = Victory(solo, tuple(pairs), last_year, tie_break, others, points)
     line = rule.lowest_line(centre_count)
     if line <= centre_count // 2 and not rule.has_tie_rule():
-        bad(f"[victory] a line of {line} is at or below half of the {centre_count} {unit}, so two powers can reach "
-            f"it together: give tie_break (an order of powers) or tie_others = \"play-on\" or \"draw\"")
+        bad(
+            f"[victory] a line of {line} is at or below half of the {centre_count} {unit}, so two powers can reach "
+            f'it together: give tie_break (an order of powers) or tie_others = "play-on" or "draw"'
+        )
     return rule
 
 
@@ -402,7 +423,7 @@ _PROVINCE_TYPES: dict[str, tuple[Any, str, Any]] = {
     "kind": (str, "land, sea or coast", "land"),
     "centre": (bool, "true or false", False),
     "home": (str, "a power in quotes", None),
-    "coasts": (list, "a list like [\"nc\", \"sc\"]", ()),
+    "coasts": (list, 'a list like ["nc", "sc"]', ()),
     "aliases": (list, "a list of names in quotes", ()),
 }
 
@@ -453,8 +474,10 @@ def key_lines(text: str) -> tuple[dict[tuple[str, str], int], list[str]]:
     return where, twice
 
 
-_PROBLEM_KEY = re.compile(r"^(?:province (\S+?):|\[(army|fleet|units|start|victory)\] (\S+?)[:\s]|"
-                          r"\[victory\.by_year\] (\S+?)[:\s=])")
+_PROBLEM_KEY = re.compile(
+    r"^(?:province (\S+?):|\[(army|fleet|units|start|victory)\] (\S+?)[:\s]|"
+    r"\[victory\.by_year\] (\S+?)[:\s=])"
+)
 
 
 def locate(problems: list[str], where: dict[tuple[str, str], int]) -> list[str]:

@@ -99,8 +99,7 @@ class Victory:
     def has_tie_rule(self) -> bool:
         return bool(self.tie_break) or self.tie_others is not None
 
-    def decide(self, scores: dict[str, int], total: int, year: int,
-               sides: tuple[tuple[str, ...], ...] = ()) -> Outcome:
+    def decide(self, scores: dict[str, int], total: int, year: int, sides: tuple[tuple[str, ...], ...] = ()) -> Outcome:
         """The outcome after the Fall of ``year`` given each power's score.
 
         ``sides``: groups of powers held by one player whose scores count together (combined points); a side is
@@ -144,7 +143,7 @@ def combine(scores: dict[str, int], sides: tuple[tuple[str, ...], ...]) -> dict[
 def parse_solo(value: object) -> int | Fraction:
     """``18`` or ``"2/3"``; raises ValueError with a readable message otherwise."""
     if isinstance(value, bool):
-        raise ValueError(f"solo must be a number of centres or a fraction like \"2/3\", not {value!r}")
+        raise ValueError(f'solo must be a number of centres or a fraction like "2/3", not {value!r}')
     if isinstance(value, int):
         if value < 1:
             raise ValueError(f"solo must be at least 1, not {value}")
@@ -154,8 +153,8 @@ def parse_solo(value: object) -> int | Fraction:
         try:
             frac = Fraction(int(num), int(den))
         except (ValueError, ZeroDivisionError):
-            raise ValueError(f"solo fraction {value!r} is not of the form \"2/3\"") from None
+            raise ValueError(f'solo fraction {value!r} is not of the form "2/3"') from None
         if not 0 < frac <= 1:
             raise ValueError(f"solo fraction {value!r} must be above 0 and at most 1")
         return frac
-    raise ValueError(f"solo must be a number of centres or a fraction like \"2/3\", not {value!r}")
+    raise ValueError(f'solo must be a number of centres or a fraction like "2/3", not {value!r}')

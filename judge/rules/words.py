@@ -26,6 +26,6 @@ class Reason(str):
         return self
 
 
-def Name(name: str) -> Reason:  # noqa: N802 - reads like the value it makes
+def Name(name: str) -> Reason:
     """A name the reader's language may have its own word for (a power): a Reason without parameters."""
     return Reason(name)

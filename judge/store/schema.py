@@ -10,57 +10,117 @@ migrations = Migrations("judge")
 
 @migrations()
 def m001_games(db: Database) -> None:
-    db.table("games").create({
-        "id": int, "name": str, "variant": str,
-        "status": str,  # forming | active | paused | finished
-        "phase": str,  # the phase now being played, e.g. S1901M
-        "deadline": str,  # ISO 8601 UTC, or null while forming/paused/finished
-        "settings": str,  # JSON: deadlines, press, solo, last_year, grace, master
-        "position": str,  # JSON: the board of the current phase (units, dislodged, standoffs, centres)
-        "result": str,  # JSON: null | {"kind": "solo", "winner"} | {"kind": "draw", "powers"}
-        "paused_remaining": int,  # seconds left on the deadline when paused
-        "in_grace": int,  # 1 while the deadline has been extended by the grace period
-        "created_at": str, "updated_at": str,
-    }, pk="id", not_null={"name", "variant", "status"})
+    db.table("games").create(
+        {
+            "id": int,
+            "name": str,
+            "variant": str,
+            "status": str,  # forming | active | paused | finished
+            "phase": str,  # the phase now being played, e.g. S1901M
+            "deadline": str,  # ISO 8601 UTC, or null while forming/paused/finished
+            "settings": str,  # JSON: deadlines, press, solo, last_year, grace, master
+            "position": str,  # JSON: the board of the current phase (units, dislodged, standoffs, centres)
+            "result": str,  # JSON: null | {"kind": "solo", "winner"} | {"kind": "draw", "powers"}
+            "paused_remaining": int,  # seconds left on the deadline when paused
+            "in_grace": int,  # 1 while the deadline has been extended by the grace period
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"name", "variant", "status"},
+    )
     db.table("games").create_index(["name"], unique=True)
-    db.table("players").create({
-        "id": int, "game_id": int, "power": str, "email": str, "password_hash": str,
-        "role": str,  # player | observer
-        "ready": int, "resigned": int, "eliminated": int,
-        "preferences": str,  # JSON list of powers, best first
-        "joined_at": str,
-    }, pk="id", foreign_keys=[("game_id", "games", "id")])
+    db.table("players").create(
+        {
+            "id": int,
+            "game_id": int,
+            "power": str,
+            "email": str,
+            "password_hash": str,
+            "role": str,  # player | observer
+            "ready": int,
+            "resigned": int,
+            "eliminated": int,
+            "preferences": str,  # JSON list of powers, best first
+            "joined_at": str,
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+    )
     db.table("players").create_index(["game_id", "power"])
     db.table("players").create_index(["email"])
     db.table("users").create({"email": str, "timezone": str, "language": str}, pk="email")
-    db.table("orders").create({
-        "game_id": int, "phase": str, "power": str,
-        "lines": str,  # JSON list of the accepted order lines, as written
-        "updated_at": str,
-    }, pk=("game_id", "phase", "power"))
-    db.table("phases").create({
-        "game_id": int, "phase": str,
-        "board_before": str, "orders": str, "results": str, "board_after": str,  # JSON
-        "adjudicated_at": str,
-    }, pk=("game_id", "phase"))
-    db.table("draws").create({
-        "game_id": int, "phase": str, "proposer": str,
-        "votes": str,  # JSON power -> "accept" | "reject"
-        "status": str,  # open | accepted | rejected | lapsed
-    }, pk=("game_id", "phase"))
-    db.table("events").create({
-        "id": int, "game_id": int, "at": str, "sender": str, "kind": str, "detail": str,
-    }, pk="id")
+    db.table("orders").create(
+        {
+            "game_id": int,
+            "phase": str,
+            "power": str,
+            "lines": str,  # JSON list of the accepted order lines, as written
+            "updated_at": str,
+        },
+        pk=("game_id", "phase", "power"),
+    )
+    db.table("phases").create(
+        {
+            "game_id": int,
+            "phase": str,
+            "board_before": str,
+            "orders": str,
+            "results": str,
+            "board_after": str,  # JSON
+            "adjudicated_at": str,
+        },
+        pk=("game_id", "phase"),
+    )
+    db.table("draws").create(
+        {
+            "game_id": int,
+            "phase": str,
+            "proposer": str,
+            "votes": str,  # JSON power -> "accept" | "reject"
+            "status": str,  # open | accepted | rejected | lapsed
+        },
+        pk=("game_id", "phase"),
+    )
+    db.table("events").create(
+        {
+            "id": int,
+            "game_id": int,
+            "at": str,
+            "sender": str,
+            "kind": str,
+            "detail": str,
+        },
+        pk="id",
+    )
     db.table("events").create_index(["game_id"])
-    db.table("outbox").create({
-        "id": int, "to_addr": str, "subject": str, "body": str,
-        "status": str,  # queued | sent | failed
-        "created_at": str, "sent_at": str, "in_reply_to": str, "game_id": int, "attempts": int,
-    }, pk="id")
+    db.table("outbox").create(
+        {
+            "id": int,
+            "to_addr": str,
+            "subject": str,
+            "body": str,
+            "status": str,  # queued | sent | failed
+            "created_at": str,
+            "sent_at": str,
+            "in_reply_to": str,
+            "game_id": int,
+            "attempts": int,
+        },
+        pk="id",
+    )
     db.table("outbox").create_index(["status"])
-    db.table("messages").create({
-        "id": int, "message_id": str, "digest": str, "sender": str, "received_at": str, "outcome": str,
-    }, pk="id")
+    db.table("messages").create(
+        {
+            "id": int,
+            "message_id": str,
+            "digest": str,
+            "sender": str,
+            "received_at": str,
+            "outcome": str,
+        },
+        pk="id",
+    )
     db.table("messages").create_index(["digest"], unique=True)
     db.table("messages").create_index(["message_id"])
     db.table("signon_failures").create({"id": int, "address": str, "at": str}, pk="id")
@@ -69,10 +129,15 @@ def m001_games(db: Database) -> None:
 
 @migrations()
 def m002_mail_transport(db: Database) -> None:
-    db.table("mailbox_state").create({
-        "account": str,  # user@host/folder
-        "uidvalidity": int, "last_uid": int, "updated_at": str,
-    }, pk="account")
+    db.table("mailbox_state").create(
+        {
+            "account": str,  # user@host/folder
+            "uidvalidity": int,
+            "last_uid": int,
+            "updated_at": str,
+        },
+        pk="account",
+    )
     db.table("outbox").add_column("next_attempt", str)
     db.table("outbox").add_column("last_error", str)
     db.table("outbox").add_column("message_id", str)
@@ -97,9 +162,17 @@ def m004_reply_references(db: Database) -> None:
 @migrations()
 def m005_reliable_mail(db: Database) -> None:
     # the map of a phase, stored once per language and referenced by every results mail of that phase
-    db.table("pictures").create({
-        "id": int, "game_id": int, "phase": str, "language": str, "png": bytes, "created_at": str,
-    }, pk="id")
+    db.table("pictures").create(
+        {
+            "id": int,
+            "game_id": int,
+            "phase": str,
+            "language": str,
+            "png": bytes,
+            "created_at": str,
+        },
+        pk="id",
+    )
     db.table("pictures").create_index(["game_id", "phase", "language"], unique=True)
     db.table("outbox").add_column("picture_id", int)
     db.table("outbox").add_column("claimed_at", str)  # when a sender took it (status sending)
@@ -110,18 +183,41 @@ def m005_reliable_mail(db: Database) -> None:
     db.table("outbox").create_index(["created_at"])
     db.table("outbox").create_index(["to_addr", "created_at"])  # the per-address reply cap counts by these
     db.table("messages").create_index(["received_at"])
-    db.table("quarantine").create({  # mail that could not be parsed or handled, moved to [imap] quarantine_folder
-        "id": int, "account": str, "uid": int, "digest": str, "reason": str, "at": str,
-    }, pk="id")
+    db.table("quarantine").create(
+        {  # mail that could not be parsed or handled, moved to [imap] quarantine_folder
+            "id": int,
+            "account": str,
+            "uid": int,
+            "digest": str,
+            "reason": str,
+            "at": str,
+        },
+        pk="id",
+    )
 
 
 @migrations()
 def m006_mail_log(db: Database) -> None:
-    db.table("mail_log").create({  # the record of sent (or failed) mail whose body was pruned from the outbox
-        "id": int, "outbox_id": int, "to_addr": str, "subject": str, "message_id": str, "status": str,
-        "created_at": str, "sent_at": str, "attempts": int, "last_error": str, "game_id": int, "in_reply_to": str,
-    }, pk="id")
+    db.table("mail_log").create(
+        {  # the record of sent (or failed) mail whose body was pruned from the outbox
+            "id": int,
+            "outbox_id": int,
+            "to_addr": str,
+            "subject": str,
+            "message_id": str,
+            "status": str,
+            "created_at": str,
+            "sent_at": str,
+            "attempts": int,
+            "last_error": str,
+            "game_id": int,
+            "in_reply_to": str,
+        },
+        pk="id",
+    )
     db.table("mail_log").create_index(["to_addr"])
     # mail queued before Message-IDs were fixed at queue time: a random one now (the domain is added when sent)
-    db.execute("update outbox set message_id = lower(hex(randomblob(16))) "
-               "where message_id is null and status in ('queued', 'sending')")
+    db.execute(
+        "update outbox set message_id = lower(hex(randomblob(16))) "
+        "where message_id is null and status in ('queued', 'sending')"
+    )

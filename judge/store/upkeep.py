@@ -35,18 +35,26 @@ def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: f
         # the record moves to mail_log and the row with its body leaves the outbox: deleting the oldest rows frees
         # whole pages for reuse, where emptying the bodies in place would leave every page mostly empty. The newest
         # row always stays, so that outbox ids are never given out twice.
-        old = ("from outbox where ((status = 'sent' and sent_at < ?) or (status = 'failed' and created_at < ?)) "
-               "and id < (select max(id) from outbox)")
-        db.execute("insert into mail_log (outbox_id, to_addr, subject, message_id, status, created_at, sent_at, "
-                   "attempts, last_error, game_id, in_reply_to) select id, to_addr, subject, message_id, status, "
-                   f"created_at, sent_at, attempts, last_error, game_id, in_reply_to {old}", [mail_cutoff, mail_cutoff])
+        old = (
+            "from outbox where ((status = 'sent' and sent_at < ?) or (status = 'failed' and created_at < ?)) "
+            "and id < (select max(id) from outbox)"
+        )
+        db.execute(
+            "insert into mail_log (outbox_id, to_addr, subject, message_id, status, created_at, sent_at, "
+            "attempts, last_error, game_id, in_reply_to) select id, to_addr, subject, message_id, status, "
+            f"created_at, sent_at, attempts, last_error, game_id, in_reply_to {old}",
+            [mail_cutoff, mail_cutoff],
+        )
         bodies = db.execute(f"delete {old}", [mail_cutoff, mail_cutoff]).rowcount
         # a map is kept while a mail that carries it waits to be sent; after that `judge map GAME PHASE` draws it
         pictures = db.execute(
             "delete from pictures where id not in (select picture_id from outbox where picture_id is not null "
-            "and status in ('queued', 'sending'))").rowcount
-        db.execute("update outbox set picture_id = null where picture_id is not null "
-                   "and picture_id not in (select id from pictures)")
+            "and status in ('queued', 'sending'))"
+        ).rowcount
+        db.execute(
+            "update outbox set picture_id = null where picture_id is not null "
+            "and picture_id not in (select id from pictures)"
+        )
         handled = db.execute("delete from messages where received_at < ?", [handled_cutoff]).rowcount
         failures = db.execute("delete from signon_failures where at < ?", [handled_cutoff]).rowcount
         quarantine = db.execute("delete from quarantine where at < ?", [handled_cutoff]).rowcount
@@ -56,8 +64,10 @@ def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: f
 def table_sizes(db: Database) -> list[tuple[str, int, int]]:
     """(table, rows, bytes on disk including its indexes), largest first."""
     pages: dict[str, int] = {}
-    owner = {r["name"]: r["tbl_name"] for r in db.query("select name, tbl_name from sqlite_master "
-                                                         "where type in ('table', 'index')")}
+    owner = {
+        r["name"]: r["tbl_name"]
+        for r in db.query("select name, tbl_name from sqlite_master where type in ('table', 'index')")
+    }
     try:
         for r in db.query("select name, sum(pgsize) as size from dbstat group by name"):
             table = owner.get(r["name"], r["name"])
