@@ -34,12 +34,12 @@ def main() -> int:
     parser.add_argument("--phases", type=int, default=80)
     parser.add_argument("--warmup", type=int, default=50, help="phases before the measured window")
     args = parser.parse_args()
-    from judge.demo import choose_orders
+    from judge.cli.demo import choose_orders
     from judge.game import notify, records, service
     from judge.game.settings import GameSettings
-    from judge.mail.imap_in import handle_one
     from judge.store import open_db, write
     from judge.store.upkeep import prune, table_sizes
+    from judge.transport.imap import handle_one
 
     notify.map_picture = lambda *a, **k: None  # see the docstring
     path = Path(tempfile.mkdtemp(prefix="judge-growth-")) / "judge.db"

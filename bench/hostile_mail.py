@@ -34,7 +34,7 @@ CASES = {
 CHILD = """
 import json, resource, sys, time
 from judge.mail.message import parse_incoming
-from judge.mail.commands import parse_body
+from judge.commands.language import parse_body
 raw = eval(sys.argv[1])
 start = time.perf_counter()
 msg = parse_incoming(raw)
@@ -52,7 +52,7 @@ def main() -> None:
                 sys.executable,
                 "-c",
                 "import json, resource; import judge.mail.message, "
-                "judge.mail.commands; print(json.dumps(resource.getrusage(resource."
+                "judge.commands.language; print(json.dumps(resource.getrusage(resource."
                 "RUSAGE_SELF).ru_maxrss / 1024))",
             ],
             capture_output=True,

@@ -51,11 +51,11 @@ def main() -> int:
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    from judge.demo import choose_orders
-    from judge.embedded import EmbeddedImap, free_port
+    from judge.cli.demo import choose_orders
     from judge.game import records, service
     from judge.game.settings import GameSettings
     from judge.store import open_db, write
+    from judge.transport.embedded import EmbeddedImap, free_port
 
     rng = random.Random(args.seed)
     base = Path(tempfile.mkdtemp(prefix="judge-kills-"))

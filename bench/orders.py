@@ -4,7 +4,7 @@ and through IMAP against Dovecot (``handle_new_mail``: fetch and move in batches
     python bench/orders.py [--games 20] [--mails 1000] [--imap-mails 500]
 
 Every mail signs on with the player's real password (scrypt-hashed at join) and gives a full set of orders; each
-player writes several times, as players do, so the verified-sign-on cache of judge.passwords is exercised (the first
+player writes several times, as players do, so the verified-sign-on cache of judge.game.passwords is exercised (the first
 mail of each player pays the full hash). The IMAP part needs Dovecot (/usr/sbin/dovecot) and uses the test fixture
 in tests/mailservers.py.
 """
@@ -31,7 +31,7 @@ POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"
 
 def make_games(db: Any, games: int) -> list[tuple[str, str, str, list[str]]]:
     """(sender, power, game, order lines) for every seat."""
-    from judge.demo import choose_orders
+    from judge.cli.demo import choose_orders
     from judge.game import service
     from judge.game.settings import GameSettings
     from judge.store import write
@@ -75,8 +75,8 @@ def mails(seats: list[tuple[str, str, str, list[str]]], count: int, tag: str) ->
 
 
 def _scrypt_timer() -> list[float]:
-    """Time spent in scrypt (judge.passwords._derive), measured, not changed."""
-    from judge import passwords
+    """Time spent in scrypt (judge.game.passwords._derive), measured, not changed."""
+    from judge.game import passwords
 
     spent = [0.0, 0]
     real = passwords._derive
@@ -95,7 +95,7 @@ def _scrypt_timer() -> list[float]:
 
 def _first_sign_ons(db: Any, seats: list[tuple[str, str, str, list[str]]]) -> dict[str, Any]:
     """Each player's first mail: every one pays the full scrypt."""
-    from judge.mail.imap_in import handle_one
+    from judge.transport.imap import handle_one
 
     now = START + timedelta(minutes=10)
     started = time.perf_counter()
@@ -106,9 +106,9 @@ def _first_sign_ons(db: Any, seats: list[tuple[str, str, str, list[str]]]) -> di
 
 
 def in_process(base: Path, games: int, count: int) -> dict[str, Any]:
-    from judge.mail.imap_in import handle_one
-    from judge.passwords import forget_verified
+    from judge.game.passwords import forget_verified
     from judge.store import open_db
+    from judge.transport.imap import handle_one
 
     db = open_db(base / "inproc.db")
     seats = make_games(db, games)
@@ -143,9 +143,9 @@ def through_imap(base: Path, games: int, count: int) -> dict[str, Any]:
     from mailservers import PASSWORD, Dovecot  # type: ignore[import-not-found]
 
     from judge.config import ImapConfig
-    from judge.mail.imap_in import Inbox, handle_new_mail
-    from judge.passwords import forget_verified
+    from judge.game.passwords import forget_verified
     from judge.store import open_db
+    from judge.transport.imap import Inbox, handle_new_mail
 
     if shutil.which("dovecot") is None and not Path("/usr/sbin/dovecot").exists():
         return {"skipped": "dovecot is not installed"}

@@ -36,14 +36,14 @@ sys.path.insert(0, str(ROOT))
 
 from peer_common import percentile  # noqa: E402  (the same percentile the peers report)
 
-from judge.catalog import load_variant  # noqa: E402
+from judge.data.catalog import load_variant  # noqa: E402
+from judge.game.sandbox import read_position  # noqa: E402
 from judge.rules.board import Position  # noqa: E402
 from judge.rules.legality import check_movement, retreat_options, unconvoyable_moves  # noqa: E402
 from judge.rules.movement import MovementResult, adjudicate_movement  # noqa: E402
 from judge.rules.orders import UnitOrder  # noqa: E402
 from judge.rules.turn import parse_submissions, play  # noqa: E402
 from judge.rules.variant import Variant  # noqa: E402
-from judge.sandbox import read_position  # noqa: E402
 
 SHARED_CORPUS = ROOT.parent / "shared" / "bench" / "corpus_movement.jsonl"
 DEFAULT_CORPUS = SHARED_CORPUS if SHARED_CORPUS.is_file() else ROOT / "tests" / "data" / "corpus_movement.jsonl"

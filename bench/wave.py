@@ -34,11 +34,11 @@ def peak_rss_mb() -> float:
 
 
 def setup(db_path: str, games: int) -> dict[str, Any]:
-    from judge.demo import choose_orders
+    from judge.cli.demo import choose_orders
     from judge.game import records, service
+    from judge.game.passwords import hash_password
     from judge.game.records import Player
     from judge.game.settings import GameSettings
-    from judge.passwords import hash_password
     from judge.store import open_db, write
 
     db = open_db(db_path)
@@ -71,9 +71,9 @@ def setup(db_path: str, games: int) -> dict[str, Any]:
 
 
 def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
-    from judge.daemon import deadline_chunk
     from judge.game import notify
     from judge.store import open_db
+    from judge.transport.daemon import deadline_chunk
 
     map_seconds = [0.0]
     real_picture, real_palette = notify.map_picture, notify.palette_png
@@ -119,8 +119,8 @@ def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
 
 
 def sizes(db_path: str) -> dict[str, Any]:
-    from judge.mail.smtp_out import build_message
     from judge.store import open_db
+    from judge.transport.smtp import build_message
 
     db = open_db(db_path)
     pictures: dict[int, bytes] = {}
@@ -169,9 +169,9 @@ def sink(port: int) -> dict[str, Any]:
 
 def send(db_path: str) -> dict[str, Any]:
     from judge.config import SmtpConfig
-    from judge.embedded import free_port
-    from judge.mail.smtp_out import drain_outbox
     from judge.store import open_db
+    from judge.transport.embedded import free_port
+    from judge.transport.smtp import drain_outbox
 
     port = free_port()
     server = subprocess.Popen(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.cli import main
-from judge.mail.handler import handle_raw
+from judge.commands.handler import handle_raw
 from judge.store import open_db
 
 START = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -17,7 +17,7 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from imapclient import IMAPClient
 
-from judge.embedded import EmbeddedImap, ImapAccounts, free_port, wait_port
+from judge.transport.embedded import EmbeddedImap, ImapAccounts, free_port, wait_port
 
 USERS = ["judge"]
 PASSWORD = "s3cret-imap"

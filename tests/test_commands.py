@@ -1,4 +1,4 @@
-"""The command language of an email body (judge.mail.commands): commands, blocks, quoting, limits and garbage.
+"""The command language of an email body (judge.commands.language): commands, blocks, quoting, limits and garbage.
 
 One-line command cases are data in tests/commands_cases.toml; the shape of whole messages is tested here.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from judge.mail import commands
-from judge.mail.commands import (
+from judge.commands import language as commands
+from judge.commands.language import (
     Clear,
     Help,
     Join,

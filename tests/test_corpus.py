@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import replay  # noqa: E402
 
-from judge.catalog import load_variant  # noqa: E402
+from judge.data.catalog import load_variant  # noqa: E402
 from judge.rules.movement import adjudicate_movement  # noqa: E402
 
 CORPUS = Path(__file__).parent / "data" / "corpus_movement.jsonl"

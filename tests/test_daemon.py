@@ -24,11 +24,11 @@ from gamekit import raw_mail
 from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap, write_config
 
 from judge.config import Config, ImapConfig, SmtpConfig
-from judge.daemon import serve
 from judge.game import records, service
 from judge.game.settings import GameSettings
-from judge.mail.imap_in import Inbox, handle_new_mail
 from judge.store import open_db
+from judge.transport.daemon import serve
+from judge.transport.imap import Inbox, handle_new_mail
 
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 SERVERS = [
@@ -159,7 +159,7 @@ def test_crash_between_fetch_and_commit_and_between_commit_and_move(tmp_path: Pa
     inbox.open()
     uid = inbox.new_uids(0)[-1]
     raw, _ = inbox.fetch(uid)
-    from judge.mail.handler import handle_message
+    from judge.commands.handler import handle_message
 
     with db.atomic():
         handle_message(db, raw, clock(), judge_address=cfg.address)
@@ -278,7 +278,7 @@ def test_imap_restarted_while_the_daemon_idles(tmp_path: Path, smtp: Any) -> Non
 
 
 def _restart_pymap(old: Any) -> Any:
-    from judge.embedded import EmbeddedImap
+    from judge.transport.embedded import EmbeddedImap
 
     new = EmbeddedImap(old.root, old.users, old.password)
     new.port = old.port

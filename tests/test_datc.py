@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from judge.sandbox import run
+from judge.game.sandbox import run
 
 DATC = Path(__file__).parent / "datc"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from gamekit import Table, raw_mail
 
+from judge.commands.handler import handle_raw
 from judge.game import records
-from judge.mail.handler import handle_raw
-from judge.position_json import position_from_json
+from judge.rules.position_json import position_from_json
 
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 

@@ -158,7 +158,7 @@ def test_coldwar_game_to_solo_at_two_thirds(tmp_path: Path, capsys) -> None:
         "units": {"NATO": ["A que", "A col"], "USSR": ["A mos"]},
         "supply_centers": {"NATO": nato_centres, "USSR": sorted(centres - set(nato_centres) - {"tor", "pan"})},
     }
-    from judge.position_json import position_from_json
+    from judge.rules.position_json import position_from_json
 
     with t.db.atomic():
         game.position = position_from_json(game.variant, board)

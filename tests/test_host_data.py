@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge import config, resources
+from judge import config
 from judge.cli import main
-from judge.resources import data_dir
+from judge.data import resources
+from judge.data.resources import data_dir
 
 CLASSIC = (data_dir("variants") / "classic.toml").read_text()
 

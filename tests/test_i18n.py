@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from judge.i18n import T, translate
-from judge.i18n_ids import marked_ids, missing
+from judge.i18n.gaps import marked_ids, missing
 from judge.timeutil import format_deadline
 
 

@@ -70,7 +70,7 @@ def test_installed_package_carries_its_data(installed: Path) -> None:
         [
             str(python),
             "-c",
-            "from judge.resources import data_dir; print(data_dir('variants')); print(data_dir('templates'))",
+            "from judge.data.resources import data_dir; print(data_dir('variants')); print(data_dir('templates'))",
         ],
         capture_output=True,
         text=True,

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from gamekit import Table
 
+from judge.commands.handler import handle_message
 from judge.game.orders import order_summary
 from judge.game.records import players, set_orders
 from judge.game.service import get_game
-from judge.mail.handler import handle_message
 
 CORPUS = Path(__file__).parent / "mail_corpus"
 EXPECTED = tomllib.loads((CORPUS / "expectations.toml").read_text(encoding="utf-8"))

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from gamekit import POWERS, Table
 
+from judge.commands import handler
+from judge.commands.handler import handle_message
 from judge.game.records import orders_of, user_settings
 from judge.game.service import get_game
-from judge.mail import handler
-from judge.mail.handler import handle_message
 
 
 def addr(power: str) -> str:
@@ -258,7 +258,7 @@ def test_reply_subject_and_references_keep_the_thread(t: Table) -> None:
     (reply,) = handle_message(t.db, raw, t.now).replies
     assert reply["subject"] == "Re: Diplomacy game g"
     assert reply["in_reply_to"] == "m3@p.test" and reply["thread_refs"] == "m1@p.test m2@p.test"
-    from judge.mail.smtp_out import build_message
+    from judge.transport.smtp import build_message
 
     sent = build_message(reply, "judge@judge.test", None, t.now)
     assert sent["References"] == "<m1@p.test> <m2@p.test> <m3@p.test>" and sent["In-Reply-To"] == "<m3@p.test>"
@@ -271,9 +271,9 @@ def test_every_player_still_plays(t: Table) -> None:
 
 @pytest.mark.parametrize("language", ["en", "ru", "de"])
 def test_the_judges_own_mail_is_never_read_again_even_as_html(t: Table, language: str) -> None:
-    from judge.mail.commands import JUDGE_MARKER, parse_body
+    from judge.commands.language import JUDGE_MARKER, parse_body
     from judge.mail.message import html_to_text
-    from judge.render import judge_marker
+    from judge.reports.render import judge_marker
 
     assert JUDGE_MARKER in judge_marker(language)
     t.reply(addr("France"), sign("France", f"SET LANGUAGE {language}"))
@@ -286,7 +286,7 @@ def test_the_judges_own_mail_is_never_read_again_even_as_html(t: Table, language
 
 
 def test_references_name_each_message_once(t: Table) -> None:
-    from judge.mail.smtp_out import build_message
+    from judge.transport.smtp import build_message
 
     raw = _raw(
         addr("France"),

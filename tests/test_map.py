@@ -1,4 +1,4 @@
-"""The map picture: coordinates in the variant files, the drawing (judge.maps) and `judge map` (judge.cli_map)."""
+"""The map picture: coordinates in the variant files, the drawing (judge.reports.maps) and `judge map` (judge.cli.pictures)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from PIL import Image, ImageFont
 
-from judge.catalog import load_variant
-from judge.cli_map import add_map_command
-from judge.maps import (
+from judge.cli.pictures import add_map_command
+from judge.data.catalog import load_variant
+from judge.data.resources import data_dir
+from judge.reports.maps import (
     CONVOY_INK,
     DISLODGED_LINE,
     NEUTRAL,
@@ -36,9 +37,8 @@ from judge.maps import (
     render_map,
     tint,
 )
-from judge.position_json import position_from_json
-from judge.resources import data_dir
 from judge.rules.orders import order_text
+from judge.rules.position_json import position_from_json
 from judge.rules.turn import parse_submissions, play
 from judge.rules.variant import Variant, VariantError, variant_from_data
 
@@ -419,7 +419,7 @@ def test_a_tall_map_is_drawn_narrower() -> None:
 
 
 def test_without_freetype_the_bitmap_font_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    import judge.maps.fonts as mapdraw
+    import judge.reports.maps.fonts as mapdraw
 
     bitmap = ImageFont.load_default_imagefont()
     monkeypatch.setattr(mapdraw, "_font", lambda size: bitmap)
@@ -571,7 +571,7 @@ def _inside(point: tuple[float, float], ring: Any) -> bool:
 
 def _slot_pixels(variant: Variant, abbr: str) -> list[tuple[int, int]]:
     """The pixels the board's base layer gives to a land province's area (where no label covers it)."""
-    from judge.maps.board import base_layer
+    from judge.reports.maps.board import base_layer
 
     base = base_layer(variant)
     slot = base.slot0 + variant.geo.loc(abbr)
@@ -598,7 +598,7 @@ def test_geometry_loads_and_covers_every_province(name: str) -> None:
     shared, pairs = data["neighbours_sharing_a_border"]
     assert shared >= 0.9 * pairs  # the tool's own check: neighbours in the game are neighbours on the board
     base_pixels = {prov.abbr: 0 for prov in variant.geo.provinces if prov.terrain.name != "SEA"}
-    from judge.maps.board import base_layer
+    from judge.reports.maps.board import base_layer
 
     base = base_layer(variant)
     for value in base.image.tobytes():
@@ -608,7 +608,7 @@ def test_geometry_loads_and_covers_every_province(name: str) -> None:
 
 
 def test_areas_are_tinted_by_who_holds_them(classic: Variant) -> None:
-    from judge.maps.style import LAND_AREA
+    from judge.reports.maps.style import LAND_AREA
 
     position = position_from_json(
         classic,
@@ -721,7 +721,7 @@ def test_dislodged_units_and_retreats_are_marked(classic: Variant) -> None:
 
 
 def test_cyrillic_and_german_render(classic: Variant) -> None:
-    from judge.maps.board import _glyphs
+    from judge.reports.maps.board import _glyphs
 
     for word in ("Центры снабжения", "Unterstützung", "Россия"):
         cover, _mask, _ = _glyphs(word, 12, False)
@@ -737,8 +737,8 @@ def test_cyrillic_and_german_render(classic: Variant) -> None:
 
 
 def test_labels_are_readable_at_700_pixels(classic: Variant) -> None:
-    from judge.maps.fonts import _font
-    from judge.maps.style import BOARD_LABEL_SIZE
+    from judge.reports.maps.fonts import _font
+    from judge.reports.maps.style import BOARD_LABEL_SIZE
 
     width = draw_map(classic, position_from_json(classic, {})).image.size[0]
     left, top, right, bottom = _font(BOARD_LABEL_SIZE).getbbox("PARNTH")
@@ -769,7 +769,7 @@ def test_a_variant_without_geometry_gets_the_diagram(tmp_path: Path) -> None:
 
 def test_the_tool_makes_geometry_from_coordinates_and_coastlines() -> None:
     pytest.importorskip("shapely")
-    from judge.maps.tessellate import tessellate
+    from judge.reports.maps.tessellate import tessellate
 
     tower = _tower()
     coast = {
@@ -787,7 +787,7 @@ def test_the_tool_makes_geometry_from_coordinates_and_coastlines() -> None:
 
 @pytest.mark.parametrize("name", ["classic", "coldwar"])
 def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
-    from judge.maps.board import base_layer
+    from judge.reports.maps.board import base_layer
 
     variant = load_variant(name)
     base = base_layer(variant)

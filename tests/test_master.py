@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from gamekit import POWERS, Table
 
-from judge.render import LANGUAGES, render_mail
+from judge.reports.render import LANGUAGES, render_mail
 
 
 def addr(power: str) -> str:

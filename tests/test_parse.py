@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.catalog import load_variant
+from judge.data.catalog import load_variant
 from judge.rules.orders import Hold, order_text
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Step

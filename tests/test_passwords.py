@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from judge.passwords import hash_password, verify_password
+from judge.game.passwords import hash_password, verify_password
 
 
 def test_round_trip() -> None:
@@ -108,7 +108,7 @@ def test_errors_never_show_the_password() -> None:
 
 
 def test_a_verified_sign_on_is_remembered_and_a_failure_always_pays_the_hash(monkeypatch: pytest.MonkeyPatch) -> None:
-    from judge import passwords
+    from judge.game import passwords
 
     stored = hash_password("correct horse")
     other = hash_password("correct horse")  # another seat with the same password: its own salt, its own entry

@@ -14,14 +14,14 @@ from gamekit import Table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.catalog import load_variant
-from judge.mail.commands import ParsedBody, parse_body
-from judge.mail.handler import handle_message
+from judge.commands.handler import handle_message
+from judge.commands.language import ParsedBody, parse_body
+from judge.data.catalog import load_variant
+from judge.game.sandbox import run, run_json_line
 from judge.mail.message import MAX_BODY_CHARS, MAX_PARTS, Incoming, parse_incoming
 from judge.rules.orders import Order
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Step
-from judge.sandbox import run, run_json_line
 
 CLASSIC = load_variant("classic")
 

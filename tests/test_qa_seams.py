@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from mailservers import Sink
 
 from judge.config import SmtpConfig
-from judge.embedded import free_port
 from judge.game.records import queue_mail
-from judge.mail.smtp_out import drain_outbox, message_bytes
 from judge.store import open_db, write
+from judge.transport.embedded import free_port
+from judge.transport.smtp import drain_outbox, message_bytes
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 JUDGE = "judge@judge.test"
@@ -96,7 +96,7 @@ def test_a_mail_to_an_address_the_server_cannot_take_never_holds_up_the_others(t
 def test_the_judge_never_mails_itself(tmp_path: Path, smtp: Any) -> None:
     """The demo makes the judge's own address the game master: notices to it are kept, marked, and never sent (its
     own mail would come back to its inbox), and no digest of undeliverable mail is made of them."""
-    from judge.mail.failures import report_failures
+    from judge.transport.failures import report_failures
 
     db = open_db(tmp_path / "judge.db")
     with write(db):
@@ -141,7 +141,7 @@ _REPORT = (
 )
 def test_a_bounce_is_never_answered(tmp_path: Path, raw: str) -> None:
     """Answering a bounce can start a loop between the judge and a mail server; none of these is answered."""
-    from judge.mail.handler import handle_message
+    from judge.commands.handler import handle_message
 
     db = open_db(tmp_path / "judge.db")
     handled = handle_message(db, raw.encode(), NOW, judge_address=JUDGE)
@@ -238,7 +238,7 @@ def test_every_outgoing_mail_parses_back_and_is_never_answered_by_a_judge(
 def test_a_reply_to_naming_the_judge_itself_is_answered_at_the_from_address(tmp_path: Path) -> None:
     """Reply-To is honoured (the answer goes where the sender asks), except when it names the judge: the answer
     would go to the judge's own inbox, and the sender would never see it."""
-    from judge.mail.handler import handle_message
+    from judge.commands.handler import handle_message
 
     db = open_db(tmp_path / "judge.db")
     raw = (

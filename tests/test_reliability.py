@@ -21,12 +21,12 @@ from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap
 from test_daemon import POWERS, Clock, addr, make_config, new_game, phase, send, text_of
 
 from judge.config import Config, ImapConfig, SmtpConfig
-from judge.daemon import ServeLock, serve
-from judge.embedded import EmbeddedImap, free_port
 from judge.game import master, records, service
-from judge.mail import imap_in
-from judge.mail.imap_in import Inbox, handle_new_mail
 from judge.store import open_db, write
+from judge.transport import imap as imap_in
+from judge.transport.daemon import ServeLock, serve
+from judge.transport.embedded import EmbeddedImap, free_port
+from judge.transport.imap import Inbox, handle_new_mail
 
 
 @pytest.fixture
@@ -312,9 +312,9 @@ def _due_games(cfg: Config, games: int, master: str | None = None) -> None:
     """``games`` started classic games, all past their deadline, with one scrypt for every seat."""
     import random
 
+    from judge.game.passwords import hash_password
     from judge.game.records import Player, insert_player
     from judge.game.settings import GameSettings
-    from judge.passwords import hash_password
 
     db = open_db(cfg.db)
     clock = Clock()
@@ -477,7 +477,7 @@ def test_judge_demo_ten_times_while_the_cpu_is_busy(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from judge.demo import run_demo
+    from judge.cli.demo import run_demo
 
     burners = [
         subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(max(2, multiprocessing.cpu_count()))
@@ -495,7 +495,7 @@ def test_judge_demo_ten_times_while_the_cpu_is_busy(tmp_path: Path) -> None:
 
 def test_a_deferred_backlog_never_blocks_a_new_reply_and_a_claim_is_taken_once(tmp_path: Path) -> None:
     from judge.game.records import queue_mail
-    from judge.mail.smtp_out import claim_due, release_stale_claims
+    from judge.transport.smtp import claim_due, release_stale_claims
 
     db = open_db(tmp_path / "judge.db")
     now = Clock()()

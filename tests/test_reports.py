@@ -13,8 +13,8 @@ import pytest
 from gamekit import Table
 
 from judge.game import notify, records
-from judge.mail.smtp_out import build_message
-from judge.render import LANGUAGES, render_mail, template_names
+from judge.reports.render import LANGUAGES, render_mail, template_names
+from judge.transport.smtp import build_message
 
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 GOLDEN = Path(__file__).parent / "golden"

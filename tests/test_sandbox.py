@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.sandbox import run, run_json_line
+from judge.game.sandbox import run, run_json_line
 
 EXAMPLE = {
     "id": "example",
@@ -288,7 +288,7 @@ def test_batch_answers_every_line_and_goes_on(tmp_path: Path) -> None:
 def test_an_over_long_batch_line_is_skipped_without_holding_it() -> None:
     import io
 
-    from judge.sandbox import MAX_INPUT_CHARS, read_lines
+    from judge.game.sandbox import MAX_INPUT_CHARS, read_lines
 
     data = '{"id": 1}\n' + "x" * (2 * MAX_INPUT_CHARS + 5) + '\n{"id": 2}\r\n\n'
     lines = list(read_lines(io.StringIO(data)))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.catalog import load_variant, load_variant_file, variant_names
-from judge.resources import data_dir
+from judge.data.catalog import load_variant, load_variant_file, variant_names
+from judge.data.resources import data_dir
 from judge.rules.geography import UnitKind
 from judge.rules.variant import VariantError, variant_from_data
 

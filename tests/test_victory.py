@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from gamekit import Table
 
-from judge.catalog import variant_from_toml
+from judge.data.catalog import variant_from_toml
+from judge.data.resources import search_dirs
 from judge.game import records
-from judge.position_json import position_from_json
-from judge.resources import search_dirs
+from judge.rules.position_json import position_from_json
 from judge.rules.variant import VariantError
 from judge.rules.victory import TieOthers, Verdict, Victory
 
@@ -371,9 +371,9 @@ def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st
 
-from judge.mail import commands  # noqa: E402
-from judge.mail.sandbox_text import run_sandbox_text  # noqa: E402
-from judge.sandbox import _error  # noqa: E402
+from judge.commands import language as commands  # noqa: E402
+from judge.commands.sandbox_reply import run_sandbox_text  # noqa: E402
+from judge.game.sandbox import _error  # noqa: E402
 
 _WORD = st.text(st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc", "Cf")), min_size=1, max_size=30)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.catalog import load_variant
-from judge.mail.commands import known_commands
+from judge.commands.language import known_commands
+from judge.data.catalog import load_variant
 from tests.gamekit import Table
 
 

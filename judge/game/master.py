@@ -25,7 +25,7 @@ from judge.game import notify
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.service import GameError, _late_players, get_game, owing_powers, replace_player, show_game
 from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
-from judge.position_json import position_from_json
+from judge.rules.position_json import position_from_json
 from judge.timeutil import iso_utc, parse_duration
 
 MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row

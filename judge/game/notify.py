@@ -10,11 +10,11 @@ from sqlite_utils import Database
 
 from judge.game.records import Game, Player, queue_mail, user_settings
 from judge.i18n import T, format_length
-from judge.position_json import position_to_json
-from judge.render import marked, render_mail
+from judge.reports.render import marked, render_mail
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position
 from judge.rules.phase import Step
+from judge.rules.position_json import position_to_json
 from judge.rules.turn import TurnResult
 from judge.timeutil import format_deadline, iso_utc
 
@@ -178,7 +178,7 @@ def map_picture(
     """The PNG of the phase's orders drawn on the board (after the phase when ``after`` is given, as the results
     mail shows it), or None when the variant cannot be drawn."""
     try:
-        from judge.maps import render_map
+        from judge.reports.maps import render_map
     except ImportError:  # pragma: no cover - only while the map module is absent
         return None
     try:

@@ -15,10 +15,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.catalog import load_variant
+from judge.data.catalog import load_variant
 from judge.game.settings import GameSettings
-from judge.position_json import position_from_json, position_to_json
 from judge.rules.board import Position
+from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.variant import Variant
 from judge.timeutil import iso_utc, parse_iso_utc
 

@@ -12,9 +12,9 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.game.records import load_game
+from judge.game.sandbox import InputError, _error, play_input
 from judge.game.service import sides
-from judge.position_json import PositionError, position_from_json, position_to_json, read_power
-from judge.sandbox import InputError, _error, play_input
+from judge.rules.position_json import PositionError, position_from_json, position_to_json, read_power
 
 
 def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:

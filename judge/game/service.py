@@ -14,8 +14,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.catalog import load_variant
+from judge.data.catalog import load_variant
 from judge.game import notify
+from judge.game.passwords import hash_password
 from judge.game.records import (
     Game,
     Player,
@@ -31,12 +32,11 @@ from judge.game.records import (
 )
 from judge.game.settings import GameSettings
 from judge.i18n import T
-from judge.passwords import hash_password
-from judge.position_json import position_from_json, position_to_json
 from judge.rules.adjustments import adjustment_delta, can_build_somewhere
 from judge.rules.board import Position, Unit
 from judge.rules.orders import order_text
 from judge.rules.phase import Phase, Season, Step
+from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.turn import TurnResult, parse_submissions, play
 from judge.store import write
 from judge.timeutil import iso_utc, parse_iso_utc

@@ -8,7 +8,7 @@
     England: F nth - bel
     France: A par - bur
 
-No game is touched; this only runs ``judge.sandbox.run`` on the same JSON the sandbox command line takes.
+No game is touched; this only runs ``judge.game.sandbox.run`` on the same JSON the sandbox command line takes.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from judge.sandbox import run
+from judge.game.sandbox import run
 
 _HEADER = re.compile(r"^\s*(?:variant\s+(?P<variant>[\w-]+))?\s*(?:phase\s+(?P<phase>[SFW]\d{4}[MRAB]))?\s*$", re.I)
 

@@ -33,9 +33,12 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.catalog import load_variant, variant_names
+from judge.commands import language as c
+from judge.commands.sandbox_reply import run_sandbox_text
+from judge.data.catalog import load_variant, variant_names
 from judge.game import draws, notify, service
 from judge.game.orders import merge_orders, order_summary
+from judge.game.passwords import hash_password, verify_password
 from judge.game.records import (
     Game,
     Player,
@@ -49,11 +52,8 @@ from judge.game.records import (
 )
 from judge.game.service import GameError
 from judge.i18n import T, Text, phase_words, translate
-from judge.mail import commands as c
 from judge.mail.message import Attachment, Incoming, Problem, parse_incoming
-from judge.mail.sandbox_text import run_sandbox_text
-from judge.passwords import hash_password, verify_password
-from judge.render import LANGUAGES, render_mail
+from judge.reports.render import LANGUAGES, render_mail
 from judge.rules.parse import ORDER_WORDS
 from judge.store import is_busy, write
 from judge.timeutil import check_timezone, format_deadline, iso_utc

@@ -41,12 +41,12 @@ from imapclient.exceptions import IMAPClientError
 from judge.config import Config
 from judge.game.records import set_default_language, set_judge_address
 from judge.game.service import due_games, remind, tick_game
-from judge.mail.failures import report_failures
-from judge.mail.imap_in import Inbox, handle_new_mail
-from judge.mail.smtp_out import SmtpUnavailable, drain_outbox, next_send_time, release_stale_claims
 from judge.store import is_busy, open_db, write
 from judge.store.upkeep import prune
 from judge.timeutil import parse_iso_utc
+from judge.transport.failures import report_failures
+from judge.transport.imap import Inbox, handle_new_mail
+from judge.transport.smtp import SmtpUnavailable, drain_outbox, next_send_time, release_stale_claims
 
 log = logging.getLogger("judge")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # the judge package (this module is judge/data/resources.py)
 _HOST: dict[str, Path | None] = {"variants": None, "templates": None}
 
 

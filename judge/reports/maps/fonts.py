@@ -10,7 +10,7 @@ from typing import Any
 
 from PIL import ImageFont
 
-from judge.maps.style import _SPELLED, LEGEND_SIZE, SCALE, WORDS
+from judge.reports.maps.style import _SPELLED, LEGEND_SIZE, SCALE, WORDS
 
 # --- fonts ---------------------------------------------------------------------------------------------------------
 

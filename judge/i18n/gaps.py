@@ -1,6 +1,6 @@
 """The message ids the code marks for translation: every ``T("…")`` call with a literal first argument.
 
-``python -m judge.i18n_ids`` lists those missing from a catalog (the test suite fails on any)."""
+``python -m judge.i18n.gaps`` lists those missing from a catalog (the test suite fails on any)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from judge.i18n import catalog_ids
 
-PACKAGE = Path(__file__).parent
+PACKAGE = Path(__file__).parent.parent  # the judge package
 
 
 def marked_ids() -> dict[str, str]:
@@ -41,7 +41,7 @@ def marked_ids() -> dict[str, str]:
                 texts = [t for e in node.elts for t in literals(e) if " " in t]
             for text in texts:
                 found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
-    from judge.resources import search_dirs
+    from judge.data.resources import search_dirs
 
     for folder in search_dirs("templates"):
         for path in sorted(folder.rglob("*.j2")):

@@ -19,8 +19,6 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from judge.config import Config, ImapConfig, SmtpConfig
-from judge.daemon import serve
-from judge.embedded import EmbeddedImap, EmbeddedSmtp
 from judge.game import records, service
 from judge.game.settings import GameSettings
 from judge.rules.adjustments import adjustment_delta
@@ -29,6 +27,8 @@ from judge.rules.legality import retreat_options
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.store import open_db, write
+from judge.transport.daemon import serve
+from judge.transport.embedded import EmbeddedImap, EmbeddedSmtp
 
 DOMAIN = "demo.judge"
 PASSWORD = "demo"
@@ -160,7 +160,7 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
 
 
 def service_now():  # type: ignore[no-untyped-def]
-    from judge.daemon import utcnow
+    from judge.transport.daemon import utcnow
 
     return utcnow()
 

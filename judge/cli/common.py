@@ -68,7 +68,7 @@ def settings(args: argparse.Namespace) -> Config | None:
 
 
 def use_host_dirs(cfg: Config | None) -> None:
-    from judge import resources
+    from judge.data import resources
 
     resources.set_host_dirs(variants=cfg.variants_dir if cfg else None, templates=cfg.templates_dir if cfg else None)
 

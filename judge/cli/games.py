@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from judge.cli_common import EXIT_USAGE, CliError, add_password_options, open_store, read_password, settings
+from judge.cli.common import EXIT_USAGE, CliError, add_password_options, open_store, read_password, settings
 from judge.store import write
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
 
@@ -474,7 +474,7 @@ def _tick(args: argparse.Namespace) -> int:
 
 
 def _mail_handle(args: argparse.Namespace) -> int:
-    from judge.mail.imap_in import handle_one, mail_handle_settings
+    from judge.transport.imap import handle_one, mail_handle_settings
 
     if args.file == "-":
         raw = sys.stdin.buffer.read()

@@ -14,8 +14,8 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, pass_context, select_autoescape
 from markupsafe import escape
 
+from judge.data.resources import data_dir, search_dirs
 from judge.i18n import T, result_words, translate, word
-from judge.resources import data_dir, search_dirs
 
 DEFAULT_LANGUAGE = "en"
 LANGUAGES = ("en", "ru", "de")
@@ -108,7 +108,7 @@ def template_names(language: str = DEFAULT_LANGUAGE) -> list[str]:
 @cache
 def judge_marker(language: str) -> str:
     """The line on top of every mail the judge sends (templates/<language>/_marker.txt). It carries the token the
-    body reader knows (``judge.mail.commands.JUDGE_MARKER``), so a reply that quotes the judge's mail without ">"
+    body reader knows (``judge.commands.language.JUDGE_MARKER``), so a reply that quotes the judge's mail without ">"
     (Outlook) is read only down to it."""
     folder = data_dir("templates")
     for lang in (language, DEFAULT_LANGUAGE):

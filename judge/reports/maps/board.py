@@ -17,10 +17,10 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from judge.maps.fonts import _font, drawable
-from judge.maps.geometry import BoardGeometry, board_geometry
-from judge.maps.layout import Box, MapLayout, board_layout
-from judge.maps.style import (
+from judge.reports.maps.fonts import _font, drawable
+from judge.reports.maps.geometry import BoardGeometry, board_geometry
+from judge.reports.maps.layout import Box, MapLayout, board_layout
+from judge.reports.maps.style import (
     BOARD_COAST_LABEL_SIZE,
     BOARD_LABEL_SIZE,
     BOARD_LEGEND_ROW,

@@ -12,10 +12,10 @@ import re
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from judge.catalog import load_variant
-from judge.position_json import PositionError, position_from_json, position_to_json, read_power
+from judge.data.catalog import load_variant
 from judge.rules.board import Position
 from judge.rules.orders import order_text
+from judge.rules.position_json import PositionError, position_from_json, position_to_json, read_power
 from judge.rules.turn import TurnResult, parse_submissions, play
 from judge.rules.variant import Variant, VariantError
 from judge.rules.victory import Victory

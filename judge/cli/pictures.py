@@ -78,9 +78,9 @@ def run_map(args: argparse.Namespace) -> int:
 
 
 def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
-    from judge.catalog import load_variant
-    from judge.maps import render_map
-    from judge.position_json import position_from_json
+    from judge.data.catalog import load_variant
+    from judge.reports.maps import render_map
+    from judge.rules.position_json import position_from_json
 
     try:
         variant = load_variant(name)
@@ -93,9 +93,9 @@ def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
 
 def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
     from judge.game.records import load_game
-    from judge.maps import render_map
-    from judge.position_json import position_from_json
+    from judge.reports.maps import render_map
     from judge.rules.phase import Phase
+    from judge.rules.position_json import position_from_json
     from judge.store import open_db
 
     if db_path != ":memory:" and not Path(db_path).is_file():

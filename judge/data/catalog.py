@@ -11,7 +11,7 @@ import tomllib
 from functools import cache
 from pathlib import Path
 
-from judge.resources import search_dirs
+from judge.data.resources import search_dirs
 from judge.rules.variant import Variant, VariantError, key_lines, locate, variant_from_data
 
 

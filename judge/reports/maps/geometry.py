@@ -1,6 +1,6 @@
 """A variant's board geometry: the area of every province, read from the sidecar file ``variants/KEY.geo.json``.
 
-The file is data the project owns, written by ``python -m judge.maps.tessellate`` (see there for how the areas are
+The file is data the project owns, written by ``python -m judge.reports.maps.tessellate`` (see there for how the areas are
 made). The judge only reads it: a variant without the file, or with a file that does not fit its provinces, is drawn
 as a diagram instead (``None`` here). Coordinates are (longitude, latitude) in degrees, longitudes unwrapped from
 the frame's left edge (they may exceed 180 on a map round the world).
@@ -29,7 +29,7 @@ class BoardGeometry:
 
 
 def geometry_file(key: str) -> Path:
-    from judge.resources import data_dir
+    from judge.data.resources import data_dir
 
     return data_dir("variants") / f"{key}.geo.json"
 

@@ -24,8 +24,8 @@ from datetime import datetime
 from imapclient import IMAPClient
 from sqlite_utils import Database
 
+from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, handle_message
 from judge.config import Config, ImapConfig
-from judge.mail.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, handle_message
 from judge.store import is_busy, write
 from judge.timeutil import iso_utc
 
@@ -187,7 +187,7 @@ def handle_one(
 def mail_handle_settings(db: Database, cfg: Config | None) -> tuple[str, int, float, str]:
     """The judge's address, reply cap and mail age limit for ``judge mail handle``: the configuration's when there is
     one, else the address the daemon recorded in the database; with a note when the address is unknown."""
-    from judge.mail.handler import MAX_REPLIES_PER_HOUR
+    from judge.commands.handler import MAX_REPLIES_PER_HOUR
 
     if cfg is not None and cfg.address:
         return cfg.address, cfg.max_replies_per_hour, cfg.max_mail_age_days, ""

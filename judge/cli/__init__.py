@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from judge import __version__
-from judge.cli_common import CliError, Parser, config_options, settings
+from judge.cli.common import CliError, Parser, config_options, settings
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 NO_CONFIG = ("init", "demo")  # commands that run without reading the configuration
@@ -149,9 +149,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     lst.set_defaults(func=_variant_list)
 
-    from judge.cli_game import add_game_commands
-    from judge.cli_map import add_map_command
-    from judge.cli_serve import add_serve_commands
+    from judge.cli.games import add_game_commands
+    from judge.cli.pictures import add_map_command
+    from judge.cli.server import add_serve_commands
 
     add_game_commands(sub, common)
     add_serve_commands(sub, common)
@@ -160,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _sandbox(args: argparse.Namespace) -> int:
-    from judge.sandbox import MAX_INPUT_CHARS, read_lines, run_json_line
+    from judge.game.sandbox import MAX_INPUT_CHARS, read_lines, run_json_line
 
     if args.from_game and args.batch:
         raise CliError("--from-game plays one input; leave out --batch", EXIT_USAGE)
@@ -189,9 +189,9 @@ def _sandbox(args: argparse.Namespace) -> int:
 
 def _from_game(args: argparse.Namespace, text: str) -> dict[str, Any]:
     """``judge sandbox --from-game NAME``: the input (``{}`` when empty) played from the game's position."""
-    from judge.cli_common import open_store
+    from judge.cli.common import open_store
+    from judge.game.sandbox import MAX_INPUT_CHARS, _error
     from judge.game.sandbox_game import from_game
-    from judge.sandbox import MAX_INPUT_CHARS, _error
 
     if len(text) > MAX_INPUT_CHARS:
         return _error(None, f"the input is longer than {MAX_INPUT_CHARS} characters")
@@ -249,7 +249,7 @@ def victory_text(variant: Any) -> str:
 
 
 def _variant_check(args: argparse.Namespace) -> int:
-    from judge.catalog import load_variant_file
+    from judge.data.catalog import load_variant_file
     from judge.rules.variant import VariantError
 
     status = EXIT_OK
@@ -274,8 +274,8 @@ def _variant_check(args: argparse.Namespace) -> int:
 
 
 def _variant_list(args: argparse.Namespace) -> int:
-    from judge.catalog import load_variant, variant_files
-    from judge.resources import data_dir
+    from judge.data.catalog import load_variant, variant_files
+    from judge.data.resources import data_dir
     from judge.rules.variant import VariantError
 
     shipped = data_dir("variants").resolve()

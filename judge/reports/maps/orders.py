@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judge.maps.style import SUCCESS
+from judge.reports.maps.style import SUCCESS
 from judge.rules.geography import Geography
 
 # --- orders as the server stores them ------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Make a variant's board geometry: the area of every province, from its coordinates, its adjacency and coastlines.
 
-    python -m judge.maps.tessellate VARIANT COASTLINES.json [--width 800] [-o variants/VARIANT.geo.json]
+    python -m judge.reports.maps.tessellate VARIANT COASTLINES.json [--width 800] [-o variants/VARIANT.geo.json]
 
 A tool of the project, run by whoever adds or changes a variant's map; the judge itself never runs it (it only reads
-the file this writes, see ``judge.maps.geometry``). It needs shapely (``pip install '.[mapgen]'``).
+the file this writes, see ``judge.reports.maps.geometry``). It needs shapely (``pip install '.[mapgen]'``).
 
 How the areas are made, in a plane where a degree of longitude is shortened by the cosine of the map's middle
 latitude (so that distances look as on the picture):
@@ -50,7 +50,7 @@ ROUNDS = 3  # rounds of reaching towards a neighbour not yet touching
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m judge.maps.tessellate",
+        prog="python -m judge.reports.maps.tessellate",
         description="Write a variant's board geometry (province areas) from its "
         "coordinates, adjacency and a coastline file.",
     )
@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         help="how far (scaled degrees) a land province reaches from its seeds (default: from the map)",
     )
     args = parser.parse_args(argv)
-    from judge.catalog import load_variant, load_variant_file
-    from judge.resources import data_dir
+    from judge.data.catalog import load_variant, load_variant_file
+    from judge.data.resources import data_dir
 
     given = Path(args.variant)
     if given.suffix == ".toml" and given.is_file():
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
 def frame_of(geo: Geography) -> tuple[float, float, float, float]:
     """The picture's frame (lon0, lat0, lon1, lat1) round the provinces' points, lon0 at the widest gap of
     longitude (a world map has its seam in the ocean); lon1 may exceed 180."""
-    from judge.maps.layout import span_of
+    from judge.reports.maps.layout import span_of
 
     places = [p.at for p in geo.provinces if p.at is not None]
     left, span, top, bottom = span_of(places)
@@ -317,7 +317,7 @@ def tessellate(
         else:
             apart.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
     data = {
-        "about": "Province areas of this variant for drawing its board, made by judge.maps.tessellate from the "
+        "about": "Province areas of this variant for drawing its board, made by judge.reports.maps.tessellate from the "
         "provinces' coordinates and adjacency, clipped to coastlines: "
         + str(coast.get("source", "public-domain coastlines")),
         "variant": key,

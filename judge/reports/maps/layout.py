@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from judge.maps.fonts import _drawing_font
-from judge.maps.geometry import BoardGeometry
-from judge.maps.style import (
+from judge.reports.maps.fonts import _drawing_font
+from judge.reports.maps.geometry import BoardGeometry
+from judge.reports.maps.style import (
     ARMY,
     BOARD_COAST_LABEL_SIZE,
     BOARD_LABEL_SIZE,

@@ -3,7 +3,7 @@
 Code never builds a player-facing sentence in English and hands it on: it makes a :class:`Text` — the English
 message id with ``{name}`` placeholders, and its parameters — and the mail side words it in the reader's language
 with :func:`translate` (or the ``t`` filter in templates). Catalogs are gettext ``.po`` files in
-``judge/locale/<language>/LC_MESSAGES/judge.po`` read with Babel; a message id missing from a catalog falls back to
+``judge/i18n/locale/<language>/LC_MESSAGES/judge.po`` read with Babel; a message id missing from a catalog falls back to
 English. Dates and relative times are formatted per locale by Babel (:func:`format_when`).
 
 How to add a translated string: /work/brief/i18n.md and the top of each ``judge.po``.

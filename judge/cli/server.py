@@ -104,14 +104,14 @@ def _load(path: str | None) -> Any:
     if problem:
         print(f"judge: {cfg.source}: [judge] db: {problem}", file=sys.stderr)
         return None
-    from judge.cli_common import use_host_dirs
+    from judge.cli.common import use_host_dirs
 
     use_host_dirs(cfg)
     return cfg
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from judge.daemon import serve
+    from judge.transport.daemon import serve
 
     _logging(args.verbose or not args.once)
     cfg = _load(args.config)
@@ -166,8 +166,8 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from judge.mail.imap_in import Inbox
-    from judge.mail.smtp_out import connect
+    from judge.transport.imap import Inbox
+    from judge.transport.smtp import connect
 
     cfg = _load(args.config)
     if cfg is None:
@@ -201,7 +201,7 @@ def _db_command(args: argparse.Namespace) -> int:
     import json
     from datetime import datetime
 
-    from judge.cli_common import db_path, open_store, settings
+    from judge.cli.common import db_path, open_store, settings
     from judge.config import Config
     from judge.store.upkeep import prune, table_sizes
 
@@ -235,6 +235,6 @@ def _db_command(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from judge.demo import run_demo
+    from judge.cli.demo import run_demo
 
     return run_demo(args.dir, years=args.years, seed=args.seed, quiet=args.quiet)

@@ -1,6 +1,6 @@
 """The map picture of a position: provinces, centres, units and the orders of a phase, drawn as a PNG with Pillow.
 
-A variant with *board geometry* (``variants/KEY.geo.json``, made by ``python -m judge.maps.tessellate``) is drawn as
+A variant with *board geometry* (``variants/KEY.geo.json``, made by ``python -m judge.reports.maps.tessellate``) is drawn as
 a board: every province an area, land provinces tinted by the power that holds them, seas blue, land that is no
 province grey, supply centres marked in their owner's colour, units as army and fleet symbols, the orders of a phase
 as arrows, labels in the shipped DejaVu font, as a palette PNG (about 50-70 KB). A variant without it is drawn as a
@@ -15,13 +15,13 @@ imported by the judge). Nothing here touches the clock, the network or the datab
 geometry files only.
 """
 
-from judge.maps.board import has_board, held_by, tint
-from judge.maps.draw import LegendEntry, MapDrawing, draw_map, power_colours, render_map
-from judge.maps.fonts import can_draw, drawable, legend_words
-from judge.maps.geometry import BoardGeometry, board_geometry, parse_geometry
-from judge.maps.layout import MapLayout, map_layout
-from judge.maps.orders import DrawnOrder, read_order
-from judge.maps.style import CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError
+from judge.reports.maps.board import has_board, held_by, tint
+from judge.reports.maps.draw import LegendEntry, MapDrawing, draw_map, power_colours, render_map
+from judge.reports.maps.fonts import can_draw, drawable, legend_words
+from judge.reports.maps.geometry import BoardGeometry, board_geometry, parse_geometry
+from judge.reports.maps.layout import MapLayout, map_layout
+from judge.reports.maps.orders import DrawnOrder, read_order
+from judge.reports.maps.style import CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError
 
 __all__ = [
     "CONVOY_INK",
