@@ -35,13 +35,14 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=50, help="phases before the measured window")
     args = parser.parse_args()
     from judge.cli.demo import choose_orders
-    from judge.game import notify, records, service
+    from judge.game import records, service
+    from judge.reports import outbox
     from judge.game.settings import GameSettings
     from judge.store import open_db, write
     from judge.store.upkeep import prune, table_sizes
     from judge.transport.imap import handle_one
 
-    notify.map_picture = lambda *a, **k: None  # see the docstring
+    outbox.map_picture = lambda *a, **k: None  # see the docstring
     path = Path(tempfile.mkdtemp(prefix="judge-growth-")) / "judge.db"
     db = open_db(path)
     rng = random.Random(1)

@@ -71,12 +71,12 @@ def setup(db_path: str, games: int) -> dict[str, Any]:
 
 
 def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
-    from judge.game import notify
+    from judge.reports import outbox
     from judge.store import open_db
     from judge.transport.daemon import deadline_chunk
 
     map_seconds = [0.0]
-    real_picture, real_palette = notify.map_picture, notify.palette_png
+    real_picture, real_palette = outbox.map_picture, outbox.palette_png
 
     def timed_picture(*a: Any, **k: Any) -> Any:
         if not draw_map:
@@ -94,7 +94,7 @@ def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
         finally:
             map_seconds[0] += time.perf_counter() - t
 
-    notify.map_picture, notify.palette_png = timed_picture, timed_palette  # measured, not changed
+    outbox.map_picture, outbox.palette_png = timed_picture, timed_palette  # measured, not changed
     db = open_db(db_path)
     now = START + timedelta(hours=2)
     rss_before = peak_rss_mb()

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from mailservers import SmtpSink
 
+import judge.wiring  # noqa: F401  (tests calling the game server directly need it wired, as every entry point does)
+
 
 @pytest.fixture
 def smtp() -> Iterator[Any]:

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from gamekit import Table
 
-from judge.game import notify, records
+from judge.game import records
+from judge.reports import outbox
 from judge.reports.render import LANGUAGES, render_mail, template_names
 from judge.transport.smtp import build_message
 
@@ -32,13 +33,13 @@ def sign(power: str, *lines: str) -> str:
 def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list[tuple[str, dict[str, Any]]]]:
     """A short real game that sends every kind of mail; returns the table and each (template, context) used."""
     seen: list[tuple[str, dict[str, Any]]] = []
-    real = notify.render_mail
+    real = outbox.render_mail
 
     def recording(name: str, language: str, **context: Any) -> Any:
         seen.append((name, context))
         return real(name, language, **context)
 
-    monkeypatch.setattr(notify, "render_mail", recording)
+    monkeypatch.setattr(outbox, "render_mail", recording)
     t = Table(tmp_path / "judge.db")
     t.seven("g", "--deadline", "48h", "--grace", "6h", "--master", "gm@p.test")
     t.reply(

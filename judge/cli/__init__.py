@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge import __version__
 from judge.cli.common import CliError, Parser, config_options, settings
 

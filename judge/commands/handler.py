@@ -33,10 +33,11 @@ from typing import Any
 
 from sqlite_utils import Database
 
+import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge.commands import language as c
 from judge.commands.sandbox_reply import run_sandbox_text
 from judge.data.catalog import load_variant, variant_names
-from judge.game import draws, notify, service
+from judge.game import draws, service
 from judge.game.orders import merge_orders, order_summary
 from judge.game.passwords import hash_password, verify_password
 from judge.game.records import (
@@ -53,6 +54,7 @@ from judge.game.records import (
 from judge.game.service import GameError
 from judge.i18n import T, Text, phase_words, translate
 from judge.mail.message import Attachment, Incoming, Problem, parse_incoming
+from judge.reports import outbox
 from judge.reports.render import LANGUAGES, render_mail
 from judge.rules.parse import ORDER_WORDS
 from judge.store import is_busy, write
@@ -336,7 +338,7 @@ def _replies_paused(db: Database, msg: Incoming, now: datetime, until: datetime,
     if sent:
         return
     log_event(db, None, now, address, "replies-paused", {"until": iso_utc(until)})
-    notify.send(
+    outbox.send(
         db,
         address,
         "replies_paused",
@@ -389,7 +391,7 @@ def _tell_master(db: Database, s: Session, limits: _Limits, what: str, *, partia
     if earlier:
         return
     try:
-        notify.send(
+        outbox.send(
             db,
             to,
             "internal_error",
@@ -531,7 +533,7 @@ def _reply(
         game = service.get_game(db, game.name)
     refs = " ".join(msg.references) or None
     to = msg.reply_to or msg.sender
-    notify.send(
+    outbox.send(
         db,
         to,
         "reply",
@@ -804,7 +806,7 @@ def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
     addresses = list(dict.fromkeys(f["address"] for f in failures))
     shown = addresses[:5] + ([f"{len(addresses) - 5} more"] if len(addresses) > 5 else [])
     log_event(db, game.id, now, seat.email, "signon-alert", {"power": seat.power, "attempts": len(failures)})
-    notify.send(
+    outbox.send(
         db,
         seat.email,
         "signon_alert",
@@ -836,7 +838,7 @@ def _resign(db: Database, game: Game, player: Player, now: datetime) -> Text:
     log_event(db, game.id, now, player.email, "resign", {"power": player.power})
     for p in players(db, game.id):
         if p.id != player.id:
-            notify.send(db, p.email, "resigned", now, game=game, player=player)
+            outbox.send(db, p.email, "resigned", now, game=game, player=player)
     draws.recount(db, game, now)
     return T("{power} has resigned; its units are in civil disorder", power=T(player.power or ""))
 
@@ -867,7 +869,7 @@ def _press(db: Database, game: Game, player: Player, item: c.Press, now: datetim
         to_label = ", ".join(wanted)
     sender = "an anonymous power" if kind == "grey" else player.power
     for p in recipients:
-        notify.send(db, p.email, "press", now, game=game, sender=sender, to_label=to_label, body=item.body)
+        outbox.send(db, p.email, "press", now, game=game, sender=sender, to_label=to_label, body=item.body)
     log_event(db, game.id, now, player.email, "press", {"from": player.power, "to": to_label, "body": item.body})
     told = [T(p) for p in wanted] if item.to is not None else [T("everyone")]
     if kind == "grey":

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from judge.game import notify
+from judge.game import notices
 from judge.game.records import Game, Player, log_event, players, save_game
 from judge.game.service import GameError
 from judge.rules.phase import Phase, Season
@@ -70,7 +70,7 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
         )
         log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
         others = [p for p in voters(db, game) if p.id != player.id]
-        notify.draw_news(db, game, others, now, "proposed")
+        notices.draw_news(db, game, others, now, "proposed")
         return recount(db, game, now) or "draw proposed; every player still in the game must accept"
     if row is None or row["status"] != "open":
         raise GameError("no draw is proposed in this turn; propose one with DRAW PROPOSE")
@@ -79,7 +79,7 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
         votes[player.power] = "reject"
         db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes), "status": "rejected"})
         log_event(db, game.id, now, player.email, "draw-reject", {"power": player.power})
-        notify.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
+        notices.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
         return "you rejected the draw; it is off"
     votes[player.power] = "accept"
     db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes)})
@@ -101,5 +101,5 @@ def recount(db: Database, game: Game, now: datetime) -> str | None:
     game.result = {"kind": "draw", "powers": sorted(p.power for p in still_in if p.power)}
     save_game(db, game, now)
     log_event(db, game.id, now, "judge", "draw", game.result)
-    notify.game_over(db, game, players(db, game.id), now)
+    notices.game_over(db, game, players(db, game.id), now)
     return "the draw is accepted by everyone: the game is over"

@@ -21,7 +21,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.game import notify
+from judge.game import notices
+from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.service import GameError, _late_players, get_game, owing_powers, replace_player, show_game
 from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
@@ -83,8 +84,8 @@ def replace(
     new.ready = False
     save_player(db, new)
     if old:
-        notify.send(db, old, "seat_change", now, game=game, what="replaced_out", power=new.power)
-    notify.send(db, address, "seat_change", now, game=game, what="replaced_in", power=new.power)
+        tell(db, old, NoticeKind.SEAT_CHANGE, now, game, what="replaced_out", power=new.power)
+    tell(db, address, NoticeKind.SEAT_CHANGE, now, game, what="replaced_in", power=new.power)
     return new
 
 
@@ -101,7 +102,7 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
         save_player(db, seat)
     log_event(db, game.id, now, sender, "eject", {"power": seat.power, "email": seat.email})
-    notify.send(db, seat.email, "seat_change", now, game=game, what="ejected", power=seat.power)
+    tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, what="ejected", power=seat.power)
     return seat
 
 
@@ -139,7 +140,7 @@ def end(
     db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
     save_game(db, game, now)
     log_event(db, game.id, now, sender, "end", game.result)
-    notify.game_over(db, game, players(db, game.id), now)
+    notices.game_over(db, game, players(db, game.id), now)
     return game
 
 
@@ -150,7 +151,7 @@ def delete(db: Database, name: str, now: datetime, sender: str = "master") -> li
         raise GameError(f"game {game.name} has started; end it instead (judge game end {game.name} --abandoned)")
     told = list(dict.fromkeys(p.email for p in players(db, game.id)))
     for address in told:
-        notify.send(db, address, "announcement", now, game=game, what="deleted")
+        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what="deleted")
     db.execute("delete from players where game_id = ?", [game.id])
     db.execute("delete from games where id = ?", [game.id])
     log_event(db, None, now, sender, "delete", {"game": game.name, "variant": game.variant.key, "told": told})
@@ -211,7 +212,7 @@ def change_deadline(
         owing = owing_powers(game)
         concerned = [p for p in seats if p.active and p.power in owing]
     for address in dict.fromkeys(p.email for p in concerned):
-        notify.send(db, address, "announcement", now, game=game, what=change.value)
+        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what=change.value)
     return game
 
 
@@ -324,12 +325,12 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
     log_event(db, game.id, now, sender, "settings", {field: shown})
     if k not in ("master", "assignment"):  # the game master's own business
         for address in dict.fromkeys(p.email for p in players(db, game.id) if p.email):
-            notify.send(
+            tell(
                 db,
                 address,
-                "announcement",
+                NoticeKind.ANNOUNCEMENT,
                 now,
-                game=game,
+                game,
                 what="settings",
                 detail=f"{field} = {'none' if shown is None else str(shown).lower()}",
             )
@@ -380,12 +381,12 @@ def show(db: Database, name: str) -> dict[str, Any]:
 def game_filled(db: Database, game: Game, now: datetime) -> None:
     """Every power has a player: the game master can start the game."""
     if game.settings.master:
-        notify.send(
+        tell(
             db,
             game.settings.master,
-            "master_notice",
+            NoticeKind.MASTER_NOTICE,
             now,
-            game=game,
+            game,
             what="filled",
             power=None,
             email=None,
@@ -403,12 +404,12 @@ def after_adjudication(db: Database, game: Game, before: Any, submitted: dict[st
         if not seat.active or seat.power not in owed or submitted.get(seat.power):
             continue
         if _missed_in_a_row(db, game, seat.power) == MISSED_IN_A_ROW:
-            notify.send(
+            tell(
                 db,
                 game.settings.master,
-                "master_notice",
+                NoticeKind.MASTER_NOTICE,
                 now,
-                game=game,
+                game,
                 what="missed",
                 power=seat.power,
                 email=seat.email,

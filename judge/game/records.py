@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.data.catalog import load_variant
+from judge.game.ports import load_variant
 from judge.game.settings import GameSettings
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json, position_to_json

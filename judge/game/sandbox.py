@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from judge.data.catalog import load_variant
+from judge.game.ports import load_variant
 from judge.rules.board import Position
 from judge.rules.orders import order_text
 from judge.rules.position_json import PositionError, position_from_json, position_to_json, read_power

@@ -1,7 +1,7 @@
 """What the game master can do to a game, and what happens when a phase is adjudicated.
 
 Every function works inside the caller's transaction and takes ``now`` from the caller: nothing here reads the clock.
-Mail to players is queued in the outbox (judge.game.notify), never sent from here.
+Mail to players leaves as notices (values, judge.game.notices) that the mail side renders and queues.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.data.catalog import load_variant
-from judge.game import notify
+from judge.game import notices
 from judge.game.passwords import hash_password
+from judge.game.ports import load_variant
 from judge.game.records import (
     Game,
     Player,
@@ -168,7 +168,7 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
     game.deadline = now + game.settings.deadline_for(Step.MOVEMENT)
     save_game(db, game, now)
     log_event(db, game.id, now, sender, "start", {p.power: p.email for p in seated})
-    notify.game_started(db, game, players(db, game.id), now)
+    notices.game_started(db, game, players(db, game.id), now)
     return game
 
 
@@ -203,7 +203,7 @@ def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -
     game.status, game.deadline = "paused", None
     save_game(db, game, now)
     log_event(db, game.id, now, sender, "pause", None)
-    notify.announce(db, game, players(db, game.id), now, "paused")
+    notices.announce(db, game, players(db, game.id), now, "paused")
     return game
 
 
@@ -216,7 +216,7 @@ def resume_game(db: Database, name: str, now: datetime, sender: str = "master") 
     game.paused_remaining = None
     save_game(db, game, now)
     log_event(db, game.id, now, sender, "resume", None)
-    notify.announce(db, game, players(db, game.id), now, "resumed")
+    notices.announce(db, game, players(db, game.id), now, "resumed")
     return game
 
 
@@ -263,7 +263,7 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
         save_player(db, p)
     save_game(db, game, now)
     log_event(db, game.id, now, sender, "rollback", {"to": code, "discarded": later})
-    notify.announce(db, game, players(db, game.id), now, "rolled back")
+    notices.announce(db, game, players(db, game.id), now, "rolled back")
     return game
 
 
@@ -386,14 +386,14 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         "adjudicate",
         {"phase": phase, "next": turn.position.phase.code, "winner": turn.winner},
     )
-    notify.results(db, game, seats, before, turn, results, now)
+    notices.results(db, game, seats, before, turn, results, now, sides(db, game) if turn.scores else ())
     for p in newly_out:
-        notify.eliminated(db, game, p, now)
+        notices.eliminated(db, game, p, now)
     from judge.game.master import after_adjudication
 
     after_adjudication(db, game, before, submitted, now)
     if game.status == "finished":
-        notify.game_over(db, game, seats, now)
+        notices.game_over(db, game, seats, now)
     return turn
 
 
@@ -442,7 +442,7 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
             ):
                 continue
             for p in _late_players(db, game, players(db, game.id)):
-                notify.reminder(db, game, p, now)
+                notices.reminder(db, game, p, now)
             game.reminded = True
             save_game(db, game, now)
             done += 1
@@ -495,7 +495,7 @@ def tick_game(db: Database, name: str, phase: str, now: datetime) -> bool:
             save_game(db, game, now)
             log_event(db, game.id, now, "judge", "grace", {"late": [p.power for p in late]})
             for p in late:
-                notify.late_notice(db, game, p, now)
+                notices.late_notice(db, game, p, now)
             return False
         adjudicate(db, game, now, "deadline")
         return True

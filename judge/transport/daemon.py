@@ -38,6 +38,7 @@ from typing import IO, Any
 
 from imapclient.exceptions import IMAPClientError
 
+import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge.config import Config
 from judge.game.records import set_default_language, set_judge_address
 from judge.game.service import due_games, remind, tick_game

@@ -8,8 +8,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.game.notify import send
 from judge.game.settings import GameSettings
+from judge.reports.outbox import send
 from judge.store import write
 from judge.timeutil import iso_utc, parse_iso_utc
 

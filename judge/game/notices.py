@@ -1,0 +1,234 @@
+"""Notices: the mail the game server has for players and the game master, as values.
+
+The game server decides who is told what (a ``Notice``: recipient, kind, game, the facts for the template, the map
+to draw); it renders nothing. The mail side, given to the game server through ``judge.game.ports``, renders each
+notice in the recipient's language and queues it (``judge.reports.outbox``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlite_utils import Database
+
+from judge.game import ports
+from judge.game.records import Game, Player, user_settings
+from judge.i18n import T, format_length
+from judge.rules.adjustments import adjustment_delta
+from judge.rules.board import Position
+from judge.rules.phase import Step
+from judge.rules.position_json import position_to_json
+from judge.rules.turn import TurnResult
+
+
+class NoticeKind(StrEnum):
+    """What a notice tells; each kind is a mail template of the same name in templates/<language>/."""
+
+    GAME_STARTED = "game_started"
+    ANNOUNCEMENT = "announcement"
+    RESULTS = "results"
+    REMINDER = "reminder"
+    ELIMINATED = "eliminated"
+    GAME_OVER = "game_over"
+    LATE_NOTICE = "late_notice"
+    DRAW = "draw"
+    SEAT_CHANGE = "seat_change"
+    MASTER_NOTICE = "master_notice"
+
+
+@dataclass(frozen=True)
+class MapRequest:
+    """The board picture a notice carries: ``position`` with ``lines`` (the phase's orders) drawn on it, after the
+    phase when ``after`` is given; kept once per game, ``phase`` and language."""
+
+    phase: str
+    position: Position
+    lines: Sequence[Mapping[str, Any]] = ()
+    after: Position | None = None
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One mail for one address. With ``shared``, the facts do not depend on the recipient, so the mail side may
+    render it once per language and time zone for every notice of the same batch."""
+
+    to: str
+    kind: NoticeKind
+    game: Game | None
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    picture: MapRequest | None = None
+    shared: bool = False
+
+
+def post(db: Database, notices: Sequence[Notice], now: datetime) -> None:
+    """Hand ``notices`` (one event's mail) to the mail side, inside the caller's transaction."""
+    if notices:
+        ports.deliver(db, notices, now)
+
+
+def tell(db: Database, to: str, kind: NoticeKind, now: datetime, game: Game | None = None, **facts: Any) -> None:
+    """Post a single notice."""
+    post(db, [Notice(to, kind, game, facts)], now)
+
+
+def everyone(game: Game, seats: Sequence[Player]) -> list[str]:
+    """Every seat's address once (one mail even for two powers), and the game master's."""
+    to = list(dict.fromkeys(p.email for p in seats))
+    if game.settings.master and game.settings.master.lower() not in to:
+        to.append(game.settings.master.lower())
+    return to
+
+
+_PRESS_RULES = {
+    "white": T("Press: signed messages between powers (PRESS TO <power> … ENDPRESS, BROADCAST)."),
+    "grey": T("Press: messages between powers without the sender's name (grey press)."),
+    "none": T("Press: none; powers cannot write to each other through the judge."),
+}
+
+
+def game_started(db: Database, game: Game, seats: Sequence[Player], now: datetime) -> None:
+    """The start mail: the powers and their units (addresses only when the game is not anonymous), the map, the
+    deadline lengths, the press rule and the game master."""
+    assert game.position is not None
+    pos, geo, st = game.position, game.variant.geo, game.settings
+    anonymous = st.anonymous
+    by_power = {s.power: s for s in seats if s.power}
+    table = [
+        {
+            "power": power,
+            "email": "" if anonymous or power not in by_power else by_power[power].email,
+            "units": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power)),
+        }
+        for power in game.variant.powers
+    ]
+    picture = MapRequest("start", pos)
+    out = []
+    for p in seats:
+        language = user_settings(db, p.email)["language"]
+        lengths = {
+            "movement": format_length(st.movement_deadline, language),
+            "retreat": format_length(st.retreat_deadline, language),
+            "adjustment": format_length(st.adjustment_deadline, language),
+            "grace": format_length(st.grace, language) if st.grace else "",
+        }
+        facts = {
+            "player": p,
+            "powers": {s.power: "" if anonymous else s.email for s in seats if s.power},
+            "seats": table,
+            "anonymous": anonymous,
+            "lengths": lengths,
+            "press_rule": _PRESS_RULES.get(st.press, T(st.press)),
+            "master": st.master or "",
+        }
+        out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture))
+    post(db, out, now)
+
+
+def announce(db: Database, game: Game, seats: Sequence[Player], now: datetime, what: str) -> None:
+    post(db, [Notice(to, NoticeKind.ANNOUNCEMENT, game, {"what": what}) for to in everyone(game, seats)], now)
+
+
+def tally(game: Game, pos: Position, before: Position | None = None) -> list[dict[str, Any]]:
+    """Per power: centres now and their change in this phase, units, and the builds (+) or removals (-) due."""
+    rows = []
+    for power in game.variant.powers:
+        centres = pos.centre_count(power)
+        units = len(pos.units_of(power))
+        change = centres - before.centre_count(power) if before is not None else 0
+        if not centres and not units and not change:
+            continue
+        delta = adjustment_delta(game.variant, pos, power) if pos.phase.step is Step.ADJUSTMENT else 0
+        geo = game.variant.geo
+        now_owned = {c for c, owner in pos.owners.items() if owner == power}
+        was_owned = {c for c, owner in before.owners.items() if owner == power} if before is not None else now_owned
+        rows.append(
+            {
+                "power": power,
+                "centres": centres,
+                "change": change,
+                "units": units,
+                "delta": delta,
+                "gains": sorted(geo.provinces[c].name for c in now_owned - was_owned),
+                "losses": sorted(geo.provinces[c].name for c in was_owned - now_owned),
+                "unit_list": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power)),
+            }
+        )
+    return rows
+
+
+def _scores(game: Game, turn: TurnResult, sides: Sequence[tuple[str, ...]]) -> dict[str, int] | None:
+    """After a Fall in a game that counts points: each power's points, a combined side's under ``A+B``."""
+    if not turn.scores or not game.settings.victory(game.variant).uses_points:
+        return None
+    out = {p: turn.scores.get(p, 0) for p in game.variant.powers}
+    for side in sides:
+        out["+".join(side)] = sum(out.pop(p, 0) for p in side)
+    return out
+
+
+def results(
+    db: Database,
+    game: Game,
+    seats: Sequence[Player],
+    before: Position,
+    turn: TurnResult,
+    lines: list[dict[str, Any]],
+    now: datetime,
+    sides: Sequence[tuple[str, ...]] = (),
+) -> None:
+    """The results of the phase ``before``, the same for everyone (rendered once per language and zone)."""
+    after = turn.position
+    by_power: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        by_power.setdefault(line["power"], []).append(line)
+    facts: dict[str, Any] = {
+        "phase": before.phase,
+        "results": by_power,
+        "board": position_to_json(game.variant, after),
+        "next_phase": after.phase,
+        "tally": tally(game, after, before),
+        "winner": turn.winner,
+        "threshold": game.settings.victory(game.variant).threshold(
+            game.variant.victory.total(game.variant.centres), before.phase.year
+        ),
+        "scores": _scores(game, turn, sides),
+    }
+    picture = MapRequest(before.phase.code, before, lines, after)
+    post(db, [Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True) for to in everyone(game, seats)], now)
+
+
+def reminder(db: Database, game: Game, player: Player, now: datetime) -> None:
+    tell(db, player.email, NoticeKind.REMINDER, now, game, player=player)
+
+
+def eliminated(db: Database, game: Game, player: Player, now: datetime) -> None:
+    tell(db, player.email, NoticeKind.ELIMINATED, now, game, player=player)
+
+
+def centre_history(db: Database, game: Game) -> list[dict[str, Any]]:
+    """Centres per power at the end of each game year (after the Fall), from the stored phases."""
+    years: dict[int, dict[str, int]] = {}
+    for row in db.query("select phase, board_after from phases where game_id = ? order by rowid", [game.id]):
+        after = json.loads(row["board_after"])
+        if row["phase"].startswith("F") and after["phase"][0] in "WS":
+            years[int(row["phase"][1:-1])] = {p: len(c) for p, c in after["supply_centers"].items()}
+    return [{"year": year, "centres": counts} for year, counts in sorted(years.items())]
+
+
+def game_over(db: Database, game: Game, seats: Sequence[Player], now: datetime) -> None:
+    history = centre_history(db, game)
+    facts = {"result": game.result, "history": history, "powers": list(game.variant.powers)}
+    post(db, [Notice(to, NoticeKind.GAME_OVER, game, facts) for to in everyone(game, seats)], now)
+
+
+def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None:
+    tell(db, player.email, NoticeKind.LATE_NOTICE, now, game, player=player)
+
+
+def draw_news(db: Database, game: Game, seats: Sequence[Player], now: datetime, what: str) -> None:
+    post(db, [Notice(p.email, NoticeKind.DRAW, game, {"what": what}) for p in seats], now)
