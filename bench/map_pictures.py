@@ -24,7 +24,7 @@ from typing import Any
 
 from judge.data.catalog import load_variant
 from judge.reports.maps import render_map
-from judge.reports.maps.board import _BASES
+from judge.reports.maps.areas import _BASES
 from judge.rules.orders import order_text
 from judge.rules.position_json import position_from_json
 from judge.rules.turn import parse_submissions, play

@@ -10,7 +10,7 @@ import pytest
 from gamekit import Table
 
 from judge.commands.handler import handle_message
-from judge.game.orders import order_summary
+from judge.game.order_sets import order_summary
 from judge.game.records import players, set_orders
 from judge.game.service import get_game
 

@@ -571,7 +571,7 @@ def _inside(point: tuple[float, float], ring: Any) -> bool:
 
 def _slot_pixels(variant: Variant, abbr: str) -> list[tuple[int, int]]:
     """The pixels the board's base layer gives to a land province's area (where no label covers it)."""
-    from judge.reports.maps.board import base_layer
+    from judge.reports.maps.areas import base_layer
 
     base = base_layer(variant)
     slot = base.slot0 + variant.geo.loc(abbr)
@@ -598,7 +598,7 @@ def test_geometry_loads_and_covers_every_province(name: str) -> None:
     shared, pairs = data["neighbours_sharing_a_border"]
     assert shared >= 0.9 * pairs  # the tool's own check: neighbours in the game are neighbours on the board
     base_pixels = {prov.abbr: 0 for prov in variant.geo.provinces if prov.terrain.name != "SEA"}
-    from judge.reports.maps.board import base_layer
+    from judge.reports.maps.areas import base_layer
 
     base = base_layer(variant)
     for value in base.image.tobytes():
@@ -721,7 +721,7 @@ def test_dislodged_units_and_retreats_are_marked(classic: Variant) -> None:
 
 
 def test_cyrillic_and_german_render(classic: Variant) -> None:
-    from judge.reports.maps.board import _glyphs
+    from judge.reports.maps.areas import _glyphs
 
     for word in ("Центры снабжения", "Unterstützung", "Россия"):
         cover, _mask, _ = _glyphs(word, 12, False)
@@ -787,7 +787,7 @@ def test_the_tool_makes_geometry_from_coordinates_and_coastlines() -> None:
 
 @pytest.mark.parametrize("name", ["classic", "coldwar"])
 def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
-    from judge.reports.maps.board import base_layer
+    from judge.reports.maps.areas import base_layer
 
     variant = load_variant(name)
     base = base_layer(variant)

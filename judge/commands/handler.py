@@ -38,7 +38,7 @@ from judge.commands import language as c
 from judge.commands.sandbox_reply import run_sandbox_text
 from judge.data.catalog import load_variant, variant_names
 from judge.game import draws, service
-from judge.game.orders import merge_orders, order_summary
+from judge.game.order_sets import merge_orders, order_summary
 from judge.game.passwords import hash_password, verify_password
 from judge.game.records import (
     Game,

@@ -6,7 +6,6 @@ Every function here works inside the caller's transaction (``judge.store.write``
 from __future__ import annotations
 
 import json
-import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -20,6 +19,13 @@ from judge.game.settings import GameSettings
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.variant import Variant
+from judge.store.mail_queue import new_message_id as new_message_id
+from judge.store.mail_queue import queue_mail as queue_mail
+from judge.store.users import default_language as default_language
+from judge.store.users import set_default_language as set_default_language
+from judge.store.users import set_judge_address as set_judge_address
+from judge.store.users import set_user as set_user
+from judge.store.users import user_settings as user_settings  # the store's, named here for callers
 from judge.timeutil import iso_utc, parse_iso_utc
 
 
@@ -220,75 +226,3 @@ def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kin
         "insert into events (game_id, at, sender, kind, detail) values (?, ?, ?, ?, ?)",
         [game_id, iso_utc(now), sender, kind, json.dumps(detail, ensure_ascii=False) if detail is not None else None],
     )
-
-
-def queue_mail(
-    db: Database,
-    to: str,
-    subject: str,
-    body: str,
-    now: datetime,
-    *,
-    game_id: int | None = None,
-    in_reply_to: str | None = None,
-    html: str | None = None,
-    image: bytes | None = None,
-    picture_id: int | None = None,
-    thread_refs: str | None = None,
-) -> None:
-    """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry."""
-    db.execute(
-        "insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
-        "html, image, picture_id, next_attempt, message_id, thread_refs) "
-        "values (?, ?, ?, 'queued', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
-        [
-            to,
-            subject,
-            body,
-            iso_utc(now),
-            in_reply_to,
-            game_id,
-            html,
-            image,
-            picture_id,
-            iso_utc(now),
-            new_message_id(db),
-            thread_refs or None,
-        ],
-    )
-
-
-def new_message_id(db: Database) -> str:
-    """A globally unique Message-ID: 128 random bits at the judge's domain (or a bare token, given the domain when
-    sent, while the judge's address is not yet known to this database)."""
-    token = secrets.token_hex(16)
-    rows = list(db.query("select value from meta where key = 'judge_address'"))
-    domain = rows[0]["value"].rpartition("@")[2] if rows and rows[0]["value"] else ""
-    return f"<{token}@{domain}>" if domain else token
-
-
-def set_judge_address(db: Database, address: str) -> None:
-    db.table("meta").upsert({"key": "judge_address", "value": address.lower()}, pk="key")
-
-
-def default_language(db: Database) -> str:
-    """The judge's language for players who have not chosen one (``[judge] language`` of the config)."""
-    rows = list(db.query("select value from meta where key = 'default_language'"))
-    return rows[0]["value"] if rows else "en"
-
-
-def set_default_language(db: Database, language: str) -> None:
-    db.table("meta").upsert({"key": "default_language", "value": language}, pk="key")
-
-
-def user_settings(db: Database, email: str) -> dict[str, str]:
-    rows = list(db.query("select timezone, language from users where email = ?", [email.lower()]))
-    if not rows:
-        return {"timezone": "UTC", "language": default_language(db)}
-    return {"timezone": rows[0]["timezone"] or "UTC", "language": rows[0]["language"] or default_language(db)}
-
-
-def set_user(db: Database, email: str, **values: str) -> None:
-    current = user_settings(db, email)
-    current.update(values)
-    db.table("users").upsert({"email": email.lower(), **current}, pk="email")

@@ -13,7 +13,7 @@ from sqlite_utils import Database
 from judge.game.notices import MapRequest, Notice
 from judge.game.records import Game, queue_mail, user_settings
 from judge.reports.render import Mail, marked, render_mail
-from judge.store.pictures import keep_picture
+from judge.store.mail_queue import keep_picture
 from judge.timeutil import format_deadline, iso_utc
 
 

@@ -15,12 +15,12 @@ imported by the judge). Nothing here touches the clock, the network or the datab
 geometry files only.
 """
 
-from judge.reports.maps.board import has_board, held_by, tint
+from judge.reports.maps.areas import has_board, held_by, tint
 from judge.reports.maps.draw import LegendEntry, MapDrawing, draw_map, power_colours, render_map
 from judge.reports.maps.fonts import can_draw, drawable, legend_words
 from judge.reports.maps.geometry import BoardGeometry, board_geometry, parse_geometry
 from judge.reports.maps.layout import MapLayout, map_layout
-from judge.reports.maps.orders import DrawnOrder, read_order
+from judge.reports.maps.drawn_orders import DrawnOrder, read_order
 from judge.reports.maps.style import CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError
 
 __all__ = [

@@ -11,10 +11,10 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from judge.reports.maps.board import BoardCanvas, base_layer, board_legend_height, has_board, held_by, tint
+from judge.reports.maps.areas import BoardCanvas, base_layer, board_legend_height, has_board, held_by, tint
 from judge.reports.maps.fonts import _drawing_font, drawable, legend_words
 from judge.reports.maps.layout import Box, MapLayout, _text_size, map_layout
-from judge.reports.maps.orders import DrawnOrder, read_order
+from judge.reports.maps.drawn_orders import DrawnOrder, read_order
 from judge.reports.maps.style import (
     ARMY,
     ARMY_EDGE,

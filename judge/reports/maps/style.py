@@ -24,7 +24,7 @@ TITLE_SIZE = 18
 LEGEND_ROW = 22
 LEGEND_COLUMNS = 4  # of powers, left of the line styles
 
-# The board (provinces drawn as areas, judge.reports.maps.board): its width comes with the geometry (800 for classic).
+# The board (provinces drawn as areas, judge.reports.maps.areas): its width comes with the geometry (800 for classic).
 BOARD_LABEL_SIZE = 12  # upper-case abbreviations: capitals 9 px high
 BOARD_COAST_LABEL_SIZE = 10
 BOARD_LEGEND_SIZE = 12

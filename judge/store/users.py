@@ -1,0 +1,32 @@
+"""Who reads the mail: each address's language and time zone, the judge's default language and its own address."""
+
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+
+def set_judge_address(db: Database, address: str) -> None:
+    db.table("meta").upsert({"key": "judge_address", "value": address.lower()}, pk="key")
+
+
+def default_language(db: Database) -> str:
+    """The judge's language for players who have not chosen one (``[judge] language`` of the config)."""
+    rows = list(db.query("select value from meta where key = 'default_language'"))
+    return rows[0]["value"] if rows else "en"
+
+
+def set_default_language(db: Database, language: str) -> None:
+    db.table("meta").upsert({"key": "default_language", "value": language}, pk="key")
+
+
+def user_settings(db: Database, email: str) -> dict[str, str]:
+    rows = list(db.query("select timezone, language from users where email = ?", [email.lower()]))
+    if not rows:
+        return {"timezone": "UTC", "language": default_language(db)}
+    return {"timezone": rows[0]["timezone"] or "UTC", "language": rows[0]["language"] or default_language(db)}
+
+
+def set_user(db: Database, email: str, **values: str) -> None:
+    current = user_settings(db, email)
+    current.update(values)
+    db.table("users").upsert({"email": email.lower(), **current}, pk="email")

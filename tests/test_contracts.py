@@ -1,0 +1,153 @@
+"""The import contracts of docs/architecture.md, read from the source (every import, also those inside functions).
+
+- the rules engine imports nothing but itself and the standard library;
+- the game server imports no mail, command language, transport, rendering, drawing or command line, and is given
+  variant loading (judge.data.catalog) rather than importing it;
+- the store imports no game server, commands, mail, transport or reports;
+- drawing (judge.reports.maps) imports the rules engine, its own package, Pillow and the data folders only;
+- no two modules share a name.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+JUDGE = Path(__file__).resolve().parent.parent / "judge"
+STDLIB = set(sys.stdlib_module_names) | {"__future__"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(JUDGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(source: str, module: str) -> list[tuple[int, str]]:
+    """Every module ``source`` imports, with its line; relative imports resolved against ``module``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = module.split(".")[: -node.level]
+                base = ".".join([*package, base] if base else package)
+            found.append((node.lineno, base))
+            # ``from judge.data import catalog`` imports judge.data.catalog
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names if alias.name != "*"]
+    return found
+
+
+def within(name: str, prefixes: set[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def top(name: str) -> str:
+    return name.split(".")[0]
+
+
+def rules_problem(name: str) -> bool:
+    return not (within(name, {"judge.rules"}) or (top(name) in STDLIB and top(name) != "judge"))
+
+
+GAME_FORBIDDEN = {
+    "judge.commands",
+    "judge.mail",
+    "judge.transport",
+    "judge.reports",
+    "judge.cli",
+    "judge.wiring",
+    "judge.data.catalog",
+    "PIL",
+    "jinja2",
+}
+STORE_FORBIDDEN = {"judge.game", "judge.commands", "judge.mail", "judge.transport", "judge.reports", "judge.cli"}
+MAPS_ALLOWED = {"judge.rules", "judge.reports.maps", "judge.data.resources", "PIL"}
+# the geometry tool's command line (python -m judge.reports.maps.tessellate) reads a variant file by name, and the
+# tool alone needs shapely (the optional ``mapgen`` extra); nothing that draws a picture imports it
+MAPS_TOOL_ALLOWED = {"judge.data.catalog", "shapely"}
+
+
+def problems_of(module: str, source: str) -> list[str]:
+    """The contract breaches in ``source``, the text of ``module``."""
+    out = []
+    for line, name in imports(source, module):
+        if within(module, {"judge.rules"}):
+            bad = rules_problem(name)
+        elif within(module, {"judge.game"}):
+            bad = within(name, GAME_FORBIDDEN)
+        elif within(module, {"judge.store"}):
+            bad = within(name, STORE_FORBIDDEN)
+        elif within(module, {"judge.reports.maps"}):
+            allowed = MAPS_ALLOWED | (MAPS_TOOL_ALLOWED if module == "judge.reports.maps.tessellate" else set())
+            bad = not (within(name, allowed) or (top(name) in STDLIB and top(name) != "judge"))
+            # ``from judge.data import resources`` also names the package judge.data itself
+            bad = bad and name not in {"judge.data", "judge"}
+        else:
+            bad = False
+        if bad:
+            out.append(f"{module}:{line} imports {name}")
+    return out
+
+
+SOURCES = sorted(JUDGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(JUDGE)))
+def test_module_keeps_its_contract(path: Path) -> None:
+    assert problems_of(module_name(path), path.read_text(encoding="utf-8")) == []
+
+
+def test_no_two_modules_share_a_name() -> None:
+    names = Counter(p.stem for p in SOURCES if p.stem not in ("__init__", "__main__"))
+    assert [name for name, n in names.items() if n > 1] == []
+
+
+def test_the_check_sees_every_layer() -> None:
+    modules = {module_name(p) for p in SOURCES}
+    for package in ("judge.rules", "judge.game", "judge.store", "judge.reports.maps"):
+        assert sum(within(m, {package}) for m in modules) >= 3, package
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("judge.rules.turn", "import sqlite_utils"),
+        ("judge.rules.turn", "from judge.game import records"),
+        ("judge.rules.turn", "import PIL"),
+        ("judge.game.service", "def f():\n    from judge.reports.render import render_mail"),
+        ("judge.game.service", "from judge.data import catalog"),
+        ("judge.game.service", "from judge.data.catalog import load_variant"),
+        ("judge.game.service", "import jinja2"),
+        ("judge.game.service", "from PIL import Image"),
+        ("judge.game.service", "from ..transport import smtp"),
+        ("judge.store.db", "from judge.game.records import Game"),
+        ("judge.store.db", "import judge.commands.handler"),
+        ("judge.reports.maps.draw", "from judge.game import records"),
+        ("judge.reports.maps.draw", "from judge.data.catalog import load_variant"),
+        ("judge.reports.maps.draw", "import shapely"),
+        ("judge.reports.maps.draw", "import jinja2"),
+    ],
+)
+def test_a_breach_is_caught(module: str, source: str) -> None:
+    assert problems_of(module, source) != []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("judge.rules.turn", "from dataclasses import dataclass\nfrom judge.rules.board import Position"),
+        ("judge.rules.turn", "from . import board"),
+        ("judge.game.service", "from judge.rules.turn import play\nfrom judge.store import write\nimport sqlite_utils"),
+        ("judge.store.db", "import sqlite3\nfrom judge.timeutil import iso_utc"),
+        ("judge.reports.maps.draw", "from PIL import Image\nfrom judge.data.resources import data_dir"),
+        ("judge.reports.maps.tessellate", "from judge.data.catalog import load_variant\nimport shapely"),
+    ],
+)
+def test_what_a_layer_may_import_passes(module: str, source: str) -> None:
+    assert problems_of(module, source) == []
