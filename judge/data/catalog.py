@@ -70,7 +70,7 @@ def _load(name: str, dirs: tuple[Path, ...]) -> Variant:
             raise KeyError(f"there is no variant file {name}")
         return load_variant_file(path, key=str(path))
     key = name.lower()
-    path = variant_files().get(key) if key.replace("_", "").replace("-", "").isalnum() else None
-    if path is None:
+    found = variant_files().get(key) if key.replace("_", "").replace("-", "").isalnum() else None
+    if found is None:
         raise KeyError(f"unknown variant {name!r}; known: {', '.join(variant_names())}")
-    return load_variant_file(path)
+    return load_variant_file(found)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from typing import Any
 
 from sqlite_utils import Database
 
 from judge.game import notices
+from judge.game.lookup import GameError
 from judge.game.records import Game, Player, log_event, players, save_game
-from judge.game.service import GameError
 from judge.rules.phase import Phase, Season
+from judge.store.statuses import DrawStatus, GameStatus
 
 
 def voters(db: Database, game: Game) -> list[Player]:
@@ -34,7 +36,7 @@ def _turn(game: Game) -> str:
     return turn_of(game.position.phase)
 
 
-def _open(db: Database, game: Game) -> dict | None:
+def _open(db: Database, game: Game) -> dict[str, Any] | None:
     rows = list(db.query("select * from draws where game_id = ? and phase = ?", [game.id, _turn(game)]))
     return rows[0] if rows else None
 
@@ -48,7 +50,7 @@ def lapse(db: Database, game_id: int, now_phase: Phase) -> None:
 
 
 def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> str:
-    if game.status not in ("active", "paused"):
+    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
         raise GameError(f"game {game.name} is {game.status}")
     if not player.active:
         raise GameError(f"{player.power} no longer votes in {game.name}")
@@ -65,19 +67,19 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
                 "phase": _turn(game),
                 "proposer": player.power,
                 "votes": json.dumps({player.power: "accept"}),
-                "status": "open",
+                "status": DrawStatus.OPEN,
             }
         )
         log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
         others = [p for p in voters(db, game) if p.id != player.id]
         notices.draw_news(db, game, others, now, "proposed")
         return recount(db, game, now) or "draw proposed; every player still in the game must accept"
-    if row is None or row["status"] != "open":
+    if row is None or row["status"] != DrawStatus.OPEN:
         raise GameError("no draw is proposed in this turn; propose one with DRAW PROPOSE")
     votes = json.loads(row["votes"])
     if action == "reject":
         votes[player.power] = "reject"
-        db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes), "status": "rejected"})
+        db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes), "status": DrawStatus.REJECTED})
         log_event(db, game.id, now, player.email, "draw-reject", {"power": player.power})
         notices.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
         return "you rejected the draw; it is off"
@@ -90,14 +92,14 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
 def recount(db: Database, game: Game, now: datetime) -> str | None:
     """End the game in a draw when every voter has accepted the open proposal; a message if it ended."""
     row = _open(db, game)
-    if row is None or row["status"] != "open":
+    if row is None or row["status"] != DrawStatus.OPEN:
         return None
     votes = json.loads(row["votes"])
     still_in = voters(db, game)
     if not still_in or any(votes.get(p.power) != "accept" for p in still_in):
         return None
-    db.table("draws").update((game.id, _turn(game)), {"status": "accepted"})
-    game.status, game.deadline = "finished", None
+    db.table("draws").update((game.id, _turn(game)), {"status": DrawStatus.ACCEPTED})
+    game.status, game.deadline = GameStatus.FINISHED, None
     game.result = {"kind": "draw", "powers": sorted(p.power for p in still_in if p.power)}
     save_game(db, game, now)
     log_event(db, game.id, now, "judge", "draw", game.result)

@@ -22,11 +22,15 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.game import notices
+from judge.game.controls import replace_player
+from judge.game.duties import late_players, owing_powers
+from judge.game.lookup import GameError, get_game
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
-from judge.game.service import GameError, _late_players, get_game, owing_powers, replace_player, show_game
 from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
+from judge.game.views import show_game
 from judge.rules.position_json import position_from_json
+from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc, parse_duration
 
 MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
@@ -48,7 +52,7 @@ def _seat(db: Database, game: Game, power: str) -> Player:
     found = game.variant.power_named(power)
     if found is None:
         raise GameError(f"{game.variant.name} has no power {power!r}; it has {', '.join(game.variant.powers)}")
-    seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == found), None)
+    seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None:
         raise GameError(f"nobody plays {found} in {game.name}")
     return seat
@@ -62,7 +66,7 @@ def replace(
 ) -> Player:
     """Give ``power`` to ``email``; the new player is told how to sign on, the old one that they no longer play."""
     game = get_game(db, name)
-    if game.status == "finished":
+    if game.status == GameStatus.FINISHED:
         raise GameError(f"game {game.name} is over")
     seat = _seat(db, game, power)
     address = email.strip().lower()
@@ -70,7 +74,7 @@ def replace(
         raise GameError(f"{email!r} is not a mail address")
     if seat.email == address:
         raise GameError(f"{address} already plays {seat.power} in {game.name}")
-    others = [p.power for p in players(db, game.id) if p.role == "player" and p.email == address]
+    others = [p.power for p in players(db, game.id) if p.role == Role.PLAYER and p.email == address]
     if others and not game.settings.shared_addresses:
         raise GameError(
             f"{address} already plays {', '.join(str(p) for p in others)} in {game.name}; one address "
@@ -93,10 +97,10 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     """Take ``power`` from its player: before the start the seat is freed; afterwards the power is in civil disorder
     (its units hold, it is not waited for) until ``replace`` gives it to someone else."""
     game = get_game(db, name)
-    if game.status == "finished":
+    if game.status == GameStatus.FINISHED:
         raise GameError(f"game {game.name} is over")
     seat = _seat(db, game, power)
-    if game.status == "forming":
+    if game.status == GameStatus.FORMING:
         db.execute("delete from players where id = ?", [seat.id])
     else:
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
@@ -114,10 +118,10 @@ def end(
 ) -> Game:
     """End a running game: a draw among the named powers, or abandoned (no result)."""
     game = get_game(db, name)
-    if game.status not in ("active", "paused"):
+    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
         raise GameError(
             f"game {game.name} is {game.status}; only a running game can be ended "
-            + ("(a forming game can be deleted)" if game.status == "forming" else "")
+            + ("(a forming game can be deleted)" if game.status == GameStatus.FORMING else "")
         )
     if how is Ending.DRAW:
         powers = []
@@ -129,14 +133,14 @@ def end(
                 powers.append(found)
         if len(powers) < 2:
             raise GameError("a draw needs at least two powers")
-        seats = {p.power: p for p in players(db, game.id) if p.role == "player"}
+        seats = {p.power: p for p in players(db, game.id) if p.role == Role.PLAYER}
         out = [p for p in powers if p in seats and seats[p].eliminated]
         if out:
             raise GameError(f"{', '.join(out)} {'is' if len(out) == 1 else 'are'} out of the game")
         game.result = {"kind": "draw", "powers": [p for p in game.variant.powers if p in powers], "by": "master"}
     else:
         game.result = {"kind": "abandoned", "by": "master"}
-    game.status, game.deadline, game.paused_remaining, game.in_grace = "finished", None, None, False
+    game.status, game.deadline, game.paused_remaining, game.in_grace = GameStatus.FINISHED, None, None, False
     db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
     save_game(db, game, now)
     log_event(db, game.id, now, sender, "end", game.result)
@@ -147,7 +151,7 @@ def end(
 def delete(db: Database, name: str, now: datetime, sender: str = "master") -> list[str]:
     """Remove a game that never started; the players who had joined are told. Returns their addresses."""
     game = get_game(db, name)
-    if game.status != "forming":
+    if game.status != GameStatus.FORMING:
         raise GameError(f"game {game.name} has started; end it instead (judge game end {game.name} --abandoned)")
     told = list(dict.fromkeys(p.email for p in players(db, game.id)))
     for address in told:
@@ -176,7 +180,7 @@ def change_deadline(
     game = get_game(db, name)
     if (by is None) == (to is None):
         raise GameError("give a duration (24h) or --to a time, not both")
-    if game.status == "paused":
+    if game.status == GameStatus.PAUSED:
         if to is not None:
             raise GameError(f"game {game.name} is paused: give a duration to change the time left, or resume it first")
         assert by is not None
@@ -186,9 +190,9 @@ def change_deadline(
             raise GameError("that leaves less than an hour; a paused game resumes with at least an hour")
         game.paused_remaining = int(left.total_seconds())
         change = DeadlineChange.SHORTENED if shorten else DeadlineChange.EXTENDED
-        detail = {"paused_remaining": game.paused_remaining}
+        detail: dict[str, Any] = {"paused_remaining": game.paused_remaining}
     else:
-        if game.status != "active" or game.deadline is None:
+        if game.status != GameStatus.ACTIVE or game.deadline is None:
             raise GameError(f"game {game.name} has no running deadline (it is {game.status})")
         if to is None:
             assert by is not None
@@ -207,7 +211,7 @@ def change_deadline(
     log_event(db, game.id, now, sender, change.value, detail)
     seats = players(db, game.id)
     if change is DeadlineChange.EXTENDED:
-        concerned = _late_players(db, game, seats)  # those who still owe orders
+        concerned = late_players(db, game, seats)  # those who still owe orders
     else:
         owing = owing_powers(game)
         concerned = [p for p in seats if p.active and p.power in owing]
@@ -263,7 +267,7 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
     """Change one of a game's settings (``SETTING_KEYS``); the players are told of changes that concern them."""
     game = get_game(db, name)
     k = key.strip().lower().replace("-", "_")
-    if game.status == "finished":
+    if game.status == GameStatus.FINISHED:
         raise GameError(f"game {game.name} is over")
     s = game.settings
     none = value.strip().lower() in ("none", "default", "-", "")
@@ -289,13 +293,14 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
     elif k == "tie_others":
         new = dataclasses.replace(s, tie_others=None if none else value.strip().lower())
     elif k in ("anonymous", "shared_addresses", "combined"):
-        new = dataclasses.replace(s, **{k: _flag(value)})
+        flag: dict[str, Any] = {k: _flag(value)}
+        new = dataclasses.replace(s, **flag)
     elif k == "master":
         if not none and "@" not in value:
             raise GameError(f"master: {value!r} is not a mail address")
         new = dataclasses.replace(s, master=None if none else value.strip().lower())
     elif k == "assignment":
-        if game.status != "forming":
+        if game.status != GameStatus.FORMING:
             raise GameError("assignment can only change before the game starts")
         if value not in ASSIGNMENTS:
             raise GameError(f"assignment: one of {', '.join(ASSIGNMENTS)}")
@@ -315,7 +320,7 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
     if new == s:
         raise GameError(f"{k} is already {value}")
     if k == "shared_addresses" and not new.shared_addresses:
-        seats = [p.email for p in players(db, game.id) if p.role == "player"]
+        seats = [p.email for p in players(db, game.id) if p.role == Role.PLAYER]
         if len(set(seats)) != len(seats):
             raise GameError("an address already plays two powers here; replace one of them first")
     game.settings = new
@@ -359,7 +364,7 @@ def show(db: Database, name: str) -> dict[str, Any]:
     and READY, and every setting of the game."""
     shown = show_game(db, name)
     game = get_game(db, name)
-    owing = owing_powers(game) if game.status in ("active", "paused") else set()
+    owing = owing_powers(game) if game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) else set()
     given = orders_of(db, game.id, game.phase) if game.phase else {}
     for p in shown["players"]:
         p["owes_orders"] = p["power"] in owing

@@ -46,7 +46,7 @@ def _key(game: Game, order: Order) -> int | None:
     """The province an order is about (its unit, or the centre built in); None for a waive, which never replaces."""
     if isinstance(order, Waive):
         return None
-    return game.variant.geo.loc_province[order.loc]  # type: ignore[union-attr]
+    return game.variant.geo.loc_province[order.loc]
 
 
 def _void_on_arrival(game: Game, power: str, kept: list[str], order: Order) -> str | None:
@@ -102,7 +102,7 @@ def order_summary(db: Database, game: Game, player: Player) -> dict[str, Any]:
             continue
         orders.append(order_text(geo, order, pos.units))
         if not isinstance(order, Waive):
-            covered.add(geo.loc_province[order.loc])  # type: ignore[union-attr]
+            covered.add(geo.loc_province[order.loc])
     step = pos.phase.step
     missing: list[str] = []
     if step is Step.MOVEMENT:

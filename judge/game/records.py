@@ -21,6 +21,7 @@ from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.variant import Variant
 from judge.store.mail_queue import new_message_id as new_message_id
 from judge.store.mail_queue import queue_mail as queue_mail
+from judge.store.statuses import GameStatus, Role
 from judge.store.users import default_language as default_language
 from judge.store.users import set_default_language as set_default_language
 from judge.store.users import set_judge_address as set_judge_address
@@ -34,7 +35,7 @@ class Game:
     id: int
     name: str
     variant: Variant
-    status: str  # forming | active | paused | finished
+    status: GameStatus
     settings: GameSettings
     position: Position | None = None
     deadline: datetime | None = None
@@ -55,7 +56,7 @@ class Player:
     power: str | None
     email: str
     password_hash: str
-    role: str = "player"  # player | observer
+    role: Role = Role.PLAYER
     ready: bool = False
     resigned: bool = False
     eliminated: bool = False
@@ -64,7 +65,7 @@ class Player:
     @property
     def active(self) -> bool:
         """Plays on: has a power, has not resigned, is not eliminated."""
-        return self.role == "player" and self.power is not None and not self.resigned and not self.eliminated
+        return self.role == Role.PLAYER and self.power is not None and not self.resigned and not self.eliminated
 
 
 def game_names(db: Database) -> list[str]:
@@ -88,7 +89,7 @@ def _game(row: dict[str, Any]) -> Game:
         row["id"],
         row["name"],
         variant,
-        row["status"],
+        GameStatus(row["status"]),
         settings,
         position,
         parse_iso_utc(row["deadline"]) if row["deadline"] else None,
@@ -121,7 +122,7 @@ def insert_game(db: Database, name: str, variant: Variant, settings: GameSetting
     row = {
         "name": name.strip().lower(),
         "variant": variant.key,
-        "status": "forming",
+        "status": GameStatus.FORMING,
         "phase": None,
         "deadline": None,
         "settings": settings.to_json(),
@@ -165,7 +166,7 @@ def _player(row: dict[str, Any]) -> Player:
         row["power"],
         row["email"],
         row["password_hash"] or "",
-        row["role"],
+        Role(row["role"]),
         bool(row["ready"]),
         bool(row["resigned"]),
         bool(row["eliminated"]),

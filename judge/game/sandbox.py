@@ -44,7 +44,8 @@ def run_json_line(line: str) -> dict[str, Any]:
         data = json.loads(line)
     except (ValueError, RecursionError) as exc:
         return _error(None, f"malformed JSON: {exc}")
-    return _printable(run(data))
+    printable: dict[str, Any] = _printable(run(data))
+    return printable
 
 
 def read_lines(stream: TextIO) -> Iterator[str]:

@@ -11,9 +11,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.game.adjudication import sides
 from judge.game.records import load_game
 from judge.game.sandbox import InputError, _error, play_input
-from judge.game.service import sides
 from judge.rules.position_json import PositionError, position_from_json, position_to_json, read_power
 
 

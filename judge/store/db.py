@@ -56,7 +56,7 @@ class Store(Database):
     """sqlite-utils' Database whose ``atomic()`` is the judge's :func:`write` (so no deferred BEGIN can slip in)."""
 
     @contextmanager
-    def atomic(self) -> Iterator[Database]:  # type: ignore[override]
+    def atomic(self) -> Iterator[Database]:
         with write(self) as db:
             yield db
 

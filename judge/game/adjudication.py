@@ -1,0 +1,145 @@
+"""Adjudicating a phase: on the game master's word, when everyone is READY, or at the deadline (judge.game.scheduling);
+the phase is kept, the players told (notices), eliminations, victory and draws recorded."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from judge.game import notices
+from judge.game.draws import lapse
+from judge.game.duties import has_presence, owing_powers
+from judge.game.lookup import GameError, get_game
+from judge.game.master import after_adjudication
+from judge.game.records import (
+    Game,
+    load_game,
+    log_event,
+    orders_of,
+    players,
+    save_game,
+    save_player,
+)
+from judge.rules.orders import order_text
+from judge.rules.position_json import position_to_json
+from judge.rules.turn import TurnResult, parse_submissions, play
+from judge.store.statuses import GameStatus, Role
+from judge.timeutil import iso_utc
+
+
+def process_game(db: Database, name: str, now: datetime, sender: str = "master") -> TurnResult:
+    """Adjudicate the current phase now, as if its deadline had passed."""
+    game = get_game(db, name)
+    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
+        raise GameError(f"game {game.name} is {game.status}")
+    return adjudicate(db, game, now, sender)
+
+
+def sides(db: Database, game: Game) -> tuple[tuple[str, ...], ...]:
+    """With the ``combined`` setting: the powers each player (address) holds, when more than one, in variant order."""
+    if not game.settings.combined:
+        return ()
+    held: dict[str, list[str]] = {}
+    for p in players(db, game.id):
+        if p.role == Role.PLAYER and p.power and p.email:
+            held.setdefault(p.email, []).append(p.power)
+    order = {power: i for i, power in enumerate(game.variant.powers)}
+    return tuple(tuple(sorted(ps, key=order.__getitem__)) for ps in held.values() if len(ps) > 1)
+
+
+def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResult:
+    assert game.position is not None
+    variant, before = game.variant, game.position
+    phase = before.phase.code
+    submitted = orders_of(db, game.id, phase)
+    turn = play(
+        variant,
+        before,
+        parse_submissions(variant, before.phase.step, submitted),
+        game.settings.victory(variant),
+        sides(db, game),
+    )
+    results = [
+        {
+            "power": r.power,
+            "input": r.input,
+            "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
+            "outcome": r.outcome.value,
+            "reason": r.reason,
+        }
+        for r in turn.results
+    ]
+    db.table("phases").upsert(
+        {
+            "game_id": game.id,
+            "phase": phase,
+            "board_before": json.dumps(position_to_json(variant, before)),
+            "orders": json.dumps(submitted),
+            "results": json.dumps(results),
+            "board_after": json.dumps(position_to_json(variant, turn.position)),
+            "adjudicated_at": iso_utc(now),
+        },
+        pk=("game_id", "phase"),
+    )
+    lapse(db, game.id, turn.position.phase)
+    game.position = turn.position
+    game.in_grace = game.reminded = False
+    seats = players(db, game.id)
+    newly_out = []
+    for p in seats:
+        p.ready = False
+        if p.role == Role.PLAYER and p.power and not p.eliminated and not has_presence(turn.position, p.power):
+            p.eliminated = True
+            newly_out.append(p)
+        save_player(db, p)
+    if turn.winner is not None:
+        game.status, game.deadline = GameStatus.FINISHED, None
+        game.result = {"kind": "solo", "winner": turn.winner}
+        side = next((s for s in sides(db, game) if turn.winner in s), None)
+        if side is not None:
+            game.result["powers"] = list(side)
+    elif turn.draw:
+        game.status, game.deadline = GameStatus.FINISHED, None
+        held = {side[0]: side for side in sides(db, game)}  # a combined side shares the draw with all its powers
+        game.result = {
+            "kind": "draw",
+            "powers": sorted(p for name in turn.draw for p in held.get(name, (name,))),
+            "by": "rule",
+        }
+    elif game.status == GameStatus.ACTIVE:
+        game.deadline = now + game.settings.deadline_for(turn.position.phase.step)
+    save_game(db, game, now)
+    log_event(
+        db,
+        game.id,
+        now,
+        sender,
+        "adjudicate",
+        {"phase": phase, "next": turn.position.phase.code, "winner": turn.winner},
+    )
+    notices.results(db, game, seats, before, turn, results, now, sides(db, game) if turn.scores else ())
+    for p in newly_out:
+        notices.eliminated(db, game, p, now)
+    after_adjudication(db, game, before, submitted, now)
+    if game.status == GameStatus.FINISHED:
+        notices.game_over(db, game, seats, now)
+    return turn
+
+
+def maybe_adjudicate_when_ready(db: Database, game: Game, now: datetime) -> TurnResult | None:
+    """Adjudicate at once when every active player who owes orders has said READY.
+
+    Called inside the caller's write transaction; the game is read again there, so a phase another writer has just
+    adjudicated (or a game just paused) is left alone."""
+    current = load_game(db, game.name)
+    if current is None or current.phase != game.phase:
+        return None
+    game = current
+    seats = players(db, game.id)
+    owing = owing_powers(game)
+    voters = [p for p in seats if p.active and p.power in owing]
+    if game.status == GameStatus.ACTIVE and voters and all(p.ready for p in voters):
+        return adjudicate(db, game, now, "ready")
+    return None

@@ -1,0 +1,96 @@
+"""The game master's basic controls of a running game: pause, resume, rollback to an earlier phase, and handing a
+seat to another address."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+from sqlite_utils import Database
+
+from judge.game import notices
+from judge.game.duties import has_presence
+from judge.game.lookup import GameError, get_game
+from judge.game.passwords import hash_password
+from judge.game.records import (
+    Game,
+    Player,
+    log_event,
+    players,
+    save_game,
+    save_player,
+)
+from judge.rules.position_json import position_from_json
+from judge.store.statuses import GameStatus, Role
+
+
+def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
+    game = get_game(db, name)
+    if game.status != GameStatus.ACTIVE:
+        raise GameError(f"game {game.name} is {game.status}, not active")
+    game.paused_remaining = max(0, int((game.deadline - now).total_seconds())) if game.deadline else 0
+    game.status, game.deadline = GameStatus.PAUSED, None
+    save_game(db, game, now)
+    log_event(db, game.id, now, sender, "pause", None)
+    notices.announce(db, game, players(db, game.id), now, "paused")
+    return game
+
+
+def resume_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
+    game = get_game(db, name)
+    if game.status != GameStatus.PAUSED:
+        raise GameError(f"game {game.name} is {game.status}, not paused")
+    game.status = GameStatus.ACTIVE
+    game.deadline = now + timedelta(seconds=max(game.paused_remaining or 0, 3600))
+    game.paused_remaining = None
+    save_game(db, game, now)
+    log_event(db, game.id, now, sender, "resume", None)
+    notices.announce(db, game, players(db, game.id), now, "resumed")
+    return game
+
+
+def replace_player(
+    db: Database, name: str, power: str, email: str, password: str, now: datetime, sender: str = "master"
+) -> Player:
+    game = get_game(db, name)
+    found = game.variant.power_named(power)
+    seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
+    if seat is None:
+        raise GameError(f"nobody plays {power!r} in {game.name}")
+    old = seat.email
+    seat.email, seat.password_hash, seat.resigned = email.lower(), hash_password(password), False
+    save_player(db, seat)
+    log_event(db, game.id, now, sender, "replace", {"power": found, "from": old, "to": email.lower()})
+    return seat
+
+
+def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sender: str = "master") -> Game:
+    """Return the game to the start of an earlier phase; later phases and their orders are discarded (logged)."""
+    game = get_game(db, name)
+    code = phase_code.strip().upper()
+    rows = list(db.query("select rowid, board_before from phases where game_id = ? and phase = ?", [game.id, code]))
+    if not rows:
+        raise GameError(f"{game.name} has no played phase {code}")
+    later = [
+        r["phase"]
+        for r in db.query(
+            "select phase from phases where game_id = ? and rowid >= ? order by rowid", [game.id, rows[0]["rowid"]]
+        )
+    ]
+    db.execute(f"delete from phases where game_id = ? and phase in ({','.join('?' * len(later))})", [game.id, *later])
+    db.execute(
+        "delete from orders where game_id = ? and phase not in (select phase from phases where game_id = ?)",
+        [game.id, game.id],
+    )
+    db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
+    game.position = position_from_json(game.variant, json.loads(rows[0]["board_before"]))
+    game.status, game.result, game.in_grace = GameStatus.ACTIVE, None, False
+    game.deadline = now + game.settings.deadline_for(game.position.phase.step)
+    for p in players(db, game.id):
+        p.ready = False
+        p.eliminated = p.eliminated and not has_presence(game.position, p.power)
+        save_player(db, p)
+    save_game(db, game, now)
+    log_event(db, game.id, now, sender, "rollback", {"to": code, "discarded": later})
+    notices.announce(db, game, players(db, game.id), now, "rolled back")
+    return game

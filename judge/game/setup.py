@@ -1,0 +1,168 @@
+"""Setting a game up: creating it, seating players and observers, assigning powers and starting it.
+
+Every function works inside the caller's transaction and takes ``now`` from the caller: nothing here reads the clock."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import random
+from datetime import datetime
+
+from sqlite_utils import Database
+
+from judge.game import notices
+from judge.game.lookup import GameError, get_game
+from judge.game.master import game_filled
+from judge.game.passwords import hash_password
+from judge.game.ports import load_variant
+from judge.game.records import (
+    Game,
+    Player,
+    insert_game,
+    insert_player,
+    load_game,
+    log_event,
+    players,
+    save_game,
+    save_player,
+)
+from judge.game.settings import GameSettings
+from judge.i18n import T
+from judge.rules.board import Position, Unit
+from judge.rules.phase import Phase, Season, Step
+from judge.store.statuses import GameStatus, Role
+
+NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+def create_game(
+    db: Database, name: str, variant_name: str, settings: GameSettings, now: datetime, sender: str = "master"
+) -> Game:
+    key = name.strip().lower()
+    if not key or not set(key) <= NAME_CHARS or len(key) > 40:
+        raise GameError("a game name is 1 to 40 letters, digits, '-' or '_'")
+    if load_game(db, key) is not None:
+        raise GameError(f"a game called {key!r} already exists")
+    try:
+        variant = load_variant(variant_name)
+    except KeyError as exc:
+        raise GameError(str(exc.args[0])) from None
+    problems = settings.check(variant)
+    if problems:
+        raise GameError("; ".join(problems))
+    game = insert_game(db, key, variant, settings, now)
+    log_event(db, game.id, now, sender, "create", {"variant": variant.key, "settings": json.loads(settings.to_json())})
+    return game
+
+
+def join_game(
+    db: Database,
+    name: str,
+    email: str,
+    password: str,
+    now: datetime,
+    *,
+    power: str | None = None,
+    preferences: tuple[str, ...] = (),
+    sender: str | None = None,
+) -> Player:
+    """Seat a player in a forming game (by the master with a power, or by mail with preferences)."""
+    game = get_game(db, name)
+    if game.status != GameStatus.FORMING:
+        raise GameError(T("game {game} has already started; ask the game master to replace a player", game=game.name))
+    if not password or len(password) < 4:
+        raise GameError(T("choose a password of at least 4 characters"))
+    seated = [p for p in players(db, game.id) if p.role == Role.PLAYER]
+    if any(p.email == email.lower() for p in seated) and not game.settings.shared_addresses:
+        raise GameError(T("{address} has already joined {game}", address=email, game=game.name))
+    if len(seated) >= len(game.variant.powers):
+        raise GameError(T("{game} is full ({count} players)", game=game.name, count=len(game.variant.powers)))
+    if power is not None:
+        found = game.variant.power_named(power)
+        if found is None:
+            raise GameError(f"{game.variant.name} has no power {power!r}; it has {', '.join(game.variant.powers)}")
+        if any(p.power == found for p in seated):
+            raise GameError(f"{found} is already taken in {game.name}")
+        power = found
+    unknown = [x for x in preferences if game.variant.power_named(x) is None]
+    if unknown:  # a typo ('Frnace') is an error, not a silently dropped wish
+        near = difflib.get_close_matches(unknown[0].lower(), [p.lower() for p in game.variant.powers], n=1, cutoff=0.5)
+        named = {p.lower(): p for p in game.variant.powers}
+        if near:
+            raise GameError(
+                T(
+                    "{variant} has no power {name}; did you mean {power}? Nothing was changed; send JOIN again",
+                    variant=game.variant.name,
+                    name=repr(unknown[0]),
+                    power=T(named[near[0]]),
+                )
+            )
+        raise GameError(
+            T(
+                "{variant} has no power {name}; it has {powers}. Nothing was changed; send JOIN again",
+                variant=game.variant.name,
+                name=repr(unknown[0]),
+                powers=[T(p) for p in game.variant.powers],
+            )
+        )
+    prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
+    player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
+    insert_player(db, player, now)
+    log_event(db, game.id, now, sender or email, "join", {"email": email.lower(), "power": power})
+    if len(seated) + 1 == len(game.variant.powers):
+        game_filled(db, game, now)
+    return [p for p in players(db, game.id) if p.email == email.lower() and p.role == Role.PLAYER][-1]
+
+
+def observe_game(db: Database, name: str, email: str, now: datetime) -> None:
+    game = get_game(db, name)
+    if any(p.email == email.lower() for p in players(db, game.id)):
+        return
+    insert_player(db, Player(0, game.id, None, email.lower(), "", role=Role.OBSERVER), now)
+    log_event(db, game.id, now, email, "observe", None)
+
+
+def start_game(db: Database, name: str, now: datetime, rng: random.Random, sender: str = "master") -> Game:
+    game = get_game(db, name)
+    if game.status != GameStatus.FORMING:
+        raise GameError(f"game {game.name} is not forming (it is {game.status})")
+    seated = [p for p in players(db, game.id) if p.role == Role.PLAYER]
+    powers = list(game.variant.powers)
+    if len(seated) != len(powers):
+        raise GameError(f"{game.name} needs {len(powers)} players and has {len(seated)}")
+    _assign_powers(seated, powers, game.settings.assignment, rng)
+    for p in seated:
+        save_player(db, p)
+    variant = game.variant
+    game.position = Position(
+        Phase(variant.start_year, Season.SPRING, Step.MOVEMENT),
+        {variant.geo.loc_province[u.loc]: Unit(u.power, u.kind, u.loc) for u in variant.start_units},
+        variant.start_ownership(),
+    )
+    game.status = GameStatus.ACTIVE
+    game.deadline = now + game.settings.deadline_for(Step.MOVEMENT)
+    save_game(db, game, now)
+    log_event(db, game.id, now, sender, "start", {p.power: p.email for p in seated})
+    notices.game_started(db, game, players(db, game.id), now)
+    return game
+
+
+def _assign_powers(seated: list[Player], powers: list[str], how: str, rng: random.Random) -> None:
+    free = [p for p in powers if p not in {s.power for s in seated}]
+    waiting = [s for s in seated if s.power is None]
+    if how == "master" and waiting:
+        raise GameError(
+            "the game master assigns powers, and these players have none yet: " + ", ".join(s.email for s in waiting)
+        )
+    rng.shuffle(waiting)
+    if how == "preference":
+        for s in waiting:
+            wanted = [p for p in s.preferences if p in free]
+            if wanted:
+                s.power = wanted[0]
+                free.remove(wanted[0])
+    rng.shuffle(free)
+    for s in waiting:
+        if s.power is None:
+            s.power = free.pop()

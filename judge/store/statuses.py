@@ -1,0 +1,31 @@
+"""The closed sets of values the store keeps in its status and role columns (each a StrEnum, stored as its value)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class GameStatus(StrEnum):
+    FORMING = "forming"  # players join; nothing is played yet
+    ACTIVE = "active"  # phases run against deadlines
+    PAUSED = "paused"  # no deadline runs; the remaining time is kept
+    FINISHED = "finished"  # a result (solo, draw, abandoned) is recorded
+
+
+class Role(StrEnum):
+    PLAYER = "player"
+    OBSERVER = "observer"
+
+
+class DrawStatus(StrEnum):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    LAPSED = "lapsed"
+
+
+class OutboxStatus(StrEnum):
+    QUEUED = "queued"  # waiting for its next attempt
+    SENDING = "sending"  # claimed by a sender; DATA may be under way
+    SENT = "sent"
+    FAILED = "failed"  # given up; reported to the host
