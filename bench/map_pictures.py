@@ -25,6 +25,7 @@ from typing import Any
 from judge.data.catalog import load_variant
 from judge.reports.maps import render_map
 from judge.reports.maps.areas import _BASES
+from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.position_json import position_from_json
 from judge.rules.turn import parse_submissions, play
@@ -71,6 +72,7 @@ def _played(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
         {
             "power": r.power,
             "order": order_text(variant.geo, r.order, before.units) if r.order else None,
+            "typed": order_to_json(variant.geo, r.order, before.units) if r.order else None,
             "outcome": r.outcome.value,
         }
         for r in turn.results

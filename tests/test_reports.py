@@ -14,11 +14,17 @@ from gamekit import Table
 
 from judge.game import records
 from judge.reports import outbox
-from judge.reports.render import LANGUAGES, render_mail, template_names
+from judge.reports.render import LANGUAGES, render_mail
 from judge.transport.smtp import build_message
 
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 GOLDEN = Path(__file__).parent / "golden"
+TEMPLATES = Path(__file__).parent.parent / "templates"
+
+
+def template_names() -> list[str]:
+    """Every mail the judge ships a template for (the English set, which every language has)."""
+    return sorted(p.name.removesuffix(".txt.j2") for p in (TEMPLATES / "en").glob("*.txt.j2"))
 
 
 def addr(power: str) -> str:

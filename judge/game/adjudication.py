@@ -22,6 +22,7 @@ from judge.game.records import (
     save_game,
     save_player,
 )
+from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.position_json import position_to_json
 from judge.rules.turn import TurnResult, parse_submissions, play
@@ -66,6 +67,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
             "power": r.power,
             "input": r.input,
             "order": order_text(variant.geo, r.order, before.units) if r.order is not None else None,
+            "typed": order_to_json(variant.geo, r.order, before.units) if r.order is not None else None,
             "outcome": r.outcome.value,
             "reason": r.reason,
         }

@@ -16,6 +16,7 @@ from sqlite_utils import Database
 from judge.game import notices
 from judge.game.lookup import GameError
 from judge.game.records import Game, Player, log_event, players, save_game
+from judge.i18n import T, Text
 from judge.rules.phase import Phase, Season
 from judge.store.statuses import DrawStatus, GameStatus
 
@@ -49,17 +50,22 @@ def lapse(db: Database, game_id: int, now_phase: Phase) -> None:
     )
 
 
-def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> str:
+def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> Text:
+    """A player's DRAW PROPOSE, ACCEPT or REJECT; the answer for their reply."""
     if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
-        raise GameError(f"game {game.name} is {game.status}")
+        raise GameError(
+            T("game {game} is {status}: there is no draw to vote on", game=game.name, status=T(game.status))
+        )
     if not player.active:
-        raise GameError(f"{player.power} no longer votes in {game.name}")
+        raise GameError(T("{power} no longer votes in {game}", power=T(player.power or ""), game=game.name))
     row = _open(db, game)
     if action == "propose":
         if row is not None:
             raise GameError(
-                "a draw has already been proposed this turn (one proposal per turn: Spring, or Fall with "
-                "its retreats and adjustments)"
+                T(
+                    "a draw has already been proposed this turn (one proposal per turn: Spring, or Fall with "
+                    "its retreats and adjustments)"
+                )
             )
         db.table("draws").insert(
             {
@@ -73,23 +79,23 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
         log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
         others = [p for p in voters(db, game) if p.id != player.id]
         notices.draw_news(db, game, others, now, "proposed")
-        return recount(db, game, now) or "draw proposed; every player still in the game must accept"
+        return recount(db, game, now) or T("draw proposed; every player still in the game must accept")
     if row is None or row["status"] != DrawStatus.OPEN:
-        raise GameError("no draw is proposed in this turn; propose one with DRAW PROPOSE")
+        raise GameError(T("no draw is proposed in this turn; propose one with DRAW PROPOSE"))
     votes = json.loads(row["votes"])
     if action == "reject":
         votes[player.power] = "reject"
         db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes), "status": DrawStatus.REJECTED})
         log_event(db, game.id, now, player.email, "draw-reject", {"power": player.power})
         notices.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
-        return "you rejected the draw; it is off"
+        return T("you rejected the draw; it is off")
     votes[player.power] = "accept"
     db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes)})
     log_event(db, game.id, now, player.email, "draw-accept", {"power": player.power})
-    return recount(db, game, now) or "you accepted the draw; waiting for the others"
+    return recount(db, game, now) or T("you accepted the draw; waiting for the others")
 
 
-def recount(db: Database, game: Game, now: datetime) -> str | None:
+def recount(db: Database, game: Game, now: datetime) -> Text | None:
     """End the game in a draw when every voter has accepted the open proposal; a message if it ended."""
     row = _open(db, game)
     if row is None or row["status"] != DrawStatus.OPEN:
@@ -104,4 +110,4 @@ def recount(db: Database, game: Game, now: datetime) -> str | None:
     save_game(db, game, now)
     log_event(db, game.id, now, "judge", "draw", game.result)
     notices.game_over(db, game, players(db, game.id), now)
-    return "the draw is accepted by everyone: the game is over"
+    return T("the draw is accepted by everyone: the game is over")

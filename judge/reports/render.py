@@ -99,12 +99,6 @@ def render_mail(name: str, language: str, **context: Any) -> Mail:
     return Mail(first[len("Subject: ") :].strip(), body.lstrip("\n"), html)
 
 
-def template_names(language: str = DEFAULT_LANGUAGE) -> list[str]:
-    return sorted(
-        {p.name[: -len(".txt.j2")] for folder in search_dirs("templates") for p in (folder / language).glob("*.txt.j2")}
-    )
-
-
 @cache
 def judge_marker(language: str) -> str:
     """The line on top of every mail the judge sends (templates/<language>/_marker.txt). It carries the token the

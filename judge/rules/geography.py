@@ -126,12 +126,6 @@ class Geography:
             return False
         return loc != prov.id or not prov.coasts
 
-    def can_move(self, kind: UnitKind, src: int, dst: int) -> bool:
-        """Whether a unit of this kind can move from location src to location dst without a convoy."""
-        if kind is UnitKind.ARMY:
-            return dst in self.army_adj[src]
-        return dst in self.fleet_adj[src]
-
     def can_reach_province(self, kind: UnitKind, src: int, province: int) -> bool:
         """Whether the unit could move into some part of the province (what a support needs)."""
         if kind is UnitKind.ARMY:

@@ -329,7 +329,7 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
         # a path through seas ("A lon - nth - nwy") is a move by convoy to the last place
         return Move(kind, place.loc, path[-1].loc, via or len(path) > 1)
     if verb == "support":
-        skind, target, j = _unit(rest, 1)
+        _, target, j = _unit(rest, 1)
         if target is None:
             return OrderError(text, "a support names the supported unit, e.g. 'A mun S A ber - kie' or 'F kie S A ber'")
         tail = rest[j:]

@@ -129,7 +129,7 @@ def _movement(
             )
     if outcome.dislodged:
         nxt = Position(
-            Phase(pos.phase.year, pos.phase.season, Step.RETREAT),
+            pos.phase.after(),
             outcome.units,
             dict(pos.owners),
             outcome.dislodged,
@@ -189,8 +189,7 @@ def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) ->
                     "civil disorder: too few removals ordered",
                 )
             )
-    year = pos.phase.year + 1
-    nxt = Position(Phase(year, Season.SPRING, Step.MOVEMENT), units, dict(pos.owners))
+    nxt = Position(pos.phase.after(), units, dict(pos.owners))
     return TurnResult(pos.phase, results, nxt)
 
 
@@ -204,8 +203,9 @@ def _season_end(
     sides: tuple[tuple[str, ...], ...] = (),
 ) -> TurnResult:
     """After the last movement or retreat of a season: change owners and check victory after the Fall."""
+    retreats = phase.after() if phase.step is Step.MOVEMENT else phase  # the season's retreats, played or skipped
     if phase.season is Season.SPRING:
-        nxt = Position(Phase(phase.year, Season.FALL, Step.MOVEMENT), units, dict(owners))
+        nxt = Position(retreats.after(), units, dict(owners))
         return TurnResult(phase, results, nxt)
     owners = dict(owners)
     centres = variant.centres
@@ -215,10 +215,10 @@ def _season_end(
     scores = rule.scores(centres, owners, {prov: unit.power for prov, unit in units.items()})
     outcome = rule.decide(scores, rule.total(centres), phase.year, sides)
     ended = dict(winner=outcome.winner, draw=outcome.powers, scores=scores)
-    winter = Position(Phase(phase.year, Season.WINTER, Step.ADJUSTMENT), units, owners)
+    winter = Position(retreats.after(), units, owners)
     if any(_needs_adjustment(variant, winter, p) for p in variant.powers):
         return TurnResult(phase, results, winter, **ended)
-    spring = Position(Phase(phase.year + 1, Season.SPRING, Step.MOVEMENT), units, owners)
+    spring = Position(winter.phase.after(), units, owners)
     return TurnResult(phase, results, spring, **ended)
 
 

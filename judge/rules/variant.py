@@ -49,7 +49,6 @@ class StartUnit:
 class Variant:
     key: str  # the file stem, e.g. "classic"
     name: str
-    description: str
     powers: tuple[str, ...]
     geo: Geography
     start_year: int
@@ -138,7 +137,7 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
 
     if problems:
         raise VariantError(problems, key)
-    return Variant(key, data["name"], data.get("description", ""), powers, geo, year, units, victory)  # type: ignore[arg-type]
+    return Variant(key, data["name"], powers, geo, year, units, victory)  # type: ignore[arg-type]
 
 
 def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tuple[list[Province], list[str], list[int]]:

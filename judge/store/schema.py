@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
@@ -221,3 +223,67 @@ def m006_mail_log(db: Database) -> None:
         "update outbox set message_id = lower(hex(randomblob(16))) "
         "where message_id is null and status in ('queued', 'sending')"
     )
+
+
+@migrations()
+def m007_typed_orders(db: Database) -> None:
+    """Each order of a played phase kept as a typed order (``judge.rules.order_json``) beside its text, so that
+    nothing reads stored order text again; rows from before get theirs from the canonical text, read this once."""
+    for row in list(db.query("select game_id, phase, results from phases")):
+        try:
+            lines = json.loads(row["results"] or "[]")
+        except ValueError:
+            continue
+        if not isinstance(lines, list):
+            continue
+        for line in lines:
+            if isinstance(line, dict) and "typed" not in line:
+                line["typed"] = legacy_typed_order(line.get("order"))
+        db.execute(
+            "update phases set results = ? where game_id = ? and phase = ?",
+            [json.dumps(lines), row["game_id"], row["phase"]],
+        )
+
+
+def legacy_typed_order(text: object) -> dict[str, object] | None:
+    """The typed order of one canonical order text as the judge wrote it before m007 (``A mun S A ber - kie``,
+    ``F nth C A lon - nwy``, ``build F stp/nc``, ``waive``), or None for no order or words it never wrote."""
+    words = text.split() if isinstance(text, str) else []
+    if not words:
+        return None
+    if words == ["waive"]:
+        return {"type": "waive"}
+    if words[0] == "build" and len(words) == 3:
+        return {"type": "build", "unit": words[1], "at": words[2]}
+    unit, at, rest = _legacy_unit(words)
+    if at is None or not rest:
+        return None
+    head: dict[str, object] = {"unit": unit, "at": at}
+    verb, args = rest[0], rest[1:]
+    if verb == "H" and not args:
+        return {"type": "hold", **head}
+    if verb == "disband" and not args:
+        return {"type": "disband", **head}
+    if verb == "R" and len(args) == 1:
+        return {"type": "retreat", **head, "to": args[0]}
+    if verb == "-" and args and args[1:] in ([], ["via", "convoy"]):
+        return {"type": "move", **head, "to": args[0], "via_convoy": bool(args[1:])}
+    if verb in ("S", "C"):
+        _, target, more = _legacy_unit(args)
+        to = more[1] if len(more) == 2 and more[0] == "-" else None
+        if target is None or (more and to is None) or (verb == "C" and to is None):
+            return None
+        typed: dict[str, object] = {"type": "support" if verb == "S" else "convoy", **head, "target": target}
+        if to is not None:
+            typed["to"] = to
+        return typed
+    return None
+
+
+def _legacy_unit(words: list[str]) -> tuple[str | None, str | None, list[str]]:
+    """``[A|F] place`` at the start of ``words``: the unit type (or None), the place, and the words after it."""
+    if len(words) >= 2 and words[0] in ("A", "F"):
+        return words[0], words[1], words[2:]
+    if words:
+        return None, words[0], words[1:]
+    return None, None, []

@@ -120,7 +120,6 @@ class _Deliver:
     def __init__(self, imap: EmbeddedImap, domain: str) -> None:
         self.imap = imap
         self.domain = domain.lower()
-        self.delivered = 0
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
         local, _, domain = address.lower().partition("@")
@@ -132,7 +131,6 @@ class _Deliver:
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         for rcpt in envelope.rcpt_tos:
             self.imap.append(rcpt.lower().partition("@")[0], envelope.original_content)
-            self.delivered += 1
         return "250 Message accepted for delivery"
 
 

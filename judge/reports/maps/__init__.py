@@ -17,10 +17,10 @@ geometry files only.
 
 from judge.reports.maps.areas import has_board, held_by, tint
 from judge.reports.maps.draw import LegendEntry, MapDrawing, draw_map, power_colours, render_map
+from judge.reports.maps.drawn_orders import DrawnOrder, drawn_order
 from judge.reports.maps.fonts import can_draw, drawable, legend_words
 from judge.reports.maps.geometry import BoardGeometry, board_geometry, parse_geometry
 from judge.reports.maps.layout import MapLayout, map_layout
-from judge.reports.maps.drawn_orders import DrawnOrder, read_order
 from judge.reports.maps.style import CONVOY_INK, DISLODGED_LINE, NEUTRAL, MapError
 
 __all__ = [
@@ -37,13 +37,13 @@ __all__ = [
     "can_draw",
     "draw_map",
     "drawable",
+    "drawn_order",
     "has_board",
     "held_by",
     "legend_words",
     "map_layout",
     "parse_geometry",
     "power_colours",
-    "read_order",
     "render_map",
     "tint",
 ]

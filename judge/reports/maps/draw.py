@@ -12,9 +12,9 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from judge.reports.maps.areas import BoardCanvas, base_layer, board_legend_height, has_board, held_by, tint
+from judge.reports.maps.drawn_orders import DrawnOrder, drawn_order
 from judge.reports.maps.fonts import _drawing_font, drawable, legend_words
 from judge.reports.maps.layout import Box, MapLayout, _text_size, map_layout
-from judge.reports.maps.drawn_orders import DrawnOrder, read_order
 from judge.reports.maps.style import (
     ARMY,
     ARMY_EDGE,
@@ -103,7 +103,7 @@ def render_map(
     words: Mapping[str, str] | None = None,
 ) -> bytes:
     """The PNG picture of ``position``, with the orders of ``results`` (as the game server stores them: dicts with
-    "power", "order" and "outcome") drawn over it. With ``after`` (the position the phase led to) the picture is
+    "power", "typed" (the order as JSON, judge.rules.order_json) and "outcome") drawn over it. With ``after`` (the position the phase led to) the picture is
     the results picture: the board after the phase (units, dislodged units, who holds what, the legend's centres)
     with the phase's orders drawn from where the units stood. ``words`` overrides the legend's words (keys as in
     ``legend_words``). A variant with board geometry is drawn as a board (a palette PNG), any other as a diagram.
@@ -129,7 +129,7 @@ def draw_map(
     orders = [
         o
         for o in (
-            read_order(geo, str(r.get("power", "")), r.get("order"), r.get("outcome"))
+            drawn_order(geo, str(r.get("power", "")), r.get("typed"), r.get("outcome"))
             for r in (results or ())
             if isinstance(r, Mapping)
         )

@@ -134,7 +134,6 @@ _SPELLED = {
     "”": '"',
 }
 
-SUCCESS = "succeeds"
 
 
 class MapError(ValueError):
