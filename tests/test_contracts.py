@@ -5,6 +5,7 @@
   variant loading (judge.data.catalog) rather than importing it;
 - the store imports no game server, commands, mail, transport or reports;
 - drawing (judge.reports.maps) imports the rules engine, its own package, Pillow and the data folders only;
+- data loading, reading raw mail, the command language and the reports keep to their rows of docs/architecture.md;
 - no two modules share a name.
 """
 
@@ -67,6 +68,10 @@ GAME_FORBIDDEN = {
     "jinja2",
 }
 STORE_FORBIDDEN = {"judge.game", "judge.commands", "judge.mail", "judge.transport", "judge.reports", "judge.cli"}
+DATA_FORBIDDEN = STORE_FORBIDDEN | {"judge.store"}
+MAIL_FORBIDDEN = STORE_FORBIDDEN | {"judge.store"}
+COMMANDS_FORBIDDEN = {"judge.transport", "judge.cli"}
+REPORTS_FORBIDDEN = {"judge.transport", "judge.commands", "judge.cli"}
 MAPS_ALLOWED = {"judge.rules", "judge.reports.maps", "judge.data.resources", "PIL"}
 # the geometry tool's command line (python -m judge.reports.maps.tessellate) reads a variant file by name, and the
 # tool alone needs shapely (the optional ``mapgen`` extra); nothing that draws a picture imports it
@@ -83,11 +88,19 @@ def problems_of(module: str, source: str) -> list[str]:
             bad = within(name, GAME_FORBIDDEN)
         elif within(module, {"judge.store"}):
             bad = within(name, STORE_FORBIDDEN)
+        elif within(module, {"judge.data"}):
+            bad = within(name, DATA_FORBIDDEN)
+        elif within(module, {"judge.mail"}):
+            bad = within(name, MAIL_FORBIDDEN)
+        elif within(module, {"judge.commands"}):
+            bad = within(name, COMMANDS_FORBIDDEN)
         elif within(module, {"judge.reports.maps"}):
             allowed = MAPS_ALLOWED | (MAPS_TOOL_ALLOWED if module == "judge.reports.maps.tessellate" else set())
             bad = not (within(name, allowed) or (top(name) in STDLIB and top(name) != "judge"))
             # ``from judge.data import resources`` also names the package judge.data itself
             bad = bad and name not in {"judge.data", "judge"}
+        elif within(module, {"judge.reports"}):
+            bad = within(name, REPORTS_FORBIDDEN)
         else:
             bad = False
         if bad:
@@ -132,6 +145,10 @@ def test_the_check_sees_every_layer() -> None:
         ("judge.reports.maps.draw", "from judge.data.catalog import load_variant"),
         ("judge.reports.maps.draw", "import shapely"),
         ("judge.reports.maps.draw", "import jinja2"),
+        ("judge.data.catalog", "from judge.game import records"),
+        ("judge.mail.message", "from judge.store import write"),
+        ("judge.commands.handler", "from judge.transport.smtp import drain_outbox"),
+        ("judge.reports.outbox", "from judge.commands import language"),
     ],
 )
 def test_a_breach_is_caught(module: str, source: str) -> None:

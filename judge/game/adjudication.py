@@ -26,6 +26,7 @@ from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.position_json import position_to_json
 from judge.rules.turn import TurnResult, parse_submissions, play
+from judge.store.phases import keep_phase
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc
 
@@ -73,17 +74,17 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         }
         for r in turn.results
     ]
-    db.table("phases").upsert(
+    keep_phase(
+        db,
+        game.id,
+        phase,
         {
-            "game_id": game.id,
-            "phase": phase,
             "board_before": json.dumps(position_to_json(variant, before)),
             "orders": json.dumps(submitted),
             "results": json.dumps(results),
             "board_after": json.dumps(position_to_json(variant, turn.position)),
             "adjudicated_at": iso_utc(now),
         },
-        pk=("game_id", "phase"),
     )
     lapse(db, game.id, turn.position.phase)
     game.position = turn.position

@@ -21,6 +21,8 @@ from judge.game.records import (
     save_player,
 )
 from judge.rules.position_json import position_from_json
+from judge.store import draw_votes
+from judge.store.phases import discard_phases_from
 from judge.store.statuses import GameStatus, Role
 
 
@@ -68,22 +70,12 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
     """Return the game to the start of an earlier phase; later phases and their orders are discarded (logged)."""
     game = get_game(db, name)
     code = phase_code.strip().upper()
-    rows = list(db.query("select rowid, board_before from phases where game_id = ? and phase = ?", [game.id, code]))
-    if not rows:
+    discarded = discard_phases_from(db, game.id, code)
+    if discarded is None:
         raise GameError(f"{game.name} has no played phase {code}")
-    later = [
-        r["phase"]
-        for r in db.query(
-            "select phase from phases where game_id = ? and rowid >= ? order by rowid", [game.id, rows[0]["rowid"]]
-        )
-    ]
-    db.execute(f"delete from phases where game_id = ? and phase in ({','.join('?' * len(later))})", [game.id, *later])
-    db.execute(
-        "delete from orders where game_id = ? and phase not in (select phase from phases where game_id = ?)",
-        [game.id, game.id],
-    )
-    db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
-    game.position = position_from_json(game.variant, json.loads(rows[0]["board_before"]))
+    board_before, later = discarded
+    draw_votes.lapse_open(db, game.id)
+    game.position = position_from_json(game.variant, json.loads(board_before))
     game.status, game.result, game.in_grace = GameStatus.ACTIVE, None, False
     game.deadline = now + game.settings.deadline_for(game.position.phase.step)
     for p in players(db, game.id):

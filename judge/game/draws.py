@@ -7,7 +7,6 @@ ends the game with no winner. The ``phase`` column of the draws table holds the 
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +17,7 @@ from judge.game.lookup import GameError
 from judge.game.records import Game, Player, log_event, players, save_game
 from judge.i18n import T, Text
 from judge.rules.phase import Phase, Season
+from judge.store import draw_votes
 from judge.store.statuses import DrawStatus, GameStatus
 
 
@@ -38,16 +38,12 @@ def _turn(game: Game) -> str:
 
 
 def _open(db: Database, game: Game) -> dict[str, Any] | None:
-    rows = list(db.query("select * from draws where game_id = ? and phase = ?", [game.id, _turn(game)]))
-    return rows[0] if rows else None
+    return draw_votes.proposal(db, game.id, _turn(game))
 
 
 def lapse(db: Database, game_id: int, now_phase: Phase) -> None:
     """An open proposal of an earlier turn lapses once the game is in another turn."""
-    db.execute(
-        "update draws set status = 'lapsed' where game_id = ? and status = 'open' and phase != ?",
-        [game_id, turn_of(now_phase)],
-    )
+    draw_votes.lapse_open(db, game_id, except_turn=turn_of(now_phase))
 
 
 def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> Text:
@@ -67,30 +63,22 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
                     "its retreats and adjustments)"
                 )
             )
-        db.table("draws").insert(
-            {
-                "game_id": game.id,
-                "phase": _turn(game),
-                "proposer": player.power,
-                "votes": json.dumps({player.power: "accept"}),
-                "status": DrawStatus.OPEN,
-            }
-        )
+        draw_votes.propose(db, game.id, _turn(game), player.power or "")
         log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
         others = [p for p in voters(db, game) if p.id != player.id]
         notices.draw_news(db, game, others, now, "proposed")
         return recount(db, game, now) or T("draw proposed; every player still in the game must accept")
     if row is None or row["status"] != DrawStatus.OPEN:
         raise GameError(T("no draw is proposed in this turn; propose one with DRAW PROPOSE"))
-    votes = json.loads(row["votes"])
+    votes = row["votes"]
     if action == "reject":
         votes[player.power] = "reject"
-        db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes), "status": DrawStatus.REJECTED})
+        draw_votes.record_votes(db, game.id, _turn(game), votes, DrawStatus.REJECTED)
         log_event(db, game.id, now, player.email, "draw-reject", {"power": player.power})
         notices.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
         return T("you rejected the draw; it is off")
     votes[player.power] = "accept"
-    db.table("draws").update((game.id, _turn(game)), {"votes": json.dumps(votes)})
+    draw_votes.record_votes(db, game.id, _turn(game), votes, DrawStatus.OPEN)
     log_event(db, game.id, now, player.email, "draw-accept", {"power": player.power})
     return recount(db, game, now) or T("you accepted the draw; waiting for the others")
 
@@ -100,11 +88,11 @@ def recount(db: Database, game: Game, now: datetime) -> Text | None:
     row = _open(db, game)
     if row is None or row["status"] != DrawStatus.OPEN:
         return None
-    votes = json.loads(row["votes"])
+    votes = row["votes"]
     still_in = voters(db, game)
     if not still_in or any(votes.get(p.power) != "accept" for p in still_in):
         return None
-    db.table("draws").update((game.id, _turn(game)), {"status": DrawStatus.ACCEPTED})
+    draw_votes.record_votes(db, game.id, _turn(game), votes, DrawStatus.ACCEPTED)
     game.status, game.deadline = GameStatus.FINISHED, None
     game.result = {"kind": "draw", "powers": sorted(p.power for p in still_in if p.power)}
     save_game(db, game, now)

@@ -14,7 +14,9 @@ mail is queued in the outbox. Each action mails only the people it concerns, onc
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
@@ -30,6 +32,9 @@ from judge.game.records import Game, Player, log_event, orders_of, players, save
 from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
 from judge.game.views import show_game
 from judge.rules.position_json import position_from_json
+from judge.store import draw_votes, game_rows
+from judge.store.events import events_of
+from judge.store.phases import played_phases
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc, parse_duration
 
@@ -101,7 +106,7 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
         raise GameError(f"game {game.name} is over")
     seat = _seat(db, game, power)
     if game.status == GameStatus.FORMING:
-        db.execute("delete from players where id = ?", [seat.id])
+        game_rows.delete_player_row(db, seat.id)
     else:
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
         save_player(db, seat)
@@ -141,7 +146,7 @@ def end(
     else:
         game.result = {"kind": "abandoned", "by": "master"}
     game.status, game.deadline, game.paused_remaining, game.in_grace = GameStatus.FINISHED, None, None, False
-    db.execute("update draws set status = 'lapsed' where game_id = ? and status = 'open'", [game.id])
+    draw_votes.lapse_open(db, game.id)
     save_game(db, game, now)
     log_event(db, game.id, now, sender, "end", game.result)
     notices.game_over(db, game, players(db, game.id), now)
@@ -156,8 +161,7 @@ def delete(db: Database, name: str, now: datetime, sender: str = "master") -> li
     told = list(dict.fromkeys(p.email for p in players(db, game.id)))
     for address in told:
         tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what="deleted")
-    db.execute("delete from players where game_id = ?", [game.id])
-    db.execute("delete from games where id = ?", [game.id])
+    game_rows.delete_game_rows(db, game.id)
     log_event(db, None, now, sender, "delete", {"game": game.name, "variant": game.variant.key, "told": told})
     return told
 
@@ -263,6 +267,65 @@ def _seconds(value: str) -> int:
         raise GameError(str(exc)) from None
 
 
+def _press(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if value not in PRESS_KINDS:
+        raise GameError(f"press: one of {', '.join(PRESS_KINDS)}")
+    return {"press": value}
+
+
+def _tie_break(game: Game, value: str, none: bool) -> dict[str, Any]:
+    order = tuple(game.variant.power_named(w) or w for w in value.replace(",", " ").split())
+    return {"tie_break": None if none else order}
+
+
+def _master(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if not none and "@" not in value:
+        raise GameError(f"master: {value!r} is not a mail address")
+    return {"master": None if none else value.strip().lower()}
+
+
+def _assignment(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if game.status != GameStatus.FORMING:
+        raise GameError("assignment can only change before the game starts")
+    if value not in ASSIGNMENTS:
+        raise GameError(f"assignment: one of {', '.join(ASSIGNMENTS)}")
+    return {"assignment": value}
+
+
+def _duration(field: str) -> Setter:
+    return lambda game, value, none: {field: _seconds(value)}
+
+
+def _number(field: str) -> Setter:
+    return lambda game, value, none: {field: None if none else _whole(value, field)}
+
+
+def _switch(field: str) -> Setter:
+    return lambda game, value, none: {field: _flag(value)}
+
+
+# each key (and its aliases) -> the settings fields a value gives: (game, value, "none" given) -> fields
+Setter = Callable[[Game, str, bool], dict[str, Any]]
+_SETTERS: dict[str, Setter] = {
+    "press": _press,
+    "deadline": _duration("movement_deadline"),
+    "movement_deadline": _duration("movement_deadline"),
+    "retreat_deadline": _duration("retreat_deadline"),
+    "adjust_deadline": _duration("adjustment_deadline"),
+    "adjustment_deadline": _duration("adjustment_deadline"),
+    "grace": lambda game, value, none: {"grace": 0 if value.strip() == "0" or none else _seconds(value)},
+    "solo": _number("solo"),
+    "last_year": _number("last_year"),
+    "tie_break": _tie_break,
+    "tie_others": lambda game, value, none: {"tie_others": None if none else value.strip().lower()},
+    "anonymous": _switch("anonymous"),
+    "shared_addresses": _switch("shared_addresses"),
+    "combined": _switch("combined"),
+    "master": _master,
+    "assignment": _assignment,
+}
+
+
 def change_setting(db: Database, name: str, key: str, value: str, now: datetime, sender: str = "master") -> Game:
     """Change one of a game's settings (``SETTING_KEYS``); the players are told of changes that concern them."""
     game = get_game(db, name)
@@ -271,49 +334,15 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
         raise GameError(f"game {game.name} is over")
     s = game.settings
     none = value.strip().lower() in ("none", "default", "-", "")
-    if k == "press":
-        if value not in PRESS_KINDS:
-            raise GameError(f"press: one of {', '.join(PRESS_KINDS)}")
-        new = dataclasses.replace(s, press=value)
-    elif k in ("deadline", "movement_deadline"):
-        new = dataclasses.replace(s, movement_deadline=_seconds(value))
-    elif k == "retreat_deadline":
-        new = dataclasses.replace(s, retreat_deadline=_seconds(value))
-    elif k in ("adjust_deadline", "adjustment_deadline"):
-        new = dataclasses.replace(s, adjustment_deadline=_seconds(value))
-    elif k == "grace":
-        new = dataclasses.replace(s, grace=0 if value.strip() == "0" or none else _seconds(value))
-    elif k == "solo":
-        new = dataclasses.replace(s, solo=None if none else _whole(value, "solo"))
-    elif k == "last_year":
-        new = dataclasses.replace(s, last_year=None if none else _whole(value, "last_year"))
-    elif k == "tie_break":
-        order = tuple(game.variant.power_named(w) or w for w in value.replace(",", " ").split())
-        new = dataclasses.replace(s, tie_break=None if none else order)
-    elif k == "tie_others":
-        new = dataclasses.replace(s, tie_others=None if none else value.strip().lower())
-    elif k in ("anonymous", "shared_addresses", "combined"):
-        flag: dict[str, Any] = {k: _flag(value)}
-        new = dataclasses.replace(s, **flag)
-    elif k == "master":
-        if not none and "@" not in value:
-            raise GameError(f"master: {value!r} is not a mail address")
-        new = dataclasses.replace(s, master=None if none else value.strip().lower())
-    elif k == "assignment":
-        if game.status != GameStatus.FORMING:
-            raise GameError("assignment can only change before the game starts")
-        if value not in ASSIGNMENTS:
-            raise GameError(f"assignment: one of {', '.join(ASSIGNMENTS)}")
-        new = dataclasses.replace(s, assignment=value)
-    else:
-        import difflib
-
+    setter = _SETTERS.get(k)
+    if setter is None:
         close = difflib.get_close_matches(k, list(SETTING_KEYS), n=1)
         raise GameError(
             f"unknown setting {key!r}"
             + (f"; did you mean {close[0]!r}?" if close else "")
             + f" (settings: {', '.join(SETTING_KEYS)})"
         )
+    new = dataclasses.replace(s, **setter(game, value, none))
     problems = new.check(game.variant)
     if problems:
         raise GameError("; ".join(problems))
@@ -426,12 +455,10 @@ def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
     """Deadlines in a row, up to the last adjudicated phase, at which ``power`` owed orders and gave none."""
     missed = 0
     taken_over = ""  # a new player starts with a clean slate
-    for event in db.query("select at, detail from events where game_id = ? and kind = 'replace'", [game.id]):
-        if json.loads(event["detail"] or "{}").get("power") == power:
-            taken_over = max(taken_over, event["at"])
-    for row in db.query(
-        "select board_before, orders, adjudicated_at from phases where game_id = ? order by rowid desc", [game.id]
-    ):
+    for at, detail in events_of(db, game.id, "replace"):
+        if (detail or {}).get("power") == power:
+            taken_over = max(taken_over, at)
+    for row in played_phases(db, game.id, latest_first=True):
         if taken_over and row["adjudicated_at"] <= taken_over:
             break
         pos = position_from_json(game.variant, json.loads(row["board_before"]))

@@ -24,6 +24,7 @@ from judge.rules.board import Position
 from judge.rules.phase import Step
 from judge.rules.position_json import position_to_json
 from judge.rules.turn import TurnResult
+from judge.store.phases import played_phases
 
 
 class NoticeKind(StrEnum):
@@ -213,7 +214,7 @@ def eliminated(db: Database, game: Game, player: Player, now: datetime) -> None:
 def centre_history(db: Database, game: Game) -> list[dict[str, Any]]:
     """Centres per power at the end of each game year (after the Fall), from the stored phases."""
     years: dict[int, dict[str, int]] = {}
-    for row in db.query("select phase, board_after from phases where game_id = ? order by rowid", [game.id]):
+    for row in played_phases(db, game.id):
         after = json.loads(row["board_after"])
         if row["phase"].startswith("F") and after["phase"][0] in "WS":
             years[int(row["phase"][1:-1])] = {p: len(c) for p, c in after["supply_centers"].items()}

@@ -1,4 +1,5 @@
-"""Reading and writing games, players, orders, events and queued mail in the store.
+"""Games, players, orders and events as the game server's values, read from and written to the store (the SQL is in
+judge/store/).
 
 Every function here works inside the caller's transaction (``judge.store.write``); none commits on its own.
 """
@@ -19,8 +20,11 @@ from judge.game.settings import GameSettings
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.variant import Variant
+from judge.store import events, game_rows, order_rows
+from judge.store.game_rows import game_names as game_names
 from judge.store.mail_queue import new_message_id as new_message_id
 from judge.store.mail_queue import queue_mail as queue_mail
+from judge.store.order_rows import orders_of as orders_of
 from judge.store.statuses import GameStatus, Role
 from judge.store.users import default_language as default_language
 from judge.store.users import set_default_language as set_default_language
@@ -68,17 +72,13 @@ class Player:
         return self.role == Role.PLAYER and self.power is not None and not self.resigned and not self.eliminated
 
 
-def game_names(db: Database) -> list[str]:
-    return [row["name"] for row in db.query("select name from games order by name")]
-
-
 def load_game(db: Database, name: str) -> Game | None:
-    rows = list(db.query("select * from games where name = ?", [name.strip().lower()]))
-    return _game(rows[0]) if rows else None
+    row = game_rows.game_row(db, name.strip().lower())
+    return _game(row) if row is not None else None
 
 
 def load_game_by_id(db: Database, game_id: int) -> Game:
-    return _game(db.table("games").get(game_id))
+    return _game(game_rows.game_row_by_id(db, game_id))
 
 
 def _game(row: dict[str, Any]) -> Game:
@@ -133,12 +133,12 @@ def insert_game(db: Database, name: str, variant: Variant, settings: GameSetting
         "created_at": iso_utc(now),
         "updated_at": iso_utc(now),
     }
-    game_id = db.table("games").insert(row).last_pk
-    return load_game_by_id(db, int(game_id))  # type: ignore[arg-type]
+    return load_game_by_id(db, game_rows.insert_game_row(db, row))
 
 
 def save_game(db: Database, game: Game, now: datetime) -> None:
-    db.table("games").update(
+    game_rows.update_game_row(
+        db,
         game.id,
         {
             "status": game.status,
@@ -156,7 +156,7 @@ def save_game(db: Database, game: Game, now: datetime) -> None:
 
 
 def players(db: Database, game_id: int) -> list[Player]:
-    return [_player(r) for r in db.query("select * from players where game_id = ? order by id", [game_id])]
+    return [_player(r) for r in game_rows.player_rows(db, game_id)]
 
 
 def _player(row: dict[str, Any]) -> Player:
@@ -175,7 +175,8 @@ def _player(row: dict[str, Any]) -> Player:
 
 
 def insert_player(db: Database, player: Player, now: datetime) -> None:
-    db.table("players").insert(
+    game_rows.insert_player_row(
+        db,
         {
             "game_id": player.game_id,
             "power": player.power,
@@ -187,12 +188,13 @@ def insert_player(db: Database, player: Player, now: datetime) -> None:
             "eliminated": int(player.eliminated),
             "preferences": json.dumps(player.preferences),
             "joined_at": iso_utc(now),
-        }
+        },
     )
 
 
 def save_player(db: Database, player: Player) -> None:
-    db.table("players").update(
+    game_rows.update_player_row(
+        db,
         player.id,
         {
             "power": player.power,
@@ -207,23 +209,10 @@ def save_player(db: Database, player: Player) -> None:
     )
 
 
-def orders_of(db: Database, game_id: int, phase: str) -> dict[str, list[str]]:
-    rows = db.query("select power, lines from orders where game_id = ? and phase = ?", [game_id, phase])
-    return {r["power"]: json.loads(r["lines"]) for r in rows}
-
-
 def set_orders(db: Database, game_id: int, phase: str, power: str, lines: list[str], now: datetime) -> None:
-    db.execute(
-        "insert into orders (game_id, phase, power, lines, updated_at) values (?, ?, ?, ?, ?) "
-        "on conflict (game_id, phase, power) do update set lines = excluded.lines, "
-        "updated_at = excluded.updated_at",
-        [game_id, phase, power, json.dumps(lines), iso_utc(now)],
-    )
+    order_rows.set_orders(db, game_id, phase, power, lines, iso_utc(now))
 
 
 def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kind: str, detail: Any = None) -> None:
     """Append to the event log (never updated or deleted)."""
-    db.execute(
-        "insert into events (game_id, at, sender, kind, detail) values (?, ?, ?, ?, ?)",
-        [game_id, iso_utc(now), sender, kind, json.dumps(detail, ensure_ascii=False) if detail is not None else None],
-    )
+    events.log_event(db, game_id, iso_utc(now), sender, kind, detail)

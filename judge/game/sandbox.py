@@ -124,7 +124,7 @@ def run(data: Any) -> dict[str, Any]:
         return _error(ident, str(exc))
     except (RecursionError, MemoryError):
         return _error(ident, "the input is too large or too deeply nested")
-    except Exception as exc:  # a sandbox input must never crash the judge or stop a batch
+    except Exception as exc:  # noqa: BLE001 - a sandbox input must never crash the judge or stop a batch
         return _error(ident, f"the judge could not play this input ({type(exc).__name__}); please report it")
 
 

@@ -15,6 +15,7 @@ from judge.game.adjudication import sides
 from judge.game.records import load_game
 from judge.game.sandbox import InputError, _error, play_input
 from judge.rules.position_json import PositionError, position_from_json, position_to_json, read_power
+from judge.rules.variant import Variant
 
 
 def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
@@ -32,25 +33,30 @@ def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
         if game.position is None:
             raise InputError(f"game {game.name} has not started: it has no position yet")
         variant = game.variant
-        base = position_to_json(variant, game.position)
-        for key in ("units", "supply_centers"):
-            changes = data.get(key) or {}
-            if not isinstance(changes, dict):
-                raise InputError(f"{key} must be an object: power -> list")
-            for power_name, items in changes.items():
-                power = read_power(variant, power_name, key)
-                if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-                    raise InputError(f"{key} of {power} must be a list of strings")
-                if key == "supply_centers":
-                    taken = {x.strip().lower() for x in items}
-                    for other, held in base[key].items():
-                        base[key][other] = [c for c in held if c.lower() not in taken]
-                base[key][power] = items
+        base = _changed(variant, position_to_json(variant, game.position), data)
         pos = position_from_json(variant, base)
         return play_input(data.get("id"), variant, pos, data, game.settings.victory(variant), sides(db, game))
     except (InputError, PositionError) as exc:
         return _error(None, str(exc))
     except (RecursionError, MemoryError):
         return _error(None, "the input is too large or too deeply nested")
-    except Exception as exc:  # a sandbox input must never crash the judge
+    except Exception as exc:  # noqa: BLE001 - a sandbox input must never crash the judge
         return _error(None, f"the judge could not play this input ({type(exc).__name__}); please report it")
+
+
+def _changed(variant: Variant, base: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """The game's board ``base`` (as JSON) with the changes of ``data``: each power named gets its whole list."""
+    for key in ("units", "supply_centers"):
+        changes = data.get(key) or {}
+        if not isinstance(changes, dict):
+            raise InputError(f"{key} must be an object: power -> list")
+        for power_name, items in changes.items():
+            power = read_power(variant, power_name, key)
+            if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+                raise InputError(f"{key} of {power} must be a list of strings")
+            if key == "supply_centers":
+                taken = {x.strip().lower() for x in items}
+                for other, held in base[key].items():
+                    base[key][other] = [c for c in held if c.lower() not in taken]
+            base[key][power] = items
+    return base

@@ -4,7 +4,6 @@ checked again inside it."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlite_utils import Database
 
@@ -19,7 +18,7 @@ from judge.game.records import (
 )
 from judge.game.settings import GameSettings
 from judge.rules.phase import Phase
-from judge.store import write
+from judge.store import game_rows, write
 from judge.store.statuses import GameStatus
 from judge.timeutil import iso_utc, parse_iso_utc
 
@@ -39,13 +38,7 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
     adjudication landing in between is respected.
     """
     done = 0
-    for row in list(
-        db.query(
-            "select name, phase, deadline, settings from games where status = 'active' "
-            "and deadline > ? and deadline <= ? and coalesce(reminded, 0) = 0 order by deadline",
-            [iso_utc(now), iso_utc(now + REMINDER_BEFORE)],
-        )
-    ):
+    for row in game_rows.unreminded_games(db, iso_utc(now), iso_utc(now + REMINDER_BEFORE)):
         if limit is not None and done >= limit:
             break
         try:
@@ -77,15 +70,7 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
 
 def due_games(db: Database, now: datetime, limit: int | None = None) -> list[tuple[str, str]]:
     """(name, phase) of the active games whose deadline has passed, earliest deadline first."""
-    sql = (
-        "select name, phase from games where status = 'active' and deadline is not null and deadline <= ? "
-        "order by deadline, id"
-    )
-    params: list[Any] = [iso_utc(now)]
-    if limit is not None:
-        sql += " limit ?"
-        params.append(limit)
-    return [(r["name"], r["phase"]) for r in db.query(sql, params)]
+    return game_rows.due_games(db, iso_utc(now), limit)
 
 
 def tick(db: Database, now: datetime, limit: int | None = None) -> list[str]:

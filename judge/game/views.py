@@ -13,6 +13,7 @@ from judge.game.records import (
     players,
 )
 from judge.rules.position_json import position_to_json
+from judge.store.phases import phase_codes
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc
 
@@ -21,7 +22,7 @@ def show_game(db: Database, name: str) -> dict[str, Any]:
     game = get_game(db, name)
     board = position_to_json(game.variant, game.position) if game.position else {"units": {}, "supply_centers": {}}
     given = orders_of(db, game.id, game.phase) if game.phase else {}
-    phases = [r["phase"] for r in db.query("select phase from phases where game_id = ? order by rowid", [game.id])]
+    phases = phase_codes(db, game.id)
     return {
         "name": game.name,
         "variant": game.variant.key,

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from judge.store.statuses import OutboxStatus
 from judge.timeutil import iso_utc
 
 
@@ -43,11 +44,12 @@ def queue_mail(
     db.execute(
         "insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
         "html, image, picture_id, next_attempt, message_id, thread_refs) "
-        "values (?, ?, ?, 'queued', ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+        "values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
         [
             to,
             subject,
             body,
+            OutboxStatus.QUEUED,
             iso_utc(now),
             in_reply_to,
             game_id,

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from sqlite_utils import Database
 
 from judge.store.db import write
+from judge.store.statuses import OutboxStatus
 from judge.timeutil import iso_utc
 
 
@@ -36,20 +37,22 @@ def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: f
         # whole pages for reuse, where emptying the bodies in place would leave every page mostly empty. The newest
         # row always stays, so that outbox ids are never given out twice.
         old = (
-            "from outbox where ((status = 'sent' and sent_at < ?) or (status = 'failed' and created_at < ?)) "
+            "from outbox where ((status = ? and sent_at < ?) or (status = ? and created_at < ?)) "
             "and id < (select max(id) from outbox)"
         )
+        old_params = [OutboxStatus.SENT, mail_cutoff, OutboxStatus.FAILED, mail_cutoff]
         db.execute(
             "insert into mail_log (outbox_id, to_addr, subject, message_id, status, created_at, sent_at, "
             "attempts, last_error, game_id, in_reply_to) select id, to_addr, subject, message_id, status, "
             f"created_at, sent_at, attempts, last_error, game_id, in_reply_to {old}",
-            [mail_cutoff, mail_cutoff],
+            old_params,
         )
-        bodies = db.execute(f"delete {old}", [mail_cutoff, mail_cutoff]).rowcount
+        bodies = db.execute(f"delete {old}", old_params).rowcount
         # a map is kept while a mail that carries it waits to be sent; after that `judge map GAME PHASE` draws it
         pictures = db.execute(
             "delete from pictures where id not in (select picture_id from outbox where picture_id is not null "
-            "and status in ('queued', 'sending'))"
+            "and status in (?, ?))",
+            [OutboxStatus.QUEUED, OutboxStatus.SENDING],
         ).rowcount
         db.execute(
             "update outbox set picture_id = null where picture_id is not null "

@@ -1,0 +1,77 @@
+"""Games and their seats as rows (the game server turns them into its ``Game`` and ``Player`` values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlite_utils import Database
+
+from judge.store.statuses import GameStatus
+
+
+def game_names(db: Database) -> list[str]:
+    return [row["name"] for row in db.query("select name from games order by name")]
+
+
+def game_row(db: Database, name: str) -> dict[str, Any] | None:
+    rows = list(db.query("select * from games where name = ?", [name]))
+    return rows[0] if rows else None
+
+
+def game_row_by_id(db: Database, game_id: int) -> dict[str, Any]:
+    return dict(db.table("games").get(game_id))
+
+
+def insert_game_row(db: Database, row: dict[str, Any]) -> int:
+    return int(db.table("games").insert(row).last_pk)  # type: ignore[arg-type]
+
+
+def update_game_row(db: Database, game_id: int, values: dict[str, Any]) -> None:
+    db.table("games").update(game_id, values)
+
+
+def delete_game_rows(db: Database, game_id: int) -> None:
+    """A game and its seats."""
+    db.execute("delete from players where game_id = ?", [game_id])
+    db.execute("delete from games where id = ?", [game_id])
+
+
+def player_rows(db: Database, game_id: int) -> list[dict[str, Any]]:
+    return list(db.query("select * from players where game_id = ? order by id", [game_id]))
+
+
+def insert_player_row(db: Database, row: dict[str, Any]) -> None:
+    db.table("players").insert(row)
+
+
+def update_player_row(db: Database, player_id: int, values: dict[str, Any]) -> None:
+    db.table("players").update(player_id, values)
+
+
+def delete_player_row(db: Database, player_id: int) -> None:
+    db.execute("delete from players where id = ?", [player_id])
+
+
+def due_games(db: Database, now: str, limit: int | None = None) -> list[tuple[str, str]]:
+    """(name, phase) of the active games whose deadline is at or before ``now``, earliest deadline first."""
+    sql = (
+        "select name, phase from games where status = ? and deadline is not null and deadline <= ? "
+        "order by deadline, id"
+    )
+    params: list[Any] = [GameStatus.ACTIVE, now]
+    if limit is not None:
+        sql += " limit ?"
+        params.append(limit)
+    return [(r["name"], r["phase"]) for r in db.query(sql, params)]
+
+
+def unreminded_games(db: Database, after: str, until: str) -> list[dict[str, Any]]:
+    """name, phase, deadline and settings of the active games not yet reminded whose deadline lies in (after, until],
+    earliest first."""
+    return list(
+        db.query(
+            "select name, phase, deadline, settings from games where status = ? "
+            "and deadline > ? and deadline <= ? and coalesce(reminded, 0) = 0 order by deadline",
+            [GameStatus.ACTIVE, after, until],
+        )
+    )
