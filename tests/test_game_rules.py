@@ -387,6 +387,7 @@ def test_store_is_wal_and_keeps_every_phase_and_event(t: Table) -> None:
         "power": "France",
         "input": "A par - bur",
         "order": "A par - bur",
+        "typed": {"type": "move", "unit": "A", "at": "par", "to": "bur", "via_convoy": False},
         "outcome": "succeeds",
         "reason": None,
     } in results
