@@ -135,6 +135,5 @@ _SPELLED = {
 }
 
 
-
 class MapError(ValueError):
     """A map that cannot be drawn (a variant without coordinates); the message says why."""
