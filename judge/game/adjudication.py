@@ -26,6 +26,7 @@ from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.position_json import position_to_json
 from judge.rules.turn import TurnResult, parse_submissions, play
+from judge.store.events import EventKind
 from judge.store.phases import keep_phase
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc
@@ -119,7 +120,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         game.id,
         now,
         sender,
-        "adjudicate",
+        EventKind.ADJUDICATE,
         {"phase": phase, "next": turn.position.phase.code, "winner": turn.winner},
     )
     notices.results(db, game, seats, before, turn, results, now, sides(db, game) if turn.scores else ())

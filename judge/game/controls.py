@@ -22,6 +22,7 @@ from judge.game.records import (
 )
 from judge.rules.position_json import position_from_json
 from judge.store import draw_votes
+from judge.store.events import EventKind
 from judge.store.phases import discard_phases_from
 from judge.store.statuses import GameStatus, Role
 
@@ -33,7 +34,7 @@ def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -
     game.paused_remaining = max(0, int((game.deadline - now).total_seconds())) if game.deadline else 0
     game.status, game.deadline = GameStatus.PAUSED, None
     save_game(db, game, now)
-    log_event(db, game.id, now, sender, "pause", None)
+    log_event(db, game.id, now, sender, EventKind.PAUSE, None)
     notices.announce(db, game, players(db, game.id), now, "paused")
     return game
 
@@ -46,7 +47,7 @@ def resume_game(db: Database, name: str, now: datetime, sender: str = "master") 
     game.deadline = now + timedelta(seconds=max(game.paused_remaining or 0, 3600))
     game.paused_remaining = None
     save_game(db, game, now)
-    log_event(db, game.id, now, sender, "resume", None)
+    log_event(db, game.id, now, sender, EventKind.RESUME, None)
     notices.announce(db, game, players(db, game.id), now, "resumed")
     return game
 
@@ -62,7 +63,7 @@ def replace_player(
     old = seat.email
     seat.email, seat.password_hash, seat.resigned = email.lower(), hash_password(password), False
     save_player(db, seat)
-    log_event(db, game.id, now, sender, "replace", {"power": found, "from": old, "to": email.lower()})
+    log_event(db, game.id, now, sender, EventKind.REPLACE, {"power": found, "from": old, "to": email.lower()})
     return seat
 
 
@@ -83,6 +84,6 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
         p.eliminated = p.eliminated and not has_presence(game.position, p.power)
         save_player(db, p)
     save_game(db, game, now)
-    log_event(db, game.id, now, sender, "rollback", {"to": code, "discarded": later})
+    log_event(db, game.id, now, sender, EventKind.ROLLBACK, {"to": code, "discarded": later})
     notices.announce(db, game, players(db, game.id), now, "rolled back")
     return game

@@ -18,6 +18,7 @@ from judge.game.records import Game, Player, log_event, players, save_game
 from judge.i18n import T, Text
 from judge.rules.phase import Phase, Season
 from judge.store import draw_votes
+from judge.store.events import EventKind
 from judge.store.statuses import DrawStatus, GameStatus
 
 
@@ -64,7 +65,7 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
                 )
             )
         draw_votes.propose(db, game.id, _turn(game), player.power or "")
-        log_event(db, game.id, now, player.email, "draw-propose", {"power": player.power})
+        log_event(db, game.id, now, player.email, EventKind.DRAW_PROPOSE, {"power": player.power})
         others = [p for p in voters(db, game) if p.id != player.id]
         notices.draw_news(db, game, others, now, "proposed")
         return recount(db, game, now) or T("draw proposed; every player still in the game must accept")
@@ -74,12 +75,12 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
     if action == "reject":
         votes[player.power] = "reject"
         draw_votes.record_votes(db, game.id, _turn(game), votes, DrawStatus.REJECTED)
-        log_event(db, game.id, now, player.email, "draw-reject", {"power": player.power})
+        log_event(db, game.id, now, player.email, EventKind.DRAW_REJECT, {"power": player.power})
         notices.draw_news(db, game, [p for p in players(db, game.id) if p.id != player.id], now, "rejected")
         return T("you rejected the draw; it is off")
     votes[player.power] = "accept"
     draw_votes.record_votes(db, game.id, _turn(game), votes, DrawStatus.OPEN)
-    log_event(db, game.id, now, player.email, "draw-accept", {"power": player.power})
+    log_event(db, game.id, now, player.email, EventKind.DRAW_ACCEPT, {"power": player.power})
     return recount(db, game, now) or T("you accepted the draw; waiting for the others")
 
 
@@ -96,6 +97,6 @@ def recount(db: Database, game: Game, now: datetime) -> Text | None:
     game.status, game.deadline = GameStatus.FINISHED, None
     game.result = {"kind": "draw", "powers": sorted(p.power for p in still_in if p.power)}
     save_game(db, game, now)
-    log_event(db, game.id, now, "judge", "draw", game.result)
+    log_event(db, game.id, now, "judge", EventKind.DRAW, game.result)
     notices.game_over(db, game, players(db, game.id), now)
     return T("the draw is accepted by everyone: the game is over")

@@ -33,7 +33,7 @@ from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
 from judge.game.views import show_game
 from judge.rules.position_json import position_from_json
 from judge.store import draw_votes, game_rows
-from judge.store.events import events_of
+from judge.store.events import EventKind, events_of
 from judge.store.phases import played_phases
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc, parse_duration
@@ -110,7 +110,7 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     else:
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
         save_player(db, seat)
-    log_event(db, game.id, now, sender, "eject", {"power": seat.power, "email": seat.email})
+    log_event(db, game.id, now, sender, EventKind.EJECT, {"power": seat.power, "email": seat.email})
     tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, what="ejected", power=seat.power)
     return seat
 
@@ -148,7 +148,7 @@ def end(
     game.status, game.deadline, game.paused_remaining, game.in_grace = GameStatus.FINISHED, None, None, False
     draw_votes.lapse_open(db, game.id)
     save_game(db, game, now)
-    log_event(db, game.id, now, sender, "end", game.result)
+    log_event(db, game.id, now, sender, EventKind.END, game.result)
     notices.game_over(db, game, players(db, game.id), now)
     return game
 
@@ -162,7 +162,7 @@ def delete(db: Database, name: str, now: datetime, sender: str = "master") -> li
     for address in told:
         tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what="deleted")
     game_rows.delete_game_rows(db, game.id)
-    log_event(db, None, now, sender, "delete", {"game": game.name, "variant": game.variant.key, "told": told})
+    log_event(db, None, now, sender, EventKind.DELETE, {"game": game.name, "variant": game.variant.key, "told": told})
     return told
 
 
@@ -212,7 +212,7 @@ def change_deadline(
         game.deadline, game.reminded = to, game.reminded and change is DeadlineChange.SHORTENED
         detail = {"deadline": iso_utc(to)}
     save_game(db, game, now)
-    log_event(db, game.id, now, sender, change.value, detail)
+    log_event(db, game.id, now, sender, EventKind(change.value), detail)
     seats = players(db, game.id)
     if change is DeadlineChange.EXTENDED:
         concerned = late_players(db, game, seats)  # those who still owe orders
@@ -356,7 +356,7 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
     save_game(db, game, now)
     field = _canonical(k)
     shown = settings_view(new).get(field)
-    log_event(db, game.id, now, sender, "settings", {field: shown})
+    log_event(db, game.id, now, sender, EventKind.SETTINGS, {field: shown})
     if k not in ("master", "assignment"):  # the game master's own business
         for address in dict.fromkeys(p.email for p in players(db, game.id) if p.email):
             tell(
@@ -455,7 +455,7 @@ def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
     """Deadlines in a row, up to the last adjudicated phase, at which ``power`` owed orders and gave none."""
     missed = 0
     taken_over = ""  # a new player starts with a clean slate
-    for at, detail in events_of(db, game.id, "replace"):
+    for at, detail in events_of(db, game.id, EventKind.REPLACE):
         if (detail or {}).get("power") == power:
             taken_over = max(taken_over, at)
     for row in played_phases(db, game.id, latest_first=True):

@@ -19,6 +19,7 @@ from judge.game.records import (
 from judge.game.settings import GameSettings
 from judge.rules.phase import Phase
 from judge.store import game_rows, write
+from judge.store.events import EventKind
 from judge.store.statuses import GameStatus
 from judge.timeutil import iso_utc, parse_iso_utc
 
@@ -104,7 +105,7 @@ def tick_game(db: Database, name: str, phase: str, now: datetime) -> bool:
             game.in_grace = True
             game.deadline = now + timedelta(seconds=game.settings.grace)
             save_game(db, game, now)
-            log_event(db, game.id, now, "judge", "grace", {"late": [p.power for p in late]})
+            log_event(db, game.id, now, "judge", EventKind.GRACE, {"late": [p.power for p in late]})
             for p in late:
                 notices.late_notice(db, game, p, now)
             return False

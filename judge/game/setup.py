@@ -31,6 +31,7 @@ from judge.game.settings import GameSettings
 from judge.i18n import T
 from judge.rules.board import Position, Unit
 from judge.rules.phase import Phase, Season, Step
+from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
 
 NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -52,7 +53,9 @@ def create_game(
     if problems:
         raise GameError("; ".join(problems))
     game = insert_game(db, key, variant, settings, now)
-    log_event(db, game.id, now, sender, "create", {"variant": variant.key, "settings": json.loads(settings.to_json())})
+    log_event(
+        db, game.id, now, sender, EventKind.CREATE, {"variant": variant.key, "settings": json.loads(settings.to_json())}
+    )
     return game
 
 
@@ -109,7 +112,7 @@ def join_game(
     prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
     player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
     insert_player(db, player, now)
-    log_event(db, game.id, now, sender or email, "join", {"email": email.lower(), "power": power})
+    log_event(db, game.id, now, sender or email, EventKind.JOIN, {"email": email.lower(), "power": power})
     if len(seated) + 1 == len(game.variant.powers):
         game_filled(db, game, now)
     return [p for p in players(db, game.id) if p.email == email.lower() and p.role == Role.PLAYER][-1]
@@ -120,7 +123,7 @@ def observe_game(db: Database, name: str, email: str, now: datetime) -> None:
     if any(p.email == email.lower() for p in players(db, game.id)):
         return
     insert_player(db, Player(0, game.id, None, email.lower(), "", role=Role.OBSERVER), now)
-    log_event(db, game.id, now, email, "observe", None)
+    log_event(db, game.id, now, email, EventKind.OBSERVE, None)
 
 
 def start_game(db: Database, name: str, now: datetime, rng: random.Random, sender: str = "master") -> Game:
@@ -143,7 +146,7 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
     game.status = GameStatus.ACTIVE
     game.deadline = now + game.settings.deadline_for(Step.MOVEMENT)
     save_game(db, game, now)
-    log_event(db, game.id, now, sender, "start", {p.power: p.email for p in seated})
+    log_event(db, game.id, now, sender, EventKind.START, {p.power: p.email for p in seated})
     notices.game_started(db, game, players(db, game.id), now)
     return game
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from typing import Any
 
 from sqlite_utils import Database
@@ -16,7 +17,40 @@ def log_event(db: Database, game_id: int | None, at: str, sender: str, kind: str
     )
 
 
-def events_of(db: Database, game_id: int, kind: str) -> list[tuple[str, Any]]:
+def events_of(db: Database, game_id: int, kind: EventKind) -> list[tuple[str, Any]]:
     """(at, detail) of a game's events of ``kind``, oldest first."""
     rows = db.query("select at, detail from events where game_id = ? and kind = ? order by id", [game_id, kind])
     return [(r["at"], json.loads(r["detail"]) if r["detail"] else None) for r in rows]
+
+
+class EventKind(StrEnum):
+    """What an event records (stored as its value)."""
+
+    CREATE = "create"
+    JOIN = "join"
+    OBSERVE = "observe"
+    START = "start"
+    PAUSE = "pause"
+    RESUME = "resume"
+    REPLACE = "replace"
+    EJECT = "eject"
+    ROLLBACK = "rollback"
+    END = "end"
+    DELETE = "delete"
+    SETTINGS = "settings"
+    EXTENDED = "extended"  # the deadline
+    SHORTENED = "shortened"
+    GRACE = "grace"
+    ADJUDICATE = "adjudicate"
+    DRAW_PROPOSE = "draw-propose"
+    DRAW_ACCEPT = "draw-accept"
+    DRAW_REJECT = "draw-reject"
+    DRAW = "draw"
+    RESIGN = "resign"
+    PASSWORD = "password"
+    PRESS = "press"
+    SIGNON_FAILED = "signon-failed"
+    SIGNON_HELD = "signon-held"
+    SIGNON_ALERT = "signon-alert"
+    REPLIES_PAUSED = "replies-paused"
+    INTERNAL_ERROR = "internal-error"
