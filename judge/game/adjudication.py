@@ -12,7 +12,7 @@ from judge.game import notices
 from judge.game.draws import lapse
 from judge.game.duties import has_presence, owing_powers
 from judge.game.lookup import GameError, get_game
-from judge.game.master import after_adjudication
+from judge.game.master_notices import after_adjudication
 from judge.game.records import (
     Game,
     load_game,

@@ -1,5 +1,5 @@
-"""The game master's toolkit: replace, eject, end, delete, deadlines, settings, a full view of a game, and the mail the
-game master gets (a game fills, a player keeps missing deadlines).
+"""The game master's toolkit: replace, eject, end, delete, deadlines and a full view of a game; settings
+(judge.game.setting_changes) and the mail the game master gets (judge.game.master_notices) are named here too.
 
 Like judge.game.service, every function works inside the caller's transaction and takes ``now`` from the caller;
 mail is queued in the outbox. Each action mails only the people it concerns, once per address:
@@ -13,10 +13,6 @@ mail is queued in the outbox. Each action mails only the people it concerns, onc
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
-import json
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from enum import Enum
 from typing import Any
@@ -29,16 +25,13 @@ from judge.game.duties import late_players, owing_powers
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
-from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
+from judge.game.setting_changes import change_setting as change_setting
+from judge.game.setting_changes import settings_view as settings_view
 from judge.game.views import show_game
-from judge.rules.position_json import position_from_json
 from judge.store import draw_votes, game_rows
-from judge.store.events import EventKind, events_of
-from judge.store.phases import played_phases
+from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
-from judge.timeutil import iso_utc, parse_duration
-
-MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
+from judge.timeutil import iso_utc
 
 
 class Ending(Enum):
@@ -226,164 +219,6 @@ def change_deadline(
 
 # --- settings ------------------------------------------------------------------------------------------------------
 
-SETTING_KEYS = {
-    "press": "white, grey or none",
-    "deadline": "movement phases, e.g. 48h",
-    "retreat_deadline": "e.g. 24h",
-    "adjust_deadline": "e.g. 24h",
-    "grace": "e.g. 12h, or 0",
-    "solo": "centres to win, or default",
-    "last_year": "a year, or none",
-    "anonymous": "true or false",
-    "shared_addresses": "true or false",
-    "master": "an address, or none",
-    "assignment": "master, preference or random (before the start)",
-    "tie_break": "powers in order, e.g. England,France (or none)",
-    "tie_others": "play-on, draw or none",
-    "combined": "true or false",
-}
-
-
-def _flag(value: str) -> bool:
-    low = value.strip().lower()
-    if low in ("true", "yes", "on", "1"):
-        return True
-    if low in ("false", "no", "off", "0"):
-        return False
-    raise GameError(f"{value!r}: say true or false")
-
-
-def _whole(value: str, what: str) -> int:
-    try:
-        return int(value.strip())
-    except ValueError:
-        raise GameError(f"{what}: {value!r} is not a whole number") from None
-
-
-def _seconds(value: str) -> int:
-    try:
-        return int(parse_duration(value).total_seconds())
-    except ValueError as exc:
-        raise GameError(str(exc)) from None
-
-
-def _press(game: Game, value: str, none: bool) -> dict[str, Any]:
-    if value not in PRESS_KINDS:
-        raise GameError(f"press: one of {', '.join(PRESS_KINDS)}")
-    return {"press": value}
-
-
-def _tie_break(game: Game, value: str, none: bool) -> dict[str, Any]:
-    order = tuple(game.variant.power_named(w) or w for w in value.replace(",", " ").split())
-    return {"tie_break": None if none else order}
-
-
-def _master(game: Game, value: str, none: bool) -> dict[str, Any]:
-    if not none and "@" not in value:
-        raise GameError(f"master: {value!r} is not a mail address")
-    return {"master": None if none else value.strip().lower()}
-
-
-def _assignment(game: Game, value: str, none: bool) -> dict[str, Any]:
-    if game.status != GameStatus.FORMING:
-        raise GameError("assignment can only change before the game starts")
-    if value not in ASSIGNMENTS:
-        raise GameError(f"assignment: one of {', '.join(ASSIGNMENTS)}")
-    return {"assignment": value}
-
-
-def _duration(field: str) -> Setter:
-    return lambda game, value, none: {field: _seconds(value)}
-
-
-def _number(field: str) -> Setter:
-    return lambda game, value, none: {field: None if none else _whole(value, field)}
-
-
-def _switch(field: str) -> Setter:
-    return lambda game, value, none: {field: _flag(value)}
-
-
-# each key (and its aliases) -> the settings fields a value gives: (game, value, "none" given) -> fields
-Setter = Callable[[Game, str, bool], dict[str, Any]]
-_SETTERS: dict[str, Setter] = {
-    "press": _press,
-    "deadline": _duration("movement_deadline"),
-    "movement_deadline": _duration("movement_deadline"),
-    "retreat_deadline": _duration("retreat_deadline"),
-    "adjust_deadline": _duration("adjustment_deadline"),
-    "adjustment_deadline": _duration("adjustment_deadline"),
-    "grace": lambda game, value, none: {"grace": 0 if value.strip() == "0" or none else _seconds(value)},
-    "solo": _number("solo"),
-    "last_year": _number("last_year"),
-    "tie_break": _tie_break,
-    "tie_others": lambda game, value, none: {"tie_others": None if none else value.strip().lower()},
-    "anonymous": _switch("anonymous"),
-    "shared_addresses": _switch("shared_addresses"),
-    "combined": _switch("combined"),
-    "master": _master,
-    "assignment": _assignment,
-}
-
-
-def change_setting(db: Database, name: str, key: str, value: str, now: datetime, sender: str = "master") -> Game:
-    """Change one of a game's settings (``SETTING_KEYS``); the players are told of changes that concern them."""
-    game = get_game(db, name)
-    k = key.strip().lower().replace("-", "_")
-    if game.status == GameStatus.FINISHED:
-        raise GameError(f"game {game.name} is over")
-    s = game.settings
-    none = value.strip().lower() in ("none", "default", "-", "")
-    setter = _SETTERS.get(k)
-    if setter is None:
-        close = difflib.get_close_matches(k, list(SETTING_KEYS), n=1)
-        raise GameError(
-            f"unknown setting {key!r}"
-            + (f"; did you mean {close[0]!r}?" if close else "")
-            + f" (settings: {', '.join(SETTING_KEYS)})"
-        )
-    new = dataclasses.replace(s, **setter(game, value, none))
-    problems = new.check(game.variant)
-    if problems:
-        raise GameError("; ".join(problems))
-    if new == s:
-        raise GameError(f"{k} is already {value}")
-    if k == "shared_addresses" and not new.shared_addresses:
-        seats = [p.email for p in players(db, game.id) if p.role == Role.PLAYER]
-        if len(set(seats)) != len(seats):
-            raise GameError("an address already plays two powers here; replace one of them first")
-    game.settings = new
-    save_game(db, game, now)
-    field = _canonical(k)
-    shown = settings_view(new).get(field)
-    log_event(db, game.id, now, sender, EventKind.SETTINGS, {field: shown})
-    if k not in ("master", "assignment"):  # the game master's own business
-        for address in dict.fromkeys(p.email for p in players(db, game.id) if p.email):
-            tell(
-                db,
-                address,
-                NoticeKind.ANNOUNCEMENT,
-                now,
-                game,
-                what="settings",
-                detail=f"{field} = {'none' if shown is None else str(shown).lower()}",
-            )
-    return game
-
-
-def _canonical(key: str) -> str:
-    return {"deadline": "movement_deadline", "adjust_deadline": "adjustment_deadline"}.get(key, key)
-
-
-def settings_view(s: GameSettings) -> dict[str, Any]:
-    """The settings as a host reads them: durations as 48h, 1d12h."""
-    from judge.timeutil import format_duration
-
-    out: dict[str, Any] = dataclasses.asdict(s)
-    for k in ("movement_deadline", "retreat_deadline", "adjustment_deadline", "grace"):
-        out[k] = format_duration(timedelta(seconds=out[k]))
-    return out
-
 
 # --- a full view ---------------------------------------------------------------------------------------------------
 
@@ -410,63 +245,3 @@ def show(db: Database, name: str) -> dict[str, Any]:
 
 
 # --- mail to the game master ---------------------------------------------------------------------------------------
-
-
-def game_filled(db: Database, game: Game, now: datetime) -> None:
-    """Every power has a player: the game master can start the game."""
-    if game.settings.master:
-        tell(
-            db,
-            game.settings.master,
-            NoticeKind.MASTER_NOTICE,
-            now,
-            game,
-            what="filled",
-            power=None,
-            email=None,
-            count=len(game.variant.powers),
-        )
-
-
-def after_adjudication(db: Database, game: Game, before: Any, submitted: dict[str, list[str]], now: datetime) -> None:
-    """Tell the game master about each player who has now missed ``MISSED_IN_A_ROW`` deadlines in a row (once)."""
-    if not game.settings.master:
-        return
-    was = dataclasses.replace(game, position=before)
-    owed = owing_powers(was)
-    for seat in players(db, game.id):
-        if not seat.active or seat.power not in owed or submitted.get(seat.power):
-            continue
-        if _missed_in_a_row(db, game, seat.power) == MISSED_IN_A_ROW:
-            tell(
-                db,
-                game.settings.master,
-                NoticeKind.MASTER_NOTICE,
-                now,
-                game,
-                what="missed",
-                power=seat.power,
-                email=seat.email,
-                count=MISSED_IN_A_ROW,
-            )
-
-
-def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
-    """Deadlines in a row, up to the last adjudicated phase, at which ``power`` owed orders and gave none."""
-    missed = 0
-    taken_over = ""  # a new player starts with a clean slate
-    for at, detail in events_of(db, game.id, EventKind.REPLACE):
-        if (detail or {}).get("power") == power:
-            taken_over = max(taken_over, at)
-    for row in played_phases(db, game.id, latest_first=True):
-        if taken_over and row["adjudicated_at"] <= taken_over:
-            break
-        pos = position_from_json(game.variant, json.loads(row["board_before"]))
-        if power not in owing_powers(dataclasses.replace(game, position=pos)):
-            continue
-        if json.loads(row["orders"] or "{}").get(power):
-            break
-        missed += 1
-        if missed > MISSED_IN_A_ROW:
-            break
-    return missed

@@ -13,7 +13,7 @@ from sqlite_utils import Database
 
 from judge.game import notices
 from judge.game.lookup import GameError, get_game
-from judge.game.master import game_filled
+from judge.game.master_notices import game_filled
 from judge.game.passwords import hash_password
 from judge.game.ports import load_variant
 from judge.game.records import (

@@ -1,0 +1,181 @@
+"""Changing a game's settings (``judge game settings GAME KEY VALUE``): each key read by its own setter, the change
+checked against the variant, and the players told of changes that concern them."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlite_utils import Database
+
+from judge.game.lookup import GameError, get_game
+from judge.game.notices import NoticeKind, tell
+from judge.game.records import Game, log_event, players, save_game
+from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
+from judge.store.events import EventKind
+from judge.store.statuses import GameStatus, Role
+from judge.timeutil import parse_duration
+
+MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
+
+
+SETTING_KEYS = {
+    "press": "white, grey or none",
+    "deadline": "movement phases, e.g. 48h",
+    "retreat_deadline": "e.g. 24h",
+    "adjust_deadline": "e.g. 24h",
+    "grace": "e.g. 12h, or 0",
+    "solo": "centres to win, or default",
+    "last_year": "a year, or none",
+    "anonymous": "true or false",
+    "shared_addresses": "true or false",
+    "master": "an address, or none",
+    "assignment": "master, preference or random (before the start)",
+    "tie_break": "powers in order, e.g. England,France (or none)",
+    "tie_others": "play-on, draw or none",
+    "combined": "true or false",
+}
+
+
+def _flag(value: str) -> bool:
+    low = value.strip().lower()
+    if low in ("true", "yes", "on", "1"):
+        return True
+    if low in ("false", "no", "off", "0"):
+        return False
+    raise GameError(f"{value!r}: say true or false")
+
+
+def _whole(value: str, what: str) -> int:
+    try:
+        return int(value.strip())
+    except ValueError:
+        raise GameError(f"{what}: {value!r} is not a whole number") from None
+
+
+def _seconds(value: str) -> int:
+    try:
+        return int(parse_duration(value).total_seconds())
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+
+
+def _press(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if value not in PRESS_KINDS:
+        raise GameError(f"press: one of {', '.join(PRESS_KINDS)}")
+    return {"press": value}
+
+
+def _tie_break(game: Game, value: str, none: bool) -> dict[str, Any]:
+    order = tuple(game.variant.power_named(w) or w for w in value.replace(",", " ").split())
+    return {"tie_break": None if none else order}
+
+
+def _master(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if not none and "@" not in value:
+        raise GameError(f"master: {value!r} is not a mail address")
+    return {"master": None if none else value.strip().lower()}
+
+
+def _assignment(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if game.status != GameStatus.FORMING:
+        raise GameError("assignment can only change before the game starts")
+    if value not in ASSIGNMENTS:
+        raise GameError(f"assignment: one of {', '.join(ASSIGNMENTS)}")
+    return {"assignment": value}
+
+
+def _duration(field: str) -> Setter:
+    return lambda game, value, none: {field: _seconds(value)}
+
+
+def _number(field: str) -> Setter:
+    return lambda game, value, none: {field: None if none else _whole(value, field)}
+
+
+def _switch(field: str) -> Setter:
+    return lambda game, value, none: {field: _flag(value)}
+
+
+# each key (and its aliases) -> the settings fields a value gives: (game, value, "none" given) -> fields
+Setter = Callable[[Game, str, bool], dict[str, Any]]
+_SETTERS: dict[str, Setter] = {
+    "press": _press,
+    "deadline": _duration("movement_deadline"),
+    "movement_deadline": _duration("movement_deadline"),
+    "retreat_deadline": _duration("retreat_deadline"),
+    "adjust_deadline": _duration("adjustment_deadline"),
+    "adjustment_deadline": _duration("adjustment_deadline"),
+    "grace": lambda game, value, none: {"grace": 0 if value.strip() == "0" or none else _seconds(value)},
+    "solo": _number("solo"),
+    "last_year": _number("last_year"),
+    "tie_break": _tie_break,
+    "tie_others": lambda game, value, none: {"tie_others": None if none else value.strip().lower()},
+    "anonymous": _switch("anonymous"),
+    "shared_addresses": _switch("shared_addresses"),
+    "combined": _switch("combined"),
+    "master": _master,
+    "assignment": _assignment,
+}
+
+
+def change_setting(db: Database, name: str, key: str, value: str, now: datetime, sender: str = "master") -> Game:
+    """Change one of a game's settings (``SETTING_KEYS``); the players are told of changes that concern them."""
+    game = get_game(db, name)
+    k = key.strip().lower().replace("-", "_")
+    if game.status == GameStatus.FINISHED:
+        raise GameError(f"game {game.name} is over")
+    s = game.settings
+    none = value.strip().lower() in ("none", "default", "-", "")
+    setter = _SETTERS.get(k)
+    if setter is None:
+        close = difflib.get_close_matches(k, list(SETTING_KEYS), n=1)
+        raise GameError(
+            f"unknown setting {key!r}"
+            + (f"; did you mean {close[0]!r}?" if close else "")
+            + f" (settings: {', '.join(SETTING_KEYS)})"
+        )
+    new = dataclasses.replace(s, **setter(game, value, none))
+    problems = new.check(game.variant)
+    if problems:
+        raise GameError("; ".join(problems))
+    if new == s:
+        raise GameError(f"{k} is already {value}")
+    if k == "shared_addresses" and not new.shared_addresses:
+        seats = [p.email for p in players(db, game.id) if p.role == Role.PLAYER]
+        if len(set(seats)) != len(seats):
+            raise GameError("an address already plays two powers here; replace one of them first")
+    game.settings = new
+    save_game(db, game, now)
+    field = _canonical(k)
+    shown = settings_view(new).get(field)
+    log_event(db, game.id, now, sender, EventKind.SETTINGS, {field: shown})
+    if k not in ("master", "assignment"):  # the game master's own business
+        for address in dict.fromkeys(p.email for p in players(db, game.id) if p.email):
+            tell(
+                db,
+                address,
+                NoticeKind.ANNOUNCEMENT,
+                now,
+                game,
+                what="settings",
+                detail=f"{field} = {'none' if shown is None else str(shown).lower()}",
+            )
+    return game
+
+
+def _canonical(key: str) -> str:
+    return {"deadline": "movement_deadline", "adjust_deadline": "adjustment_deadline"}.get(key, key)
+
+
+def settings_view(s: GameSettings) -> dict[str, Any]:
+    """The settings as a host reads them: durations as 48h, 1d12h."""
+    from judge.timeutil import format_duration
+
+    out: dict[str, Any] = dataclasses.asdict(s)
+    for k in ("movement_deadline", "retreat_deadline", "adjustment_deadline", "grace"):
+        out[k] = format_duration(timedelta(seconds=out[k]))
+    return out
