@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from judge.facts import LANGUAGES
+
 SECURITY = ("ssl", "starttls", "none")
-LANGUAGES = ("en", "ru", "de")
 SYSTEM_CONFIG = Path("/etc/judge/judge.toml")
 CONFIG_ENV = "JUDGE_CONFIG"
 DB_ENV = "JUDGE_DB"

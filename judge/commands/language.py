@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
+from judge.facts import is_game_name
 from judge.rules.phase import Phase
 
 # --- what a body is read into ---------------------------------------------------------------------------------------
@@ -640,7 +641,6 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
 
 # --- commands -------------------------------------------------------------------------------------------------------
 
-_GAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
 _POWER = re.compile(r"[^\W\d_][\w-]*\Z")
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*\Z")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*\Z")
@@ -763,7 +763,7 @@ _Maker = Callable[[int, str], Item]
 
 
 def _game(word: str) -> str | None:
-    return word.lower() if _GAME.match(word) else None
+    return word.lower() if is_game_name(word) else None
 
 
 def _not_a_game(word: str) -> str:

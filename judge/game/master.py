@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.facts import MAX_DEADLINE, MAX_DEADLINE_DAYS, MIN_PASSWORD_LENGTH
 from judge.game import notify
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.service import GameError, _late_players, get_game, owing_powers, replace_player, show_game
@@ -76,8 +77,8 @@ def replace(
             f"holds two powers only where the game allows it (judge game settings {game.name} "
             f"shared_addresses true)"
         )
-    if len(password) < 4:
-        raise GameError("choose a password of at least 4 characters")
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise GameError(f"choose a password of at least {MIN_PASSWORD_LENGTH} characters")
     old = seat.email
     new = replace_player(db, game.name, seat.power or power, address, password, now, sender)
     new.ready = False
@@ -194,8 +195,8 @@ def change_deadline(
             to = game.deadline - by if shorten else max(game.deadline, now) + by
         if to <= now:
             raise GameError(f"{iso_utc(to)} has passed; to adjudicate now use: judge game process {game.name}")
-        if to - now > timedelta(days=60):
-            raise GameError("a deadline may be at most 60 days away")
+        if to - now > MAX_DEADLINE:
+            raise GameError(f"a deadline may be at most {MAX_DEADLINE_DAYS} days away")
         if to == game.deadline:
             raise GameError(f"the deadline is already {iso_utc(to)}")
         change = DeadlineChange.EXTENDED if to > game.deadline else DeadlineChange.SHORTENED

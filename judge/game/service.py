@@ -15,6 +15,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.data.catalog import load_variant
+from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, is_game_name
 from judge.game import notify
 from judge.game.passwords import hash_password
 from judge.game.records import (
@@ -41,8 +42,6 @@ from judge.rules.turn import TurnResult, parse_submissions, play
 from judge.store import write
 from judge.timeutil import iso_utc, parse_iso_utc
 
-NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
-
 
 class GameError(Exception):
     """A request that cannot be carried out; the message says why and changes nothing."""
@@ -62,8 +61,10 @@ def create_game(
     db: Database, name: str, variant_name: str, settings: GameSettings, now: datetime, sender: str = "master"
 ) -> Game:
     key = name.strip().lower()
-    if not key or not set(key) <= NAME_CHARS or len(key) > 40:
-        raise GameError("a game name is 1 to 40 letters, digits, '-' or '_'")
+    if not is_game_name(key):
+        raise GameError(
+            f"a game name is 1 to {MAX_GAME_NAME_LENGTH} letters, digits, '-' or '_', starting with a letter or digit"
+        )
     if load_game(db, key) is not None:
         raise GameError(f"a game called {key!r} already exists")
     try:
@@ -93,8 +94,8 @@ def join_game(
     game = get_game(db, name)
     if game.status != "forming":
         raise GameError(T("game {game} has already started; ask the game master to replace a player", game=game.name))
-    if not password or len(password) < 4:
-        raise GameError(T("choose a password of at least 4 characters"))
+    if not password or len(password) < MIN_PASSWORD_LENGTH:
+        raise GameError(T("choose a password of at least {count} characters", count=MIN_PASSWORD_LENGTH))
     seated = [p for p in players(db, game.id) if p.role == "player"]
     if any(p.email == email.lower() for p in seated) and not game.settings.shared_addresses:
         raise GameError(T("{address} has already joined {game}", address=email, game=game.name))
