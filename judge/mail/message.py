@@ -58,6 +58,7 @@ PROBLEM_HEADER_TOO_LARGE = Problem.HEADER_TOO_LARGE
 PROBLEM_TOO_COMPLEX = Problem.TOO_COMPLEX
 PROBLEM_BAD_MESSAGE_ID = Problem.BAD_MESSAGE_ID
 
+MAX_MESSAGE_BYTES = 1_000_000  # a larger message is not read (the sender is told)
 MAX_HEADER_BYTES = 64 * 1024  # the header block of a message
 MAX_ENCODED_WORDS = 100  # RFC 2047 encoded-words in the whole message (real mail has a handful)
 MAX_PARTS = 100  # Content-Type fields in the whole message: MIME parts at any depth
@@ -164,7 +165,25 @@ class Incoming:
     references: tuple[str, ...] = ()  # the thread: References (or In-Reply-To) ids without <>, oldest first
 
 
-def parse_incoming(raw: bytes, *, max_size: int = 1_000_000, loop_token: str = "judge") -> Incoming:
+_REPLY_PREFIX = re.compile(
+    r"^(?:\s*(?:re|aw|sv|vs|antw|antwort|odp|ref|rif|réf|rép|отв|ответ|fw|fwd|wg|tr|enc|rv|"
+    r"doorst)\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:\s*)+",
+    re.IGNORECASE,
+)
+_FORWARD_PREFIX = re.compile(r"\s*(?:fwd?|fw|wg|tr|enc|rv|doorst|пересл)\s*:", re.IGNORECASE)
+
+
+def thread_subject(subject: str) -> str:
+    """The subject without its Re:/RE:/AW:/SV:/Antw:/Отв:/Fwd: prefixes, so that a reply says "Re:" once."""
+    return _REPLY_PREFIX.sub("", subject).strip()
+
+
+def forwarded_subject(subject: str) -> bool:
+    """Whether the subject says the message forwards another (Fwd:, WG:, TR:, …)."""
+    return _FORWARD_PREFIX.match(subject) is not None
+
+
+def parse_incoming(raw: bytes, *, max_size: int = MAX_MESSAGE_BYTES, loop_token: str = "judge") -> Incoming:
     """Read one raw RFC 5322 message. Never raises; see the module docstring for the problems it reports.
 
     ``loop_token`` is what this judge writes in the X-Loop header of its own mail; a message carrying it is ``auto``.
