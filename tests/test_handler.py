@@ -185,3 +185,24 @@ def test_the_judges_own_reply_coming_back_is_never_answered(t: Table) -> None:
 def test_a_reply_to_the_judge_itself_goes_to_the_sender(t: Table) -> None:
     handled = handler.handle_message(t.db, _raw("bob@p.test", "LIST", Reply_To=JUDGE), t.now, judge_address=JUDGE)
     assert [r["to_addr"] for r in handled.replies] == ["bob@p.test"]
+
+
+# --- every answer in the reader's language ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "language,usage,sandbox,history",
+    [
+        ("ru", "SIGNON требует державу, игру и пароль", "Следующая фаза: F1901M", "Сыгранные фазы в g: пока нет"),
+        ("de", "SIGNON braucht eine Macht, ein Spiel", "Nächste Phase: F1901M", "Gespielte Phasen in g: noch keine"),
+    ],
+)
+def test_problems_sandbox_and_history_are_worded_for_the_reader(
+    t: Table, language: str, usage: str, sandbox: str, history: str
+) -> None:
+    t.reply("france@p.test", f"{SIGNED}\nSET LANGUAGE {language}")
+    text = t.reply(
+        "france@p.test", "SIGNON\nSANDBOX\nFrance: A par\nORDERS\nFrance: A par - bur\nENDSANDBOX\nHISTORY g"
+    )
+    assert usage in text and sandbox in text and history in text
+    assert "needs a power" not in text and "Next phase" not in text

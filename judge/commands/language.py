@@ -26,6 +26,7 @@ from typing import Literal
 
 from judge.facts import is_game_name
 from judge.rules.phase import Phase
+from judge.rules.words import Reason
 
 # --- what a body is read into ---------------------------------------------------------------------------------------
 
@@ -186,9 +187,10 @@ Item = (
 
 @dataclass(frozen=True)
 class LineProblem(_Located):
-    """A line that could not be read, and why (with the valid forms where they help)."""
+    """A line that could not be read, and why (with the valid forms where they help): a :class:`Reason`, the English
+    sentence that the reply words in the reader's language."""
 
-    reason: str
+    reason: Reason
 
 
 @dataclass(frozen=True)
@@ -345,8 +347,10 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
                 LineProblem(
                     number,
                     line,
-                    "an encrypted (PGP) message cannot be read; send your orders "
-                    "in clear text (a PGP signature is fine)",
+                    Reason(
+                        "an encrypted (PGP) message cannot be read; send your orders "
+                        "in clear text (a PGP signature is fine)"
+                    ),
                 )
             )
             continue
@@ -460,14 +464,18 @@ def _unreadable(number: int, line: str, max_line_length: int) -> LineProblem | N
         return LineProblem(
             number,
             _excerpt(shown),
-            f"this line is longer than {max_line_length} characters and was "
-            f"not read; put one order or command on each line",
+            Reason(
+                "this line is longer than {count} characters and was not read; put one order or command on each line",
+                count=max_line_length,
+            ),
         )
     if _CONTROL.search(line):
         return LineProblem(
             number,
             _excerpt(shown),
-            "this line contains control characters (such as NUL) and was not read; send the message as plain text",
+            Reason(
+                "this line contains control characters (such as NUL) and was not read; send the message as plain text"
+            ),
         )
     return None
 
@@ -484,7 +492,10 @@ def _beyond_limit(text: str, start: int, number: int, max_lines: int) -> LinePro
     return LineProblem(
         number,
         _excerpt(line),
-        f"the message has more than {max_lines} lines; the judge read the first {max_lines} and none from here on",
+        Reason(
+            "the message has more than {count} lines; the judge read the first {count} and none from here on",
+            count=max_lines,
+        ),
     )
 
 
@@ -528,10 +539,10 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
         return None
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
     # without ">" (or nothing at all): the end.
-    following = next(
+    next_text = next(
         (tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50) if tidy(raw).strip()), ""
     )
-    return _End.SKIP if following.startswith(">") else _End.QUOTE
+    return _End.SKIP if next_text.startswith(">") else _End.QUOTE
 
 
 _ORDER_LIKE = re.compile(
@@ -588,7 +599,7 @@ class _Block:
     line: int
     text: str
     to: tuple[str, ...] | None = None
-    header_problem: str | None = None  # the opening line was wrong: the block is read but nothing is done
+    header_problem: Reason | None = None  # the opening line was wrong: the block is read but nothing is done
     unreadable: int | None = None  # the first line inside that could not be read
     body: list[tuple[int, str]] = field(default_factory=list)  # (line number, line without trailing whitespace)
     from_game: str | None = None  # SANDBOX FROM GAME name
@@ -599,14 +610,19 @@ def _closes(line: str, end: str) -> bool:
 
 
 def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, terminated: bool) -> None:
-    what = "sandbox" if block.end == "ENDSANDBOX" else "press"
+    sandbox = block.end == "ENDSANDBOX"
     if not terminated:
         problems.append(
             LineProblem(
                 block.line,
                 block.text,
-                f"{block.kind} without {block.end}: the {what} ran to the "
-                f"end of the message; end it with a line {block.end}",
+                Reason(
+                    "{kind} without {end}: the sandbox ran to the end of the message; end it with a line {end}"
+                    if sandbox
+                    else "{kind} without {end}: the press ran to the end of the message; end it with a line {end}",
+                    kind=block.kind,
+                    end=block.end,
+                ),
             )
         )
     if block.header_problem is not None:
@@ -616,13 +632,17 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
         lines.pop()
     first = next((i for i, body in enumerate(lines) if body), len(lines))
     body = "\n".join(lines[first:])
-    not_done = "was not run" if what == "sandbox" else "was not sent"
     if block.unreadable is not None:
         problems.append(
             LineProblem(
                 block.line,
                 block.text,
-                f"this {what} {not_done} because line {block.unreadable} in it could not be read",
+                Reason(
+                    "this sandbox was not run because line {number} in it could not be read"
+                    if sandbox
+                    else "this press was not sent because line {number} in it could not be read",
+                    number=block.unreadable,
+                ),
             )
         )
     elif not body and block.from_game is None:
@@ -630,10 +650,16 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
             LineProblem(
                 block.line,
                 block.text,
-                f"this {what} is empty and {not_done}; put the text between {block.kind} and {block.end}",
+                Reason(
+                    "this sandbox is empty and was not run; put the text between {kind} and {end}"
+                    if sandbox
+                    else "this press is empty and was not sent; put the text between {kind} and {end}",
+                    kind=block.kind,
+                    end=block.end,
+                ),
             )
         )
-    elif what == "sandbox":
+    elif sandbox:
         items.append(Sandbox(block.line, block.text, body, block.from_game))
     else:
         items.append(Press(block.line, block.text, block.to, body))
@@ -647,21 +673,33 @@ _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*\Z")
 _NAME_SEPARATORS = re.compile(r"[\s,;:]+")
 _TO = re.compile(r"to\b:?", re.IGNORECASE)
 
-_SIGNON_USAGE = "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret)"
-_JOIN_USAGE = (
+_SIGNON_USAGE = Reason(
+    "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret)"
+)
+_JOIN_USAGE = Reason(
     "JOIN needs a game and a password, then the powers you prefer if you like: JOIN mygame secret France Italy"
 )
-_OBSERVE_USAGE = "OBSERVE needs the game: OBSERVE mygame"
-_LIST_USAGE = "LIST takes at most a game: LIST (all games) or LIST mygame"
-_HISTORY_USAGE = "HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M"
-_DRAW_USAGE = "DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT"
-_SET_USAGE = (
+_OBSERVE_USAGE = Reason("OBSERVE needs the game: OBSERVE mygame")
+_LIST_USAGE = Reason("LIST takes at most a game: LIST (all games) or LIST mygame")
+_HISTORY_USAGE = Reason("HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M")
+_DRAW_USAGE = Reason("DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT")
+_SET_USAGE = Reason(
     "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin or SET LANGUAGE ru"
 )
-_PRESS_USAGE = (
+_PRESS_USAGE = Reason(
     "PRESS needs the powers it goes to: PRESS TO France, Germany (or BROADCAST for everyone), then the "
     "text, then a line ENDPRESS"
 )
+
+
+def _both(problem: Reason, usage: Reason) -> Reason:
+    """A problem with the line, then the command's valid form."""
+    return Reason("{problem}; {usage}", problem=problem, usage=usage)
+
+
+def _not_a_power(word: str) -> Reason:
+    return Reason("{name} is not a power name", name=repr(word))
+
 
 _DRAW_ACTIONS: dict[str, DrawAction] = {
     "PROPOSE": "propose",
@@ -702,16 +740,16 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
     elif head == "END" and len(args) == 1 and args[0].upper() in ("PRESS", "SANDBOX"):
         head, args = "END" + args[0].upper(), []
 
-    def problem(reason: str) -> LineProblem:
+    def problem(reason: Reason) -> LineProblem:
         return LineProblem(number, mask_secrets(line), reason)
 
     if head in _BARE or head == "NOT READY":
         if args:
-            return problem(f"{head} takes nothing after it: write {head} alone on its line")
+            return problem(Reason("{command} takes nothing after it: write {command} alone on its line", command=head))
         return Ready(number, line, False) if head == "NOT READY" else _BARE[head](number, line)
     if head in ("ENDPRESS", "ENDSANDBOX"):
-        opener = "PRESS or BROADCAST" if head == "ENDPRESS" else "SANDBOX"
-        return problem(f"{head} without {opener} before it: nothing to end here")
+        opener = ("PRESS", "BROADCAST") if head == "ENDPRESS" else "SANDBOX"
+        return problem(Reason("{command} without {opener} before it: nothing to end here", command=head, opener=opener))
     if head == "PRESS":
         return _press(number, line, rest.strip())
     if head == "SANDBOX" and len(args) == 3 and [a.upper() for a in args[:2]] == ["FROM", "GAME"]:
@@ -722,13 +760,18 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
             "ENDSANDBOX",
             number,
             line,
-            header_problem="write SANDBOX FROM GAME and the game's name "
-            "on its line, then your changes and ORDERS, then ENDSANDBOX",
+            header_problem=Reason(
+                "write SANDBOX FROM GAME and the game's name on its line, then your changes and ORDERS, then ENDSANDBOX"
+            ),
         )
     if head in ("BROADCAST", "SANDBOX"):
         end = "ENDPRESS" if head == "BROADCAST" else "ENDSANDBOX"
         header = (
-            f"{head} takes nothing after it: write {head} alone on its line, then the text, then {end}"
+            Reason(
+                "{command} takes nothing after it: write {command} alone on its line, then the text, then {end}",
+                command=head,
+                end=end,
+            )
             if args
             else None
         )
@@ -737,7 +780,7 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
     if parse is None:
         return OrderLine(number, line)
     result = parse(args)
-    if isinstance(result, str):
+    if isinstance(result, Reason):
         return problem(result)
     return result(number, line)
 
@@ -749,11 +792,11 @@ def _press(number: int, line: str, rest: str) -> _Block:
     names = tuple(name for name in _NAME_SEPARATORS.split(rest) if name)
     header = None
     if not names:
-        header = f"{_PRESS_USAGE}; this press was not sent"
+        header = Reason("{usage}; this press was not sent", usage=_PRESS_USAGE)
     else:
         bad = next((name for name in names if not _POWER.match(name)), None)
         if bad is not None:
-            header = f"{bad!r} is not a power name; {_PRESS_USAGE}; this press was not sent"
+            header = Reason("{usage}; this press was not sent", usage=_both(_not_a_power(bad), _PRESS_USAGE))
     return _Block("PRESS", "ENDPRESS", number, line, to=names, header_problem=header)
 
 
@@ -766,47 +809,49 @@ def _game(word: str) -> str | None:
     return word.lower() if is_game_name(word) else None
 
 
-def _not_a_game(word: str) -> str:
-    return f"{word!r} is not a game name: a game name is one word of letters (a-z), digits, - and _"
+def _not_a_game(word: str) -> Reason:
+    return Reason(
+        "{name} is not a game name: a game name is one word of letters (a-z), digits, - and _", name=repr(word)
+    )
 
 
-def _signon(args: list[str]) -> _Maker | str:
+def _signon(args: list[str]) -> _Maker | Reason:
     if len(args) == 2:
         joined, password = args
         if len(joined) < 2 or not joined[0].isalpha():
             return _SIGNON_USAGE
         game = _game(joined[1:])
         if game is None:
-            return f"{_not_a_game(joined[1:])}; {_SIGNON_USAGE}"
+            return _both(_not_a_game(joined[1:]), _SIGNON_USAGE)
         power = joined[0].upper()
     elif len(args) == 3:
         power, written_game, password = args
         if not _POWER.match(power):
-            return f"{power!r} is not a power name; {_SIGNON_USAGE}"
+            return _both(_not_a_power(power), _SIGNON_USAGE)
         game = _game(written_game)
         if game is None:
-            return f"{_not_a_game(written_game)}; {_SIGNON_USAGE}"
+            return _both(_not_a_game(written_game), _SIGNON_USAGE)
         power = power.upper() if len(power) == 1 else power
     else:
         return _SIGNON_USAGE
     return lambda n, t: SignOn(n, t, power, game, password, len(power) == 1)
 
 
-def _join(args: list[str]) -> _Maker | str:
+def _join(args: list[str]) -> _Maker | Reason:
     if len(args) < 2:
         return _JOIN_USAGE
     game = _game(args[0])
     if game is None:
-        return f"{_not_a_game(args[0])}; {_JOIN_USAGE}"
+        return _both(_not_a_game(args[0]), _JOIN_USAGE)
     password = args[1]
     preferences = tuple(name for name in _NAME_SEPARATORS.split(" ".join(args[2:])) if name)
     bad = next((name for name in preferences if not _POWER.match(name)), None)
     if bad is not None:
-        return f"{bad!r} is not a power name; {_JOIN_USAGE}"
+        return _both(_not_a_power(bad), _JOIN_USAGE)
     return lambda n, t: Join(n, t, game, password, preferences)
 
 
-def _observe(args: list[str]) -> _Maker | str:
+def _observe(args: list[str]) -> _Maker | Reason:
     if len(args) != 1:
         return _OBSERVE_USAGE
     game = _game(args[0])
@@ -815,7 +860,7 @@ def _observe(args: list[str]) -> _Maker | str:
     return lambda n, t: Observe(n, t, game)
 
 
-def _list(args: list[str]) -> _Maker | str:
+def _list(args: list[str]) -> _Maker | Reason:
     if len(args) > 1:
         return _LIST_USAGE
     if not args:
@@ -826,22 +871,31 @@ def _list(args: list[str]) -> _Maker | str:
     return lambda n, t: ListGames(n, t, game)
 
 
-def _history(args: list[str]) -> _Maker | str:
+def _history(args: list[str]) -> _Maker | Reason:
     if not 1 <= len(args) <= 2:
         return _HISTORY_USAGE
     game = _game(args[0])
     if game is None:
-        return f"{_not_a_game(args[0])}; {_HISTORY_USAGE}"
+        return _both(_not_a_game(args[0]), _HISTORY_USAGE)
     phase: str | None = None
     if len(args) == 2:
         try:
             phase = Phase.parse(args[1]).code
         except ValueError as err:
-            return f"{err}; {_HISTORY_USAGE}"
+            return _both(_bad_phase(args[1], str(err)), _HISTORY_USAGE)
     return lambda n, t: History(n, t, game, phase)
 
 
-def _draw(args: list[str]) -> _Maker | str:
+def _bad_phase(word: str, why: str) -> Reason:
+    """What the rules engine says of a phase code it cannot read, as a sentence the reply can word."""
+    if "is not like" in why:
+        return Reason("phase {code} is not like S1901M, F1901R or W1901A", code=repr(word))
+    return Reason(
+        "phase {code}: adjustments happen in Winter, movement and retreats in Spring and Fall", code=repr(word)
+    )
+
+
+def _draw(args: list[str]) -> _Maker | Reason:
     if not args:
         return lambda n, t: Draw(n, t, "propose")
     action = _DRAW_ACTIONS.get(args[0].upper()) if len(args) == 1 else None
@@ -850,31 +904,33 @@ def _draw(args: list[str]) -> _Maker | str:
     return lambda n, t: Draw(n, t, action)
 
 
-def _set(args: list[str]) -> _Maker | str:
+def _set(args: list[str]) -> _Maker | Reason:
     what = args[0].upper() if args else ""
     if what not in ("PASSWORD", "TIMEZONE", "LANGUAGE"):
         return _SET_USAGE
     if len(args) != 2:
         examples = {
-            "PASSWORD": "SET PASSWORD newsecret (one word, no spaces)",
+            "PASSWORD": Reason("SET PASSWORD newsecret (one word, no spaces)"),
             "TIMEZONE": "SET TIMEZONE Europe/Berlin",
             "LANGUAGE": "SET LANGUAGE ru",
         }
-        return f"SET {what} needs one value: {examples[what]}"
+        return Reason("SET {what} needs one value: {example}", what=what, example=examples[what])
     value = args[1]
     if what == "PASSWORD":
         return lambda n, t: SetPassword(n, t, value)
     if what == "TIMEZONE":
         if not _ZONE.match(value):
-            return f"{value!r} is not a time zone name: write it like Europe/Berlin, America/New_York or UTC"
+            return Reason(
+                "{name} is not a time zone name: write it like Europe/Berlin, America/New_York or UTC", name=repr(value)
+            )
         return lambda n, t: SetTimezone(n, t, value)
     if not _LANGUAGE.match(value):
-        return f"{value!r} is not a language code: write it like en, ru or de"
+        return Reason("{name} is not a language code: write it like en, ru or de", name=repr(value))
     language = value.lower().replace("_", "-")
     return lambda n, t: SetLanguage(n, t, language)
 
 
-_WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | str]] = {
+_WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
     "SIGNON": _signon,
     "JOIN": _join,
     "OBSERVE": _observe,

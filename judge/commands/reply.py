@@ -22,13 +22,25 @@ class Verdict(Enum):
     ERROR = "error"
 
 
+@dataclass(frozen=True)
+class Lines:
+    """A longer answer of several lines, each worded on its own (a sandbox's position, a phase's results)."""
+
+    lines: tuple[Text | Reason | str, ...]
+
+    def worded(self, language: str) -> str:
+        return "\n".join(translate(line, language) for line in self.lines)
+
+
 # What a line or note says: a Text (or an engine's Reason) to word; a str only where it is already the reader's
 # language (LIST, built for its reader) or no language at all (a position, a game's name).
-Words = Text | Reason | str
+Words = Text | Reason | str | Lines
 
 
 def is_error(response: Words) -> bool:
     """Whether an answer is an error: the game server words its errors "ERROR: …"."""
+    if isinstance(response, Lines):
+        return False
     msgid = response.msgid if isinstance(response, (Text, Reason)) else response
     return msgid.startswith("ERROR")
 
@@ -86,4 +98,4 @@ class Reply:
 
 
 def _word(value: Any, language: str) -> str:
-    return translate(value, language)
+    return value.worded(language) if isinstance(value, Lines) else translate(value, language)
