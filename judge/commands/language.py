@@ -308,105 +308,41 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
     At most ``max_lines`` lines are read (blank and quoted lines count); a line longer than ``max_line_length``
     characters (after stripping) or with control characters in it is a problem, not an item.
     """
-    items: list[Item] = []
-    problems: list[LineProblem] = []
-    block: _Block | None = None
-    forwarded = quoted_mail = False
     if text.startswith("\ufeff"):  # a byte-order mark left by the mail client
         text = text[1:]
     lines = list(itertools.islice(_lines(text), max_lines + 1))
-    pgp = _Pgp.OUTSIDE
+    r = _Reader()
     for index, (number, start, raw) in enumerate(lines):
         if number > max_lines:
-            problem = _beyond_limit(text, start, number, max_lines)
-            if problem is not None:
-                problems.append(problem)
-                if block is not None and block.unreadable is None:  # a block cut short is not sent or run
-                    block.unreadable = problem.line
+            r.cut_short(_beyond_limit(text, start, number, max_lines))
             break
         line = tidy(raw).strip()
-        # inline PGP: the armour lines and the signature are skipped, the signed text is read with its dash-escaping
-        # undone; an encrypted message cannot be read
-        if pgp is _Pgp.HASH_HEADERS:
-            if not line:
-                pgp = _Pgp.SIGNED
+        if r.armour(number, line):
             continue
-        if pgp is _Pgp.SIGNATURE or pgp is _Pgp.ENCRYPTED:
-            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END):
-                pgp = _Pgp.OUTSIDE
-            continue
-        if line == _PGP_SIGNED:
-            pgp = _Pgp.HASH_HEADERS
-            continue
-        if line == _PGP_SIGNATURE:
-            pgp = _Pgp.SIGNATURE
-            continue
-        if line == _PGP_MESSAGE:
-            pgp = _Pgp.ENCRYPTED
-            problems.append(
-                LineProblem(
-                    number,
-                    line,
-                    Reason(
-                        "an encrypted (PGP) message cannot be read; send your orders "
-                        "in clear text (a PGP signature is fine)"
-                    ),
-                )
-            )
-            continue
-        if pgp is _Pgp.SIGNED and line.startswith("- "):
+        if r.pgp is _Pgp.SIGNED and line.startswith("- "):  # dash-escaped signed text
             line = line[2:].strip()
             raw = raw.replace("- ", "", 1)
         unreadable = _unreadable(number, line, max_line_length)
         if unreadable is not None:
-            problems.append(unreadable)
-            if block is not None and block.unreadable is None:
-                block.unreadable = number
+            r.problems.append(unreadable)
+            r.block_unreadable(number)
             continue
         # a closing line inside a press is part of the press: only a signature after the orders ends the message
-        end = _ends_message(line, lines, index, read_before=bool(items) and block is None)
-        if end is _End.FORWARD:
-            forwarded = True
-        elif end is _End.QUOTE:
-            quoted_mail = True
+        end = _ends_message(line, lines, index, read_before=bool(r.items) and r.block is None)
         if end is not None and end is not _End.SKIP:
-            _drop_wrapped_attribution(number, items, block)
+            r.forwarded, r.quoted_mail = end is _End.FORWARD, end is _End.QUOTE
+            _drop_wrapped_attribution(number, r.items, r.block)
             break
-        if block is not None:
-            if end is _End.SKIP:  # an attribution above quoted lines ends a forgotten block, and is not press
-                _drop_wrapped_attribution(number, items, block)
-                _close(block, items, problems, terminated=False)
-                block = None
-                continue
-            if _closes(line, block.end):
-                _close(block, items, problems, terminated=True)
-                block = None
-            else:
-                block.body.append((number, raw.rstrip()))
-            continue
-        if end is _End.SKIP:
-            _drop_wrapped_attribution(number, items, block)
-            continue
-        if not line or line.startswith(">") or _FOOTER.match(line):
-            continue
-        marker = _LIST_MARKER.match(line)
-        if marker:
-            line = line[marker.end() :]
-        result = _command(number, line)
-        if isinstance(result, _Block):
-            block = result
-            if result.header_problem is not None:
-                problems.append(LineProblem(number, line, result.header_problem))
-        elif isinstance(result, LineProblem):
-            problems.append(result)
-        else:
-            items.append(result)
-        if isinstance(result, (SignOff, LineProblem)) and _first_word(line) == "SIGNOFF":
+        if end is _End.SKIP:  # an attribution above quoted lines (it ends a forgotten block, and is not press)
+            _drop_wrapped_attribution(number, r.items, r.block)
+            r.close_block(terminated=False)
+        elif r.block is not None:
+            r.block_line(number, line, raw)
+        elif line and not line.startswith(">") and not _FOOTER.match(line) and r.command(number, line):
             break  # even a SIGNOFF with words after it ends the message
-    if block is not None:
-        _close(block, items, problems, terminated=False)
-    problems.sort(key=lambda p: p.line)
-    return ParsedBody(tuple(items), tuple(problems), forwarded, quoted_mail)
+    r.close_block(terminated=False)
+    r.problems.sort(key=lambda p: p.line)
+    return ParsedBody(tuple(r.items), tuple(r.problems), r.forwarded, r.quoted_mail)
 
 
 class _Pgp(Enum):
@@ -426,6 +362,83 @@ class _End(Enum):
     QUOTE = "quote"  # a quoted message starts (header block, Original Message, underscores): nothing after it is read
     FORWARD = "forward"  # a forwarded message starts: nothing after it is read, and the reply says so
     SKIP = "skip"  # an attribution above quoted lines (a bottom-posted or interleaved reply): only it is skipped
+
+
+_ARMOUR = {_PGP_SIGNED: _Pgp.HASH_HEADERS, _PGP_SIGNATURE: _Pgp.SIGNATURE, _PGP_MESSAGE: _Pgp.ENCRYPTED}
+
+
+@dataclass
+class _Reader:
+    """What reading a body has found so far, and where it is (in a block, in PGP armour)."""
+
+    items: list[Item] = field(default_factory=list)
+    problems: list[LineProblem] = field(default_factory=list)
+    block: _Block | None = None
+    forwarded: bool = False
+    quoted_mail: bool = False
+    pgp: _Pgp = _Pgp.OUTSIDE
+
+    def block_unreadable(self, number: int) -> None:
+        """A line of the open block could not be read: the block is not sent or run."""
+        if self.block is not None and self.block.unreadable is None:
+            self.block.unreadable = number
+
+    def cut_short(self, problem: LineProblem | None) -> None:
+        """The message is longer than the judge reads."""
+        if problem is not None:
+            self.problems.append(problem)
+            self.block_unreadable(problem.line)
+
+    def armour(self, number: int, line: str) -> bool:
+        """Inline PGP: the armour lines and the signature are skipped (true), the signed text is read; an encrypted
+        message cannot be read."""
+        if self.pgp is _Pgp.HASH_HEADERS:
+            if not line:
+                self.pgp = _Pgp.SIGNED
+            return True
+        if self.pgp is _Pgp.SIGNATURE or self.pgp is _Pgp.ENCRYPTED:
+            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END):
+                self.pgp = _Pgp.OUTSIDE
+            return True
+        state = _ARMOUR.get(line)
+        if state is None:
+            return False
+        self.pgp = state
+        if state is _Pgp.ENCRYPTED:
+            reason = Reason(
+                "an encrypted (PGP) message cannot be read; send your orders in clear text (a PGP signature is fine)"
+            )
+            self.problems.append(LineProblem(number, line, reason))
+        return True
+
+    def block_line(self, number: int, line: str, raw: str) -> None:
+        """A line inside the open block: its end, or a line of its body."""
+        assert self.block is not None
+        if _closes(line, self.block.end):
+            self.close_block(terminated=True)
+        else:
+            self.block.body.append((number, raw.rstrip()))
+
+    def close_block(self, *, terminated: bool) -> None:
+        if self.block is not None:
+            _close(self.block, self.items, self.problems, terminated=terminated)
+            self.block = None
+
+    def command(self, number: int, line: str) -> bool:
+        """A line outside a block: a command, a block's start, an order line or a problem. True: SIGNOFF, stop."""
+        marker = _LIST_MARKER.match(line)
+        if marker:
+            line = line[marker.end() :]
+        result = _command(number, line)
+        if isinstance(result, _Block):
+            self.block = result
+            if result.header_problem is not None:
+                self.problems.append(LineProblem(number, line, result.header_problem))
+        elif isinstance(result, LineProblem):
+            self.problems.append(result)
+        else:
+            self.items.append(result)
+        return isinstance(result, (SignOff, LineProblem)) and _first_word(line) == "SIGNOFF"
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:
@@ -455,7 +468,7 @@ def mask_secrets(line: str) -> str:
         kept = words[:2]
     else:
         return line
-    return " ".join(kept + ["****"]) if len(words) > len(kept) else line
+    return " ".join([*kept, "****"]) if len(words) > len(kept) else line
 
 
 def _unreadable(number: int, line: str, max_line_length: int) -> LineProblem | None:
@@ -509,33 +522,14 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
     if JUDGE_MARKER in line.lower():
         return _End.STOP
     if line[0] in "-_":
-        if line == "--":
-            return _End.STOP
-        if _ORIGINAL.fullmatch(line) or _UNDERSCORES.fullmatch(line):
-            return _End.QUOTE
-        if _FORWARD.fullmatch(line):
-            return _End.FORWARD
-        return None
+        return _rule_line(line)
     if _FORWARD.fullmatch(line):
         return _End.FORWARD
     if _LIST_FOOTER.match(line) or (read_before and _CLOSING.fullmatch(line) and _signature_follows(lines, index)):
         return _End.STOP
-    if _HEADER_FROM.match(line):
-        if _HEADER_INLINE.search(line):
-            return _End.QUOTE
-        following = [tidy(raw).strip() for _, _, raw in lines[index + 1 : index + 8]]
-        following = [f for f in following if f][:4]
-        if any(_HEADER_OTHER.match(f) for f in following):
-            return _End.QUOTE
-    if line[-1] != ":":
-        return None
-    if _ATTRIBUTION_VERB.search(line):
-        # the date or address may be on the line before, when the client wrapped the attribution before the verb
-        before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
-        attribution = _DATE_OR_ADDRESS.search(line) is not None or _starts_with_on(before)
-    else:
-        attribution = _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
-    if not attribution:
+    if _HEADER_FROM.match(line) and _header_block(line, lines, index):
+        return _End.QUOTE
+    if line[-1] != ":" or not _attribution(line, lines, index):
         return None
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
     # without ">" (or nothing at all): the end.
@@ -543,6 +537,35 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
         (tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50) if tidy(raw).strip()), ""
     )
     return _End.SKIP if next_text.startswith(">") else _End.QUOTE
+
+
+def _rule_line(line: str) -> _End | None:
+    """A line starting with - or _: the signature dashes, an Original Message or Forwarded line, or underscores."""
+    if line == "--":
+        return _End.STOP
+    if _ORIGINAL.fullmatch(line) or _UNDERSCORES.fullmatch(line):
+        return _End.QUOTE
+    if _FORWARD.fullmatch(line):
+        return _End.FORWARD
+    return None
+
+
+def _header_block(line: str, lines: list[tuple[int, int, str]], index: int) -> bool:
+    """A From: line (at ``index``) that starts the header block of a quoted message: on one line, or with Sent:,
+    To:, Subject: … among the next lines."""
+    if _HEADER_INLINE.search(line):
+        return True
+    following = [tidy(raw).strip() for _, _, raw in lines[index + 1 : index + 8]]
+    return any(_HEADER_OTHER.match(f) for f in [f for f in following if f][:4])
+
+
+def _attribution(line: str, lines: list[tuple[int, int, str]], index: int) -> bool:
+    """A line ending in ":" that says who wrote what follows ("On … Alice <a@x> wrote:")."""
+    if _ATTRIBUTION_VERB.search(line):
+        # the date or address may be on the line before, when the client wrapped the attribution before the verb
+        before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
+        return _DATE_OR_ADDRESS.search(line) is not None or _starts_with_on(before)
+    return _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
 
 
 _ORDER_LIKE = re.compile(
@@ -574,9 +597,10 @@ def _drop_wrapped_attribution(number: int, items: list[Item], block: _Block | No
     if block is not None:
         if block.body and block.body[-1][0] == number - 1 and _starts_with_on(block.body[-1][1].strip()):
             block.body.pop()
-    elif items and isinstance(items[-1], OrderLine) and items[-1].line == number - 1:
-        if _starts_with_on(items[-1].text):
-            items.pop()
+    elif (
+        items and isinstance(items[-1], OrderLine) and items[-1].line == number - 1 and _starts_with_on(items[-1].text)
+    ):
+        items.pop()
 
 
 _OPENER = re.compile(r"(?:on|am|le|el|il|op|em|в|во)\s.*[\d@]", re.IGNORECASE)
@@ -750,6 +774,20 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
     if head in ("ENDPRESS", "ENDSANDBOX"):
         opener = ("PRESS", "BROADCAST") if head == "ENDPRESS" else "SANDBOX"
         return problem(Reason("{command} without {opener} before it: nothing to end here", command=head, opener=opener))
+    if head in ("PRESS", "BROADCAST", "SANDBOX"):
+        return _opening(head, args, number, line, rest)
+    parse = _WITH_ARGUMENTS.get(head)
+    if parse is None:
+        return OrderLine(number, line)
+    result = parse(args)
+    if isinstance(result, Reason):
+        return problem(result)
+    return result(number, line)
+
+
+def _opening(head: str, args: list[str], number: int, line: str, rest: str) -> _Block:
+    """The first line of a PRESS, BROADCAST or SANDBOX block (with the problem of a wrong one: the block is read to
+    its end, and nothing is done)."""
     if head == "PRESS":
         return _press(number, line, rest.strip())
     if head == "SANDBOX" and len(args) == 3 and [a.upper() for a in args[:2]] == ["FROM", "GAME"]:
@@ -764,25 +802,17 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
                 "write SANDBOX FROM GAME and the game's name on its line, then your changes and ORDERS, then ENDSANDBOX"
             ),
         )
-    if head in ("BROADCAST", "SANDBOX"):
-        end = "ENDPRESS" if head == "BROADCAST" else "ENDSANDBOX"
-        header = (
-            Reason(
-                "{command} takes nothing after it: write {command} alone on its line, then the text, then {end}",
-                command=head,
-                end=end,
-            )
-            if args
-            else None
+    end = "ENDPRESS" if head == "BROADCAST" else "ENDSANDBOX"
+    header = (
+        Reason(
+            "{command} takes nothing after it: write {command} alone on its line, then the text, then {end}",
+            command=head,
+            end=end,
         )
-        return _Block(head, end, number, line, header_problem=header)
-    parse = _WITH_ARGUMENTS.get(head)
-    if parse is None:
-        return OrderLine(number, line)
-    result = parse(args)
-    if isinstance(result, Reason):
-        return problem(result)
-    return result(number, line)
+        if args
+        else None
+    )
+    return _Block(head, end, number, line, header_problem=header)
 
 
 def _press(number: int, line: str, rest: str) -> _Block:
