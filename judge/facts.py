@@ -24,6 +24,11 @@ MIN_PASSWORD_LENGTH = 4
 MAX_GAME_NAME_LENGTH = 40
 GAME_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{MAX_GAME_NAME_LENGTH - 1}}}\Z")
 
+# Answers to one address per hour (a mail loop stops here), and the age past which mail is not acted on: the
+# defaults of [judge] max_replies_per_hour and max_mail_age_days.
+MAX_REPLIES_PER_HOUR = 30
+MAX_MAIL_AGE_DAYS = 7
+
 # The longest deadline (a phase's length, or how far away a deadline may be set).
 MAX_DEADLINE_DAYS = 60
 MAX_DEADLINE = timedelta(days=MAX_DEADLINE_DAYS)

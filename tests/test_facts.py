@@ -33,3 +33,17 @@ def test_one_game_name_rule_for_the_command_line_and_mail(tmp_path: Path, name: 
     if name and " " not in name:
         table = Table(tmp_path / "judge.db")
         assert (table.cli("game", "create", name) == 0) is ok
+
+
+def test_one_backoff_doubles_to_its_cap_and_spreads_by_its_jitter() -> None:
+    import random
+    from datetime import timedelta
+
+    from judge.timeutil import backoff_pause
+
+    first, cap = timedelta(seconds=30), timedelta(hours=6)
+    assert [backoff_pause(n, first, cap) for n in (0, 1, 2, 3)] == [first, first, first * 2, first * 4]
+    assert backoff_pause(11, first, cap) == cap and backoff_pause(10_000, first, cap) == cap
+    rng = random.Random(7)
+    spread = [backoff_pause(3, first, cap, 0.25, rng) for _ in range(200)]
+    assert all(first * 4 * 0.75 <= p <= first * 4 * 1.25 for p in spread) and len(set(spread)) > 100

@@ -25,8 +25,9 @@ from sqlite_utils import Database
 from judge.commands import handlers, security, seen
 from judge.commands import language as c
 from judge.commands.reply import Answer, Reply, Verdict
-from judge.commands.security import MAX_REPLIES_PER_HOUR as MAX_REPLIES_PER_HOUR
 from judge.commands.session import Session
+from judge.facts import MAX_MAIL_AGE_DAYS as FACT_MAIL_AGE_DAYS
+from judge.facts import MAX_REPLIES_PER_HOUR as MAX_REPLIES_PER_HOUR
 from judge.game import notify, service
 from judge.game.orders import order_summary
 from judge.game.records import user_settings
@@ -38,7 +39,7 @@ from judge.store import is_busy, write
 
 log = logging.getLogger(__name__)
 
-MAX_MAIL_AGE_DAYS = 7.0  # mail older than this (by its Date or by its arrival) is not acted on
+MAX_MAIL_AGE_DAYS = float(FACT_MAIL_AGE_DAYS)  # mail older than this (by its Date or by its arrival) is not acted on
 MAX_TEXT_ATTACHMENTS = 3  # attached text files read as if written in the message
 MAX_ENTRIES = 1000  # lines (commands, orders, problems) acted on in one message, attachments included
 # Problems of a message that could not be parsed (as opposed to one that is merely too large, old or not text).

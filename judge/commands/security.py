@@ -40,7 +40,6 @@ SIGNON_FAILURE_WINDOW = timedelta(hours=24)
 FIRST_SIGNON_DELAY = timedelta(minutes=1)  # the wait after the first failure over MAX_FAILED_SIGNONS, then doubling
 MAX_SIGNON_DELAY = timedelta(hours=12)  # the longest wait between two password checks for one seat
 ALERT_INTERVAL = timedelta(hours=1)  # failed-sign-on warnings to a seat's owner, internal-error mail to a master
-MAX_REPLIES_PER_HOUR = 30  # answers to one address per hour: a mail loop stops here
 REPLY_WINDOW = timedelta(hours=1)
 
 
