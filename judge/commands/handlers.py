@@ -17,7 +17,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.commands import language as c
-from judge.commands.reply import Answer, Verdict
+from judge.commands.reply import Answer, DeadlineLine, Lines, Row, Verdict
 from judge.commands.sandbox_reply import run_sandbox_text
 from judge.commands.security import masked, one_new_password, sign_on
 from judge.commands.session import Session, signed
@@ -28,10 +28,10 @@ from judge.game.orders import merge_orders
 from judge.game.passwords import hash_password
 from judge.game.records import Game, log_event, players, save_player, set_orders, set_user, user_settings
 from judge.game.service import GameError
-from judge.i18n import T, Text, phase_words, translate
+from judge.i18n import T, Text, phase_words
 from judge.reports.render import render_mail
 from judge.rules.parse import ORDER_WORDS
-from judge.timeutil import check_timezone, format_deadline
+from judge.timeutil import check_timezone
 
 Handler = Callable[[Database, Session, Any], Answer]
 
@@ -267,61 +267,51 @@ def _shipped_map(name: str) -> Any:
 # --- the longer answers ---------------------------------------------------------------------------------------------
 
 
-def _list_text(db: Database, name: str | None, to: str, now: datetime) -> str:
-    """LIST, in the reader's language: the games; or one game's players (powers only in an anonymous game), who
-    has orders in and who is ready, the centres and the deadline. (Worded here, for its reader: its columns are
-    padded to the width of the words.)"""
-    prefs = user_settings(db, to)
-    lang = prefs["language"]
+def _list_text(db: Database, name: str | None, to: str, now: datetime) -> Lines:
+    """LIST: the games; or one game's players (powers only in an anonymous game), who has orders in and who is
+    ready, the centres and the deadline (in the reader's zone)."""
     if not name:
         games = service.list_games(db)
         if not games:
-            return translate(T("There are no games."), lang)
-        return "\n".join(
-            f"{g['name']:<20} {g['variant']:<10} {translate(T(g['status']), lang):<14} {g['phase'] or ''}"
-            for g in games
+            return Lines((T("There are no games."),))
+        return Lines(
+            tuple(
+                Row(((g["name"], 20), (g["variant"], 10), (T(g["status"]), 14), (g["phase"] or "", 0))) for g in games
+            )
         )
     game = service.get_game(db, name)
     view = service.show_game(db, name)
     phase = phase_words(game.position.phase) if game.position is not None else "-"
-    lines = [
-        translate(
-            T(
-                "{game} ({variant}): {status}, {phase}",
-                game=game.name,
-                variant=game.variant.name,
-                status=T(game.status),
-                phase=phase,
-            ),
-            lang,
+    lines: list[Text | Row | DeadlineLine] = [
+        T(
+            "{game} ({variant}): {status}, {phase}",
+            game=game.name,
+            variant=game.variant.name,
+            status=T(game.status),
+            phase=phase,
         )
     ]
     if game.deadline is not None:
-        lines.append(
-            translate(T("Deadline: {when}", when=format_deadline(game.deadline, prefs["timezone"], now, lang)), lang)
-        )
+        lines.append(DeadlineLine(game.deadline, user_settings(db, to)["timezone"], now))
     playing = game.status in ("active", "paused")
-    lines += [_player_row(p, game, playing, lang) for p in view["players"]]
+    lines += [_player_row(p, game, playing) for p in view["players"]]
     if playing:
         active = [p for p in view["players"] if not p["resigned"] and not p["eliminated"]]
         lines.append(
-            translate(
-                T(
-                    "Orders in: {given} of {total}; ready: {ready} of {total}",
-                    given=sum(1 for p in active if p["orders_submitted"]),
-                    total=len(active),
-                    ready=sum(1 for p in active if p["ready"]),
-                ),
-                lang,
+            T(
+                "Orders in: {given} of {total}; ready: {ready} of {total}",
+                given=sum(1 for p in active if p["orders_submitted"]),
+                total=len(active),
+                ready=sum(1 for p in active if p["ready"]),
             )
         )
     for power, centres in view["supply_centers"].items():
-        lines.append(translate(T("  {power}: supply centres {count}", power=T(power), count=len(centres)), lang))
-    return "\n".join(lines)
+        lines.append(T("  {power}: supply centres {count}", power=T(power), count=len(centres)))
+    return Lines(tuple(lines))
 
 
-def _player_row(p: dict[str, Any], game: Game, playing: bool, lang: str) -> str:
-    states = []
+def _player_row(p: dict[str, Any], game: Game, playing: bool) -> Row:
+    states: list[Text] = []
     if p["resigned"]:
         states.append(T("resigned"))
     elif p["eliminated"]:
@@ -330,8 +320,8 @@ def _player_row(p: dict[str, Any], game: Game, playing: bool, lang: str) -> str:
         states.append(T("orders in") if p["orders_submitted"] else T("no orders yet"))
         states.append(T("ready") if p["ready"] else T("not ready"))
     who = "" if game.settings.anonymous else p["email"]
-    power = translate(T(p["power"]), lang) if p["power"] else "?"
-    return f"  {power:<12} {who:<26} {', '.join(translate(x, lang) for x in states)}".rstrip()
+    power: Text | str = T(p["power"]) if p["power"] else "?"
+    return Row(((power, 12), (who, 26), (states, 0)), indent="  ", trim=True)
 
 
 def _history_text(db: Database, name: str, phase: str | None) -> Text:

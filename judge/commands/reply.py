@@ -8,11 +8,13 @@ the reader's language, for the reply template.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import Enum
 from typing import Any, NamedTuple
 
 from judge.i18n import T, Text, translate
 from judge.rules.words import Reason
+from judge.timeutil import format_deadline
 
 
 class Verdict(Enum):
@@ -23,13 +25,52 @@ class Verdict(Enum):
 
 
 @dataclass(frozen=True)
-class Lines:
-    """A longer answer of several lines, each worded on its own (a sandbox's position, a phase's results)."""
+class Row:
+    """A line of columns (LIST): each cell worded, then padded to its width (0: as it is); a list is joined ", "."""
 
-    lines: tuple[Text | Reason | str, ...]
+    cells: tuple[tuple[Text | Reason | str | list[Text], int], ...]
+    indent: str = ""
+    trim: bool = False  # drop the spaces the padding left at the end
 
     def worded(self, language: str) -> str:
-        return "\n".join(translate(line, language) for line in self.lines)
+        text = self.indent + " ".join(_cell(value, language).ljust(width) for value, width in self.cells)
+        return text.rstrip() if self.trim else text
+
+
+def _cell(value: Text | Reason | str | list[Text], language: str) -> str:
+    if isinstance(value, list):
+        return ", ".join(translate(v, language) for v in value)
+    return _as_is_or_worded(value, language)
+
+
+def _as_is_or_worded(value: Text | Reason | str, language: str) -> str:
+    """A Text or Reason worded in ``language``; a plain string (a name, an address, an order) as it is."""
+    return translate(value, language) if isinstance(value, (Text, Reason)) else value
+
+
+@dataclass(frozen=True)
+class DeadlineLine:
+    """``Deadline: <when>``, the moment in the reader's zone and words, relative to ``now``."""
+
+    at: datetime
+    zone: str
+    now: datetime
+
+    def worded(self, language: str) -> str:
+        return translate(T("Deadline: {when}", when=format_deadline(self.at, self.zone, self.now, language)), language)
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A longer answer of several lines, each worded on its own (a sandbox's position, a game's players)."""
+
+    lines: tuple[Text | Reason | str | Row | DeadlineLine, ...]
+
+    def worded(self, language: str) -> str:
+        return "\n".join(
+            line.worded(language) if isinstance(line, (Row, DeadlineLine)) else _as_is_or_worded(line, language)
+            for line in self.lines
+        )
 
 
 # What a line or note says: a Text (or an engine's Reason) to word; a str only where it is already the reader's

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from judge.commands.reply import Lines
+from judge.commands.reply import Lines, Row
 from judge.game.sandbox import run
 from judge.i18n import T, Text
 
@@ -90,42 +90,41 @@ def run_sandbox_text(
     return Lines(tuple(_result_lines(result, source, with_points=from_game is not None)))
 
 
-def _result_lines(result: dict[str, Any], source: Text | str, *, with_points: bool) -> list[Text | str]:
+def _result_lines(result: dict[str, Any], source: Text | str, *, with_points: bool) -> list[Text | str | Row]:
     """The adjudicated phase: each order and what became of it, the units and centres after, the next phase."""
-    lines: list[Text | str] = [T("SANDBOX: {phase} ({source})", phase=result["phase"], source=source)]
+    lines: list[Text | str | Row] = [T("SANDBOX: {phase} ({source})", phase=result["phase"], source=source)]
     for r in result["results"]:
         text = r["order"] or r["input"]
-        lines.append(
-            f"  {r['power']:<10} {text}: {r['outcome']}"
-            + (f" ({r['reason']})" if r["reason"] and r["outcome"] != "succeeds" else "")
-        )
+        reason = f"({r['reason']})" if r["reason"] and r["outcome"] != "succeeds" else ""
+        outcome = T(_OUTCOME_WORDS.get(r["outcome"], r["outcome"]))
+        lines.append(Row(((T(r["power"]), 10), (f"{text}:", 0), (outcome, 0), (reason, 0)), indent="  ", trim=True))
     lines.append(T("Units after:"))
     for power, units in result["units"].items():
-        lines.append(f"  {power:<10} {', '.join(units)}")
+        lines.append(Row(((T(power), 10), (", ".join(units), 0)), indent="  "))
     for power, dislodged in result["dislodged"].items():
         for d in dislodged:
             places = ", ".join(d["retreats"])
-            lines.append(
-                T(
-                    "  {power} {unit} dislodged; may retreat to {places}",
-                    power=f"{power:<10}",
-                    unit=d["unit"],
-                    places=places,
-                )
+            said = (
+                T("{unit} dislodged; may retreat to {places}", unit=d["unit"], places=places)
                 if places
-                else T("  {power} {unit} dislodged; may retreat nowhere", power=f"{power:<10}", unit=d["unit"])
+                else T("{unit} dislodged; may retreat nowhere", unit=d["unit"])
             )
+            lines.append(Row(((T(power), 10), (said, 0)), indent="  "))
     lines.append(T("Centres after:"))
     for power, centres in result["supply_centers"].items():
-        lines.append(f"  {power:<10} {len(centres):>2}: {', '.join(centres)}")
+        lines.append(Row(((T(power), 10), (f"{len(centres):>2}: {', '.join(centres)}", 0)), indent="  "))
     if result.get("scores") and with_points and result.get("uses_points"):
         scores = ", ".join(f"{p} {n}" for p, n in result["scores"].items())
         lines.append(T("Points after: {scores}", scores=scores))
     if result["winner"]:
-        lines.append(T("Next phase: {phase}; {winner} wins", phase=result["next_phase"], winner=result["winner"]))
+        lines.append(T("Next phase: {phase}; {winner} wins", phase=result["next_phase"], winner=T(result["winner"])))
     elif result.get("draw"):
-        draw = ", ".join(result["draw"])
+        draw = [T(p) for p in result["draw"]]
         lines.append(T("Next phase: {phase}; a draw among {powers}", phase=result["next_phase"], powers=draw))
     else:
         lines.append(T("Next phase: {phase}", phase=result["next_phase"]))
     return lines
+
+
+# The adjudicator's outcome names as a player reads them (the catalogs have these words).
+_OUTCOME_WORDS = {"no_convoy": "no convoy"}
