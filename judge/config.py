@@ -294,7 +294,7 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
             judge[key] = str(base / Path(judge[key]).expanduser())
     for key in ("variants_dir", "templates_dir"):
         if judge.get(key) and not Path(judge[key]).is_dir():
-            problems.append(f"[judge] {key}: {judge[key]} is not a folder")
+            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
     if problems:
         count = "" if len(problems) == 1 else f"{len(problems)} problems: "
         raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
