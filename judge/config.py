@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from judge.facts import LANGUAGES, MAX_MAIL_AGE_DAYS, MAX_REPLIES_PER_HOUR
+
 SECURITY = ("ssl", "starttls", "none")
-LANGUAGES = ("en", "ru", "de")
 SYSTEM_CONFIG = Path("/etc/judge/judge.toml")
 CONFIG_ENV = "JUDGE_CONFIG"
 DB_ENV = "JUDGE_DB"
@@ -142,7 +143,8 @@ class Config:
     imap: ImapConfig | None = field(default=None, metadata=_spec("", internal=True))
     smtp: SmtpConfig | None = field(default=None, metadata=_spec("", internal=True))
     max_replies_per_hour: int = field(
-        default=30, metadata=_spec("answers to one address per hour, against mail loops", low=1, high=10000)
+        default=MAX_REPLIES_PER_HOUR,
+        metadata=_spec("answers to one address per hour, against mail loops", low=1, high=10000),
     )
     source: str = field(default="", metadata=_spec("", internal=True))  # the file it came from
     language: str = field(
@@ -152,7 +154,9 @@ class Config:
     handled_retention_days: int = field(
         default=90, metadata=_spec("remember handled messages this long", low=1, high=3650)
     )
-    max_mail_age_days: int = field(default=7, metadata=_spec("older mail is not acted on", low=1, high=365))
+    max_mail_age_days: int = field(
+        default=MAX_MAIL_AGE_DAYS, metadata=_spec("older mail is not acted on", low=1, high=365)
+    )
     variants_dir: str = field(
         default="",
         metadata=_spec("the host's own variant files, beside the shipped ones (the host's win on a name clash)"),
@@ -290,7 +294,7 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
             judge[key] = str(base / Path(judge[key]).expanduser())
     for key in ("variants_dir", "templates_dir"):
         if judge.get(key) and not Path(judge[key]).is_dir():
-            problems.append(f"[judge] {key}: {judge[key]} is not a folder")
+            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
     if problems:
         count = "" if len(problems) == 1 else f"{len(problems)} problems: "
         raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
@@ -420,8 +424,8 @@ EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
         "db": "/var/lib/judge/judge.db",
         "timezone": "UTC",
         "language": "en",
-        "max_replies_per_hour": 30,
-        "max_mail_age_days": 7,
+        "max_replies_per_hour": MAX_REPLIES_PER_HOUR,
+        "max_mail_age_days": MAX_MAIL_AGE_DAYS,
     },
     "imap": {
         "host": "imap.example.org",

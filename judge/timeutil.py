@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import difflib
 import functools
+import random
 import re
 import zoneinfo
 from datetime import UTC, datetime, timedelta
 
+from judge.facts import MAX_DEADLINE, MAX_DEADLINE_DAYS
 from judge.rules.words import Reason
 
-MAX_DURATION = timedelta(days=60)
+MAX_DURATION = MAX_DEADLINE
 
 _DURATION_HINT = "a deadline looks like 48h, 2d, 90m or 1d12h"
 
@@ -71,7 +73,7 @@ def parse_duration(text: str) -> timedelta:
     if minutes <= 0:
         raise ValueError(f"a duration must be longer than zero; {_DURATION_HINT}")
     if minutes > MAX_DURATION // timedelta(minutes=1):
-        raise ValueError(f"{_shown(text.strip())} is too long; a deadline may be at most 60 days away")
+        raise ValueError(f"{_shown(text.strip())} is too long; a deadline may be at most {MAX_DEADLINE_DAYS} days away")
     return timedelta(minutes=minutes)
 
 
@@ -306,3 +308,13 @@ def parse_iso_utc(text: str) -> datetime:
     if dt is None or dt.tzinfo is None or dt.utcoffset() is None:
         raise ValueError(f"{_shown(text.strip())} is not an ISO 8601 UTC time like 2026-12-01T17:00:00Z")
     return dt.astimezone(UTC)
+
+
+def backoff_pause(
+    attempt: int, first: timedelta, cap: timedelta, jitter: float = 0.0, rng: random.Random | None = None
+) -> timedelta:
+    """The pause before try ``attempt + 1`` after ``attempt`` failures in a row: ``first``, doubling per failure up
+    to ``cap``, then spread by ±``jitter`` (a fraction: 0.2 is ±20 %) so that many waiting parties do not wake
+    together. The one backoff of the judge: failing serve steps, deferred mail, held sign-ons."""
+    base: timedelta = min(first * 2 ** min(max(attempt, 1) - 1, 30), cap)
+    return base * (rng or random).uniform(1 - jitter, 1 + jitter) if jitter else base

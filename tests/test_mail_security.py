@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from gamekit import POWERS, Table
 
-from judge.commands import handler
+from judge.commands import handlers, security, seen
+from judge.commands import language as c
 from judge.commands.handler import handle_message
 from judge.game.records import orders_of, user_settings
 from judge.game.service import get_game
@@ -144,8 +145,8 @@ def test_passwords_are_never_echoed(t: Table, body: str, caplog: pytest.LogCaptu
 
 def test_one_password_check_per_message(t: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
-    real = handler.verify_password
-    monkeypatch.setattr(handler, "verify_password", lambda *a: calls.append(1) or real(*a))
+    real = security.verify_password
+    monkeypatch.setattr(security, "verify_password", lambda *a: calls.append(1) or real(*a))
     body = "\n".join(f"SIGNON France g guess{i}" for i in range(399)) + "\nSIGNON France g pw-France\nA par - bur"
     text = t.reply("eve@evil.test", body)
     assert len(calls) == 1
@@ -155,8 +156,8 @@ def test_one_password_check_per_message(t: Table, monkeypatch: pytest.MonkeyPatc
 
 def test_one_new_password_per_message(t: Table, monkeypatch: pytest.MonkeyPatch) -> None:
     hashes = []
-    real = handler.hash_password
-    monkeypatch.setattr(handler, "hash_password", lambda p: hashes.append(1) or real(p))
+    real = handlers.hash_password
+    monkeypatch.setattr(handlers, "hash_password", lambda p: hashes.append(1) or real(p))
     text = t.reply(addr("France"), sign("France", *["SET PASSWORD newsecret"] * 50))
     assert len(hashes) == 1 and text.count("only one new password") == 49
 
@@ -206,7 +207,7 @@ def test_a_failing_command_leaves_the_others_and_tells_the_master(t: Table, monk
     def broken(*args: Any) -> str:
         raise KeyError("a bug")
 
-    monkeypatch.setattr(handler.draws, "vote", broken)
+    monkeypatch.setattr(handlers.draws, "vote", broken)
     text = t.reply(addr("France"), sign("France", "A par - bur", "DRAW", "F bre - mao"))
     assert "an internal error kept this line from taking effect" in text
     assert _france_orders(t) == ["A par - bur", "F bre - mao"]
@@ -221,7 +222,7 @@ def test_handle_message_never_raises(t: Table, monkeypatch: pytest.MonkeyPatch) 
     def broken(*args: Any, **kw: Any) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(handler, "_seen", broken)
+    monkeypatch.setattr(seen, "seen", broken)
     handled = handle_message(t.db, _raw(addr("France"), "LIST"), t.now)
     assert handled.outcome == "error: RuntimeError" and handled.failed and handled.replies == []
 
@@ -305,7 +306,7 @@ def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(
     def broken(*args: Any, **kw: Any) -> None:
         raise ValueError("a bug")
 
-    monkeypatch.setattr(handler, "_signon", broken)
+    monkeypatch.setitem(handlers.HANDLERS, c.SignOn, broken)
     text = t.reply("someone@p.test", "SIGNON France g pw-France\nLIST")
     assert "an internal error kept this line from taking effect" in text and "see below" in text
     told = [m for m in t.outbox() if m["to_addr"] == "gm@p.test" and "internal error" in m["subject"]]
@@ -315,7 +316,7 @@ def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(
 def test_without_any_master_an_error_is_logged(
     t: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(handler, "_list_text", lambda *a: 1 / 0)
+    monkeypatch.setattr(handlers, "_list_text", lambda *a: 1 / 0)
     handled = handle_message(t.db, _raw("someone@p.test", "LIST"), t.now)
     assert handled.outcome == "handled" and "no game master to tell" in caplog.text
     handled = handle_message(t.db, _raw("other@p.test", "LIST"), t.now, master_address="host@p.test")

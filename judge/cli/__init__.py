@@ -12,9 +12,8 @@ from typing import Any
 
 import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge import __version__
-from judge.cli.common import CliError, Parser, config_options, settings
+from judge.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, CliError, Parser, config_options, settings
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 NO_CONFIG = ("init", "demo")  # commands that run without reading the configuration
 
 

@@ -10,11 +10,19 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from judge.cli.common import EXIT_USAGE, CliError, add_password_options, open_store, read_password, settings
+from judge.cli.common import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    EXIT_USAGE,
+    CliError,
+    add_password_options,
+    open_store,
+    read_password,
+    settings,
+)
+from judge.facts import ASSIGNMENTS, PRESS_KINDS
 from judge.store import write
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
-
-EXIT_OK, EXIT_PROBLEMS = 0, 1
 
 
 def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -34,7 +42,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline", default="48h", help="time for movement phases (48h, 2d, 90m)")
     p.add_argument("--retreat-deadline", default="24h")
     p.add_argument("--adjust-deadline", default="24h")
-    p.add_argument("--press", default="white", choices=["white", "grey", "none"])
+    p.add_argument("--press", default="white", choices=PRESS_KINDS)
     p.add_argument("--solo", type=int, default=None, help="centres needed to win (overrides the variant's)")
     p.add_argument("--last-year", type=int, default=None, help="after this Fall the power with most centres wins")
     p.add_argument(
@@ -59,7 +67,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--assign",
         default="preference",
-        choices=["master", "preference", "random"],
+        choices=ASSIGNMENTS,
         help="how powers are given out at the start",
     )
     p.add_argument("--anonymous", action="store_true", help="players are not told each other's addresses")

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+from judge.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 
 
 class MapCommandError(Exception):

@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
+from judge.facts import is_game_name
 from judge.rules.phase import Phase
+from judge.rules.words import Reason
 
 # --- what a body is read into ---------------------------------------------------------------------------------------
 
@@ -185,9 +187,10 @@ Item = (
 
 @dataclass(frozen=True)
 class LineProblem(_Located):
-    """A line that could not be read, and why (with the valid forms where they help)."""
+    """A line that could not be read, and why (with the valid forms where they help): a :class:`Reason`, the English
+    sentence that the reply words in the reader's language."""
 
-    reason: str
+    reason: Reason
 
 
 @dataclass(frozen=True)
@@ -305,103 +308,41 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
     At most ``max_lines`` lines are read (blank and quoted lines count); a line longer than ``max_line_length``
     characters (after stripping) or with control characters in it is a problem, not an item.
     """
-    items: list[Item] = []
-    problems: list[LineProblem] = []
-    block: _Block | None = None
-    forwarded = quoted_mail = False
     if text.startswith("\ufeff"):  # a byte-order mark left by the mail client
         text = text[1:]
     lines = list(itertools.islice(_lines(text), max_lines + 1))
-    pgp = _Pgp.OUTSIDE
+    r = _Reader()
     for index, (number, start, raw) in enumerate(lines):
         if number > max_lines:
-            problem = _beyond_limit(text, start, number, max_lines)
-            if problem is not None:
-                problems.append(problem)
-                if block is not None and block.unreadable is None:  # a block cut short is not sent or run
-                    block.unreadable = problem.line
+            r.cut_short(_beyond_limit(text, start, number, max_lines))
             break
         line = tidy(raw).strip()
-        # inline PGP: the armour lines and the signature are skipped, the signed text is read with its dash-escaping
-        # undone; an encrypted message cannot be read
-        if pgp is _Pgp.HASH_HEADERS:
-            if not line:
-                pgp = _Pgp.SIGNED
+        if r.armour(number, line):
             continue
-        if pgp is _Pgp.SIGNATURE or pgp is _Pgp.ENCRYPTED:
-            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END):
-                pgp = _Pgp.OUTSIDE
-            continue
-        if line == _PGP_SIGNED:
-            pgp = _Pgp.HASH_HEADERS
-            continue
-        if line == _PGP_SIGNATURE:
-            pgp = _Pgp.SIGNATURE
-            continue
-        if line == _PGP_MESSAGE:
-            pgp = _Pgp.ENCRYPTED
-            problems.append(
-                LineProblem(
-                    number,
-                    line,
-                    "an encrypted (PGP) message cannot be read; send your orders "
-                    "in clear text (a PGP signature is fine)",
-                )
-            )
-            continue
-        if pgp is _Pgp.SIGNED and line.startswith("- "):
+        if r.pgp is _Pgp.SIGNED and line.startswith("- "):  # dash-escaped signed text
             line = line[2:].strip()
             raw = raw.replace("- ", "", 1)
         unreadable = _unreadable(number, line, max_line_length)
         if unreadable is not None:
-            problems.append(unreadable)
-            if block is not None and block.unreadable is None:
-                block.unreadable = number
+            r.problems.append(unreadable)
+            r.block_unreadable(number)
             continue
         # a closing line inside a press is part of the press: only a signature after the orders ends the message
-        end = _ends_message(line, lines, index, read_before=bool(items) and block is None)
-        if end is _End.FORWARD:
-            forwarded = True
-        elif end is _End.QUOTE:
-            quoted_mail = True
+        end = _ends_message(line, lines, index, read_before=bool(r.items) and r.block is None)
         if end is not None and end is not _End.SKIP:
-            _drop_wrapped_attribution(number, items, block)
+            r.forwarded, r.quoted_mail = end is _End.FORWARD, end is _End.QUOTE
+            _drop_wrapped_attribution(number, r.items, r.block)
             break
-        if block is not None:
-            if end is _End.SKIP:  # an attribution above quoted lines ends a forgotten block, and is not press
-                _drop_wrapped_attribution(number, items, block)
-                _close(block, items, problems, terminated=False)
-                block = None
-                continue
-            if _closes(line, block.end):
-                _close(block, items, problems, terminated=True)
-                block = None
-            else:
-                block.body.append((number, raw.rstrip()))
-            continue
-        if end is _End.SKIP:
-            _drop_wrapped_attribution(number, items, block)
-            continue
-        if not line or line.startswith(">") or _FOOTER.match(line):
-            continue
-        marker = _LIST_MARKER.match(line)
-        if marker:
-            line = line[marker.end() :]
-        result = _command(number, line)
-        if isinstance(result, _Block):
-            block = result
-            if result.header_problem is not None:
-                problems.append(LineProblem(number, line, result.header_problem))
-        elif isinstance(result, LineProblem):
-            problems.append(result)
-        else:
-            items.append(result)
-        if isinstance(result, (SignOff, LineProblem)) and _first_word(line) == "SIGNOFF":
+        if end is _End.SKIP:  # an attribution above quoted lines (it ends a forgotten block, and is not press)
+            _drop_wrapped_attribution(number, r.items, r.block)
+            r.close_block(terminated=False)
+        elif r.block is not None:
+            r.block_line(number, line, raw)
+        elif line and not line.startswith(">") and not _FOOTER.match(line) and r.command(number, line):
             break  # even a SIGNOFF with words after it ends the message
-    if block is not None:
-        _close(block, items, problems, terminated=False)
-    problems.sort(key=lambda p: p.line)
-    return ParsedBody(tuple(items), tuple(problems), forwarded, quoted_mail)
+    r.close_block(terminated=False)
+    r.problems.sort(key=lambda p: p.line)
+    return ParsedBody(tuple(r.items), tuple(r.problems), r.forwarded, r.quoted_mail)
 
 
 class _Pgp(Enum):
@@ -421,6 +362,83 @@ class _End(Enum):
     QUOTE = "quote"  # a quoted message starts (header block, Original Message, underscores): nothing after it is read
     FORWARD = "forward"  # a forwarded message starts: nothing after it is read, and the reply says so
     SKIP = "skip"  # an attribution above quoted lines (a bottom-posted or interleaved reply): only it is skipped
+
+
+_ARMOUR = {_PGP_SIGNED: _Pgp.HASH_HEADERS, _PGP_SIGNATURE: _Pgp.SIGNATURE, _PGP_MESSAGE: _Pgp.ENCRYPTED}
+
+
+@dataclass
+class _Reader:
+    """What reading a body has found so far, and where it is (in a block, in PGP armour)."""
+
+    items: list[Item] = field(default_factory=list)
+    problems: list[LineProblem] = field(default_factory=list)
+    block: _Block | None = None
+    forwarded: bool = False
+    quoted_mail: bool = False
+    pgp: _Pgp = _Pgp.OUTSIDE
+
+    def block_unreadable(self, number: int) -> None:
+        """A line of the open block could not be read: the block is not sent or run."""
+        if self.block is not None and self.block.unreadable is None:
+            self.block.unreadable = number
+
+    def cut_short(self, problem: LineProblem | None) -> None:
+        """The message is longer than the judge reads."""
+        if problem is not None:
+            self.problems.append(problem)
+            self.block_unreadable(problem.line)
+
+    def armour(self, number: int, line: str) -> bool:
+        """Inline PGP: the armour lines and the signature are skipped (true), the signed text is read; an encrypted
+        message cannot be read."""
+        if self.pgp is _Pgp.HASH_HEADERS:
+            if not line:
+                self.pgp = _Pgp.SIGNED
+            return True
+        if self.pgp is _Pgp.SIGNATURE or self.pgp is _Pgp.ENCRYPTED:
+            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END):
+                self.pgp = _Pgp.OUTSIDE
+            return True
+        state = _ARMOUR.get(line)
+        if state is None:
+            return False
+        self.pgp = state
+        if state is _Pgp.ENCRYPTED:
+            reason = Reason(
+                "an encrypted (PGP) message cannot be read; send your orders in clear text (a PGP signature is fine)"
+            )
+            self.problems.append(LineProblem(number, line, reason))
+        return True
+
+    def block_line(self, number: int, line: str, raw: str) -> None:
+        """A line inside the open block: its end, or a line of its body."""
+        assert self.block is not None
+        if _closes(line, self.block.end):
+            self.close_block(terminated=True)
+        else:
+            self.block.body.append((number, raw.rstrip()))
+
+    def close_block(self, *, terminated: bool) -> None:
+        if self.block is not None:
+            _close(self.block, self.items, self.problems, terminated=terminated)
+            self.block = None
+
+    def command(self, number: int, line: str) -> bool:
+        """A line outside a block: a command, a block's start, an order line or a problem. True: SIGNOFF, stop."""
+        marker = _LIST_MARKER.match(line)
+        if marker:
+            line = line[marker.end() :]
+        result = _command(number, line)
+        if isinstance(result, _Block):
+            self.block = result
+            if result.header_problem is not None:
+                self.problems.append(LineProblem(number, line, result.header_problem))
+        elif isinstance(result, LineProblem):
+            self.problems.append(result)
+        else:
+            self.items.append(result)
+        return isinstance(result, (SignOff, LineProblem)) and _first_word(line) == "SIGNOFF"
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:
@@ -450,7 +468,7 @@ def mask_secrets(line: str) -> str:
         kept = words[:2]
     else:
         return line
-    return " ".join(kept + ["****"]) if len(words) > len(kept) else line
+    return " ".join([*kept, "****"]) if len(words) > len(kept) else line
 
 
 def _unreadable(number: int, line: str, max_line_length: int) -> LineProblem | None:
@@ -459,14 +477,18 @@ def _unreadable(number: int, line: str, max_line_length: int) -> LineProblem | N
         return LineProblem(
             number,
             _excerpt(shown),
-            f"this line is longer than {max_line_length} characters and was "
-            f"not read; put one order or command on each line",
+            Reason(
+                "this line is longer than {count} characters and was not read; put one order or command on each line",
+                count=max_line_length,
+            ),
         )
     if _CONTROL.search(line):
         return LineProblem(
             number,
             _excerpt(shown),
-            "this line contains control characters (such as NUL) and was not read; send the message as plain text",
+            Reason(
+                "this line contains control characters (such as NUL) and was not read; send the message as plain text"
+            ),
         )
     return None
 
@@ -483,7 +505,10 @@ def _beyond_limit(text: str, start: int, number: int, max_lines: int) -> LinePro
     return LineProblem(
         number,
         _excerpt(line),
-        f"the message has more than {max_lines} lines; the judge read the first {max_lines} and none from here on",
+        Reason(
+            "the message has more than {count} lines; the judge read the first {count} and none from here on",
+            count=max_lines,
+        ),
     )
 
 
@@ -497,40 +522,50 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
     if JUDGE_MARKER in line.lower():
         return _End.STOP
     if line[0] in "-_":
-        if line == "--":
-            return _End.STOP
-        if _ORIGINAL.fullmatch(line) or _UNDERSCORES.fullmatch(line):
-            return _End.QUOTE
-        if _FORWARD.fullmatch(line):
-            return _End.FORWARD
-        return None
+        return _rule_line(line)
     if _FORWARD.fullmatch(line):
         return _End.FORWARD
     if _LIST_FOOTER.match(line) or (read_before and _CLOSING.fullmatch(line) and _signature_follows(lines, index)):
         return _End.STOP
-    if _HEADER_FROM.match(line):
-        if _HEADER_INLINE.search(line):
-            return _End.QUOTE
-        following = [tidy(raw).strip() for _, _, raw in lines[index + 1 : index + 8]]
-        following = [f for f in following if f][:4]
-        if any(_HEADER_OTHER.match(f) for f in following):
-            return _End.QUOTE
-    if line[-1] != ":":
-        return None
-    if _ATTRIBUTION_VERB.search(line):
-        # the date or address may be on the line before, when the client wrapped the attribution before the verb
-        before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
-        attribution = _DATE_OR_ADDRESS.search(line) is not None or _starts_with_on(before)
-    else:
-        attribution = _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
-    if not attribution:
+    if _HEADER_FROM.match(line) and _header_block(line, lines, index):
+        return _End.QUOTE
+    if line[-1] != ":" or not _attribution(line, lines, index):
         return None
     # Quoted lines next: a bottom-posted or interleaved reply, read on. Anything else is quoted text written
     # without ">" (or nothing at all): the end.
-    following = next(
+    next_text = next(
         (tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50) if tidy(raw).strip()), ""
     )
-    return _End.SKIP if following.startswith(">") else _End.QUOTE
+    return _End.SKIP if next_text.startswith(">") else _End.QUOTE
+
+
+def _rule_line(line: str) -> _End | None:
+    """A line starting with - or _: the signature dashes, an Original Message or Forwarded line, or underscores."""
+    if line == "--":
+        return _End.STOP
+    if _ORIGINAL.fullmatch(line) or _UNDERSCORES.fullmatch(line):
+        return _End.QUOTE
+    if _FORWARD.fullmatch(line):
+        return _End.FORWARD
+    return None
+
+
+def _header_block(line: str, lines: list[tuple[int, int, str]], index: int) -> bool:
+    """A From: line (at ``index``) that starts the header block of a quoted message: on one line, or with Sent:,
+    To:, Subject: … among the next lines."""
+    if _HEADER_INLINE.search(line):
+        return True
+    following = [tidy(raw).strip() for _, _, raw in lines[index + 1 : index + 8]]
+    return any(_HEADER_OTHER.match(f) for f in [f for f in following if f][:4])
+
+
+def _attribution(line: str, lines: list[tuple[int, int, str]], index: int) -> bool:
+    """A line ending in ":" that says who wrote what follows ("On … Alice <a@x> wrote:")."""
+    if _ATTRIBUTION_VERB.search(line):
+        # the date or address may be on the line before, when the client wrapped the attribution before the verb
+        before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
+        return _DATE_OR_ADDRESS.search(line) is not None or _starts_with_on(before)
+    return _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
 
 
 _ORDER_LIKE = re.compile(
@@ -562,9 +597,10 @@ def _drop_wrapped_attribution(number: int, items: list[Item], block: _Block | No
     if block is not None:
         if block.body and block.body[-1][0] == number - 1 and _starts_with_on(block.body[-1][1].strip()):
             block.body.pop()
-    elif items and isinstance(items[-1], OrderLine) and items[-1].line == number - 1:
-        if _starts_with_on(items[-1].text):
-            items.pop()
+    elif (
+        items and isinstance(items[-1], OrderLine) and items[-1].line == number - 1 and _starts_with_on(items[-1].text)
+    ):
+        items.pop()
 
 
 _OPENER = re.compile(r"(?:on|am|le|el|il|op|em|в|во)\s.*[\d@]", re.IGNORECASE)
@@ -587,7 +623,7 @@ class _Block:
     line: int
     text: str
     to: tuple[str, ...] | None = None
-    header_problem: str | None = None  # the opening line was wrong: the block is read but nothing is done
+    header_problem: Reason | None = None  # the opening line was wrong: the block is read but nothing is done
     unreadable: int | None = None  # the first line inside that could not be read
     body: list[tuple[int, str]] = field(default_factory=list)  # (line number, line without trailing whitespace)
     from_game: str | None = None  # SANDBOX FROM GAME name
@@ -598,14 +634,19 @@ def _closes(line: str, end: str) -> bool:
 
 
 def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, terminated: bool) -> None:
-    what = "sandbox" if block.end == "ENDSANDBOX" else "press"
+    sandbox = block.end == "ENDSANDBOX"
     if not terminated:
         problems.append(
             LineProblem(
                 block.line,
                 block.text,
-                f"{block.kind} without {block.end}: the {what} ran to the "
-                f"end of the message; end it with a line {block.end}",
+                Reason(
+                    "{kind} without {end}: the sandbox ran to the end of the message; end it with a line {end}"
+                    if sandbox
+                    else "{kind} without {end}: the press ran to the end of the message; end it with a line {end}",
+                    kind=block.kind,
+                    end=block.end,
+                ),
             )
         )
     if block.header_problem is not None:
@@ -615,13 +656,17 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
         lines.pop()
     first = next((i for i, body in enumerate(lines) if body), len(lines))
     body = "\n".join(lines[first:])
-    not_done = "was not run" if what == "sandbox" else "was not sent"
     if block.unreadable is not None:
         problems.append(
             LineProblem(
                 block.line,
                 block.text,
-                f"this {what} {not_done} because line {block.unreadable} in it could not be read",
+                Reason(
+                    "this sandbox was not run because line {number} in it could not be read"
+                    if sandbox
+                    else "this press was not sent because line {number} in it could not be read",
+                    number=block.unreadable,
+                ),
             )
         )
     elif not body and block.from_game is None:
@@ -629,10 +674,16 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
             LineProblem(
                 block.line,
                 block.text,
-                f"this {what} is empty and {not_done}; put the text between {block.kind} and {block.end}",
+                Reason(
+                    "this sandbox is empty and was not run; put the text between {kind} and {end}"
+                    if sandbox
+                    else "this press is empty and was not sent; put the text between {kind} and {end}",
+                    kind=block.kind,
+                    end=block.end,
+                ),
             )
         )
-    elif what == "sandbox":
+    elif sandbox:
         items.append(Sandbox(block.line, block.text, body, block.from_game))
     else:
         items.append(Press(block.line, block.text, block.to, body))
@@ -640,28 +691,39 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
 
 # --- commands -------------------------------------------------------------------------------------------------------
 
-_GAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
 _POWER = re.compile(r"[^\W\d_][\w-]*\Z")
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*\Z")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*\Z")
 _NAME_SEPARATORS = re.compile(r"[\s,;:]+")
 _TO = re.compile(r"to\b:?", re.IGNORECASE)
 
-_SIGNON_USAGE = "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret)"
-_JOIN_USAGE = (
+_SIGNON_USAGE = Reason(
+    "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret)"
+)
+_JOIN_USAGE = Reason(
     "JOIN needs a game and a password, then the powers you prefer if you like: JOIN mygame secret France Italy"
 )
-_OBSERVE_USAGE = "OBSERVE needs the game: OBSERVE mygame"
-_LIST_USAGE = "LIST takes at most a game: LIST (all games) or LIST mygame"
-_HISTORY_USAGE = "HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M"
-_DRAW_USAGE = "DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT"
-_SET_USAGE = (
+_OBSERVE_USAGE = Reason("OBSERVE needs the game: OBSERVE mygame")
+_LIST_USAGE = Reason("LIST takes at most a game: LIST (all games) or LIST mygame")
+_HISTORY_USAGE = Reason("HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M")
+_DRAW_USAGE = Reason("DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT")
+_SET_USAGE = Reason(
     "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin or SET LANGUAGE ru"
 )
-_PRESS_USAGE = (
+_PRESS_USAGE = Reason(
     "PRESS needs the powers it goes to: PRESS TO France, Germany (or BROADCAST for everyone), then the "
     "text, then a line ENDPRESS"
 )
+
+
+def _both(problem: Reason, usage: Reason) -> Reason:
+    """A problem with the line, then the command's valid form."""
+    return Reason("{problem}; {usage}", problem=problem, usage=usage)
+
+
+def _not_a_power(word: str) -> Reason:
+    return Reason("{name} is not a power name", name=repr(word))
+
 
 _DRAW_ACTIONS: dict[str, DrawAction] = {
     "PROPOSE": "propose",
@@ -702,16 +764,30 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
     elif head == "END" and len(args) == 1 and args[0].upper() in ("PRESS", "SANDBOX"):
         head, args = "END" + args[0].upper(), []
 
-    def problem(reason: str) -> LineProblem:
+    def problem(reason: Reason) -> LineProblem:
         return LineProblem(number, mask_secrets(line), reason)
 
     if head in _BARE or head == "NOT READY":
         if args:
-            return problem(f"{head} takes nothing after it: write {head} alone on its line")
+            return problem(Reason("{command} takes nothing after it: write {command} alone on its line", command=head))
         return Ready(number, line, False) if head == "NOT READY" else _BARE[head](number, line)
     if head in ("ENDPRESS", "ENDSANDBOX"):
-        opener = "PRESS or BROADCAST" if head == "ENDPRESS" else "SANDBOX"
-        return problem(f"{head} without {opener} before it: nothing to end here")
+        opener = ("PRESS", "BROADCAST") if head == "ENDPRESS" else "SANDBOX"
+        return problem(Reason("{command} without {opener} before it: nothing to end here", command=head, opener=opener))
+    if head in ("PRESS", "BROADCAST", "SANDBOX"):
+        return _opening(head, args, number, line, rest)
+    parse = _WITH_ARGUMENTS.get(head)
+    if parse is None:
+        return OrderLine(number, line)
+    result = parse(args)
+    if isinstance(result, Reason):
+        return problem(result)
+    return result(number, line)
+
+
+def _opening(head: str, args: list[str], number: int, line: str, rest: str) -> _Block:
+    """The first line of a PRESS, BROADCAST or SANDBOX block (with the problem of a wrong one: the block is read to
+    its end, and nothing is done)."""
     if head == "PRESS":
         return _press(number, line, rest.strip())
     if head == "SANDBOX" and len(args) == 3 and [a.upper() for a in args[:2]] == ["FROM", "GAME"]:
@@ -722,24 +798,21 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
             "ENDSANDBOX",
             number,
             line,
-            header_problem="write SANDBOX FROM GAME and the game's name "
-            "on its line, then your changes and ORDERS, then ENDSANDBOX",
+            header_problem=Reason(
+                "write SANDBOX FROM GAME and the game's name on its line, then your changes and ORDERS, then ENDSANDBOX"
+            ),
         )
-    if head in ("BROADCAST", "SANDBOX"):
-        end = "ENDPRESS" if head == "BROADCAST" else "ENDSANDBOX"
-        header = (
-            f"{head} takes nothing after it: write {head} alone on its line, then the text, then {end}"
-            if args
-            else None
+    end = "ENDPRESS" if head == "BROADCAST" else "ENDSANDBOX"
+    header = (
+        Reason(
+            "{command} takes nothing after it: write {command} alone on its line, then the text, then {end}",
+            command=head,
+            end=end,
         )
-        return _Block(head, end, number, line, header_problem=header)
-    parse = _WITH_ARGUMENTS.get(head)
-    if parse is None:
-        return OrderLine(number, line)
-    result = parse(args)
-    if isinstance(result, str):
-        return problem(result)
-    return result(number, line)
+        if args
+        else None
+    )
+    return _Block(head, end, number, line, header_problem=header)
 
 
 def _press(number: int, line: str, rest: str) -> _Block:
@@ -749,11 +822,11 @@ def _press(number: int, line: str, rest: str) -> _Block:
     names = tuple(name for name in _NAME_SEPARATORS.split(rest) if name)
     header = None
     if not names:
-        header = f"{_PRESS_USAGE}; this press was not sent"
+        header = Reason("{usage}; this press was not sent", usage=_PRESS_USAGE)
     else:
         bad = next((name for name in names if not _POWER.match(name)), None)
         if bad is not None:
-            header = f"{bad!r} is not a power name; {_PRESS_USAGE}; this press was not sent"
+            header = Reason("{usage}; this press was not sent", usage=_both(_not_a_power(bad), _PRESS_USAGE))
     return _Block("PRESS", "ENDPRESS", number, line, to=names, header_problem=header)
 
 
@@ -763,50 +836,52 @@ _Maker = Callable[[int, str], Item]
 
 
 def _game(word: str) -> str | None:
-    return word.lower() if _GAME.match(word) else None
+    return word.lower() if is_game_name(word) else None
 
 
-def _not_a_game(word: str) -> str:
-    return f"{word!r} is not a game name: a game name is one word of letters (a-z), digits, - and _"
+def _not_a_game(word: str) -> Reason:
+    return Reason(
+        "{name} is not a game name: a game name is one word of letters (a-z), digits, - and _", name=repr(word)
+    )
 
 
-def _signon(args: list[str]) -> _Maker | str:
+def _signon(args: list[str]) -> _Maker | Reason:
     if len(args) == 2:
         joined, password = args
         if len(joined) < 2 or not joined[0].isalpha():
             return _SIGNON_USAGE
         game = _game(joined[1:])
         if game is None:
-            return f"{_not_a_game(joined[1:])}; {_SIGNON_USAGE}"
+            return _both(_not_a_game(joined[1:]), _SIGNON_USAGE)
         power = joined[0].upper()
     elif len(args) == 3:
         power, written_game, password = args
         if not _POWER.match(power):
-            return f"{power!r} is not a power name; {_SIGNON_USAGE}"
+            return _both(_not_a_power(power), _SIGNON_USAGE)
         game = _game(written_game)
         if game is None:
-            return f"{_not_a_game(written_game)}; {_SIGNON_USAGE}"
+            return _both(_not_a_game(written_game), _SIGNON_USAGE)
         power = power.upper() if len(power) == 1 else power
     else:
         return _SIGNON_USAGE
     return lambda n, t: SignOn(n, t, power, game, password, len(power) == 1)
 
 
-def _join(args: list[str]) -> _Maker | str:
+def _join(args: list[str]) -> _Maker | Reason:
     if len(args) < 2:
         return _JOIN_USAGE
     game = _game(args[0])
     if game is None:
-        return f"{_not_a_game(args[0])}; {_JOIN_USAGE}"
+        return _both(_not_a_game(args[0]), _JOIN_USAGE)
     password = args[1]
     preferences = tuple(name for name in _NAME_SEPARATORS.split(" ".join(args[2:])) if name)
     bad = next((name for name in preferences if not _POWER.match(name)), None)
     if bad is not None:
-        return f"{bad!r} is not a power name; {_JOIN_USAGE}"
+        return _both(_not_a_power(bad), _JOIN_USAGE)
     return lambda n, t: Join(n, t, game, password, preferences)
 
 
-def _observe(args: list[str]) -> _Maker | str:
+def _observe(args: list[str]) -> _Maker | Reason:
     if len(args) != 1:
         return _OBSERVE_USAGE
     game = _game(args[0])
@@ -815,7 +890,7 @@ def _observe(args: list[str]) -> _Maker | str:
     return lambda n, t: Observe(n, t, game)
 
 
-def _list(args: list[str]) -> _Maker | str:
+def _list(args: list[str]) -> _Maker | Reason:
     if len(args) > 1:
         return _LIST_USAGE
     if not args:
@@ -826,22 +901,31 @@ def _list(args: list[str]) -> _Maker | str:
     return lambda n, t: ListGames(n, t, game)
 
 
-def _history(args: list[str]) -> _Maker | str:
+def _history(args: list[str]) -> _Maker | Reason:
     if not 1 <= len(args) <= 2:
         return _HISTORY_USAGE
     game = _game(args[0])
     if game is None:
-        return f"{_not_a_game(args[0])}; {_HISTORY_USAGE}"
+        return _both(_not_a_game(args[0]), _HISTORY_USAGE)
     phase: str | None = None
     if len(args) == 2:
         try:
             phase = Phase.parse(args[1]).code
         except ValueError as err:
-            return f"{err}; {_HISTORY_USAGE}"
+            return _both(_bad_phase(args[1], str(err)), _HISTORY_USAGE)
     return lambda n, t: History(n, t, game, phase)
 
 
-def _draw(args: list[str]) -> _Maker | str:
+def _bad_phase(word: str, why: str) -> Reason:
+    """What the rules engine says of a phase code it cannot read, as a sentence the reply can word."""
+    if "is not like" in why:
+        return Reason("phase {code} is not like S1901M, F1901R or W1901A", code=repr(word))
+    return Reason(
+        "phase {code}: adjustments happen in Winter, movement and retreats in Spring and Fall", code=repr(word)
+    )
+
+
+def _draw(args: list[str]) -> _Maker | Reason:
     if not args:
         return lambda n, t: Draw(n, t, "propose")
     action = _DRAW_ACTIONS.get(args[0].upper()) if len(args) == 1 else None
@@ -850,31 +934,33 @@ def _draw(args: list[str]) -> _Maker | str:
     return lambda n, t: Draw(n, t, action)
 
 
-def _set(args: list[str]) -> _Maker | str:
+def _set(args: list[str]) -> _Maker | Reason:
     what = args[0].upper() if args else ""
     if what not in ("PASSWORD", "TIMEZONE", "LANGUAGE"):
         return _SET_USAGE
     if len(args) != 2:
         examples = {
-            "PASSWORD": "SET PASSWORD newsecret (one word, no spaces)",
+            "PASSWORD": Reason("SET PASSWORD newsecret (one word, no spaces)"),
             "TIMEZONE": "SET TIMEZONE Europe/Berlin",
             "LANGUAGE": "SET LANGUAGE ru",
         }
-        return f"SET {what} needs one value: {examples[what]}"
+        return Reason("SET {what} needs one value: {example}", what=what, example=examples[what])
     value = args[1]
     if what == "PASSWORD":
         return lambda n, t: SetPassword(n, t, value)
     if what == "TIMEZONE":
         if not _ZONE.match(value):
-            return f"{value!r} is not a time zone name: write it like Europe/Berlin, America/New_York or UTC"
+            return Reason(
+                "{name} is not a time zone name: write it like Europe/Berlin, America/New_York or UTC", name=repr(value)
+            )
         return lambda n, t: SetTimezone(n, t, value)
     if not _LANGUAGE.match(value):
-        return f"{value!r} is not a language code: write it like en, ru or de"
+        return Reason("{name} is not a language code: write it like en, ru or de", name=repr(value))
     language = value.lower().replace("_", "-")
     return lambda n, t: SetLanguage(n, t, language)
 
 
-_WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | str]] = {
+_WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
     "SIGNON": _signon,
     "JOIN": _join,
     "OBSERVE": _observe,

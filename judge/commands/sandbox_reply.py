@@ -17,7 +17,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from judge.commands.reply import Lines, Row
 from judge.game.sandbox import run
+from judge.i18n import T, Text
 
 _HEADER = re.compile(r"^\s*(?:variant\s+(?P<variant>[\w-]+))?\s*(?:phase\s+(?P<phase>[SFW]\d{4}[MRAB]))?\s*$", re.I)
 
@@ -61,50 +63,68 @@ def sandbox_input(body: str) -> dict[str, Any]:
 
 def run_sandbox_text(
     body: str, from_game: Callable[[dict[str, Any]], dict[str, Any]] | None = None, game: str | None = None
-) -> str:
+) -> Lines:
     """The SANDBOX answer; with ``from_game`` (SANDBOX FROM GAME) the block's units and centres are changes to the
     game's position, and ``from_game`` plays them under the game's own victory settings."""
     data = sandbox_input(body)
     problems = data.pop("problems", [])
     if problems:
-        return (
-            "SANDBOX: these lines are not 'Power: …' lines: "
-            + "; ".join(problems)
-            + "\nWrite units as 'England: F nth, A lon', then ORDERS, then 'England: F nth - bel'."
+        return Lines(
+            (
+                T("SANDBOX: these lines are not 'Power: …' lines: {lines}", lines="; ".join(problems)),
+                T("Write units as 'England: F nth, A lon', then ORDERS, then 'England: F nth - bel'."),
+            )
         )
     if from_game is not None:
         if data["variant"] != "classic" or "phase" in data:
-            return "SANDBOX FROM GAME: the game's variant and phase are played; leave out the variant and phase line"
+            return Lines(
+                (T("SANDBOX FROM GAME: the game's variant and phase are played; leave out the variant and phase line"),)
+            )
         data.pop("variant")
         result = from_game(data)
     else:
         result = run(data)
     if result["error"]:
-        return f"SANDBOX: {result['error']}"
-    lines = [f"SANDBOX: {result['phase']} ({'from game ' + game if from_game is not None else data['variant']})"]
+        return Lines((T("SANDBOX: {error}", error=result["error"]),))
+    source = T("from game {game}", game=game or "") if from_game is not None else data["variant"]
+    return Lines(tuple(_result_lines(result, source, with_points=from_game is not None)))
+
+
+def _result_lines(result: dict[str, Any], source: Text | str, *, with_points: bool) -> list[Text | str | Row]:
+    """The adjudicated phase: each order and what became of it, the units and centres after, the next phase."""
+    lines: list[Text | str | Row] = [T("SANDBOX: {phase} ({source})", phase=result["phase"], source=source)]
     for r in result["results"]:
         text = r["order"] or r["input"]
-        lines.append(
-            f"  {r['power']:<10} {text}: {r['outcome']}"
-            + (f" ({r['reason']})" if r["reason"] and r["outcome"] != "succeeds" else "")
-        )
-    lines.append("Units after:")
+        reason = f"({r['reason']})" if r["reason"] and r["outcome"] != "succeeds" else ""
+        outcome = T(_OUTCOME_WORDS.get(r["outcome"], r["outcome"]))
+        lines.append(Row(((T(r["power"]), 10), (f"{text}:", 0), (outcome, 0), (reason, 0)), indent="  ", trim=True))
+    lines.append(T("Units after:"))
     for power, units in result["units"].items():
-        lines.append(f"  {power:<10} {', '.join(units)}")
+        lines.append(Row(((T(power), 10), (", ".join(units), 0)), indent="  "))
     for power, dislodged in result["dislodged"].items():
         for d in dislodged:
-            lines.append(f"  {power:<10} {d['unit']} dislodged; may retreat to {', '.join(d['retreats']) or 'nowhere'}")
-    lines.append("Centres after:")
+            places = ", ".join(d["retreats"])
+            said = (
+                T("{unit} dislodged; may retreat to {places}", unit=d["unit"], places=places)
+                if places
+                else T("{unit} dislodged; may retreat nowhere", unit=d["unit"])
+            )
+            lines.append(Row(((T(power), 10), (said, 0)), indent="  "))
+    lines.append(T("Centres after:"))
     for power, centres in result["supply_centers"].items():
-        lines.append(f"  {power:<10} {len(centres):>2}: {', '.join(centres)}")
-    if result.get("scores") and from_game is not None and result.get("uses_points"):
-        lines.append("Points after: " + ", ".join(f"{p} {n}" for p, n in result["scores"].items()))
-    outcome = (
-        f"; {result['winner']} wins"
-        if result["winner"]
-        else f"; a draw among {', '.join(result['draw'])}"
-        if result.get("draw")
-        else ""
-    )
-    lines.append(f"Next phase: {result['next_phase']}" + outcome)
-    return "\n".join(lines)
+        lines.append(Row(((T(power), 10), (f"{len(centres):>2}: {', '.join(centres)}", 0)), indent="  "))
+    if result.get("scores") and with_points and result.get("uses_points"):
+        scores = ", ".join(f"{p} {n}" for p, n in result["scores"].items())
+        lines.append(T("Points after: {scores}", scores=scores))
+    if result["winner"]:
+        lines.append(T("Next phase: {phase}; {winner} wins", phase=result["next_phase"], winner=T(result["winner"])))
+    elif result.get("draw"):
+        draw = [T(p) for p in result["draw"]]
+        lines.append(T("Next phase: {phase}; a draw among {powers}", phase=result["next_phase"], powers=draw))
+    else:
+        lines.append(T("Next phase: {phase}", phase=result["next_phase"]))
+    return lines
+
+
+# The adjudicator's outcome names as a player reads them (the catalogs have these words).
+_OUTCOME_WORDS = {"no_convoy": "no convoy"}

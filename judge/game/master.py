@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.facts import MAX_DEADLINE, MAX_DEADLINE_DAYS, MIN_PASSWORD_LENGTH
 from judge.game import notices
 from judge.game.controls import replace_player
 from judge.game.duties import late_players, owing_powers
@@ -79,8 +80,8 @@ def replace(
             f"holds two powers only where the game allows it (judge game settings {game.name} "
             f"shared_addresses true)"
         )
-    if len(password) < 4:
-        raise GameError("choose a password of at least 4 characters")
+    if len(password) < MIN_PASSWORD_LENGTH:
+        raise GameError(f"choose a password of at least {MIN_PASSWORD_LENGTH} characters")
     old = seat.email
     new = replace_player(db, game.name, seat.power or power, address, password, now, sender)
     new.ready = False
@@ -196,8 +197,8 @@ def change_deadline(
             to = game.deadline - by if shorten else max(game.deadline, now) + by
         if to <= now:
             raise GameError(f"{iso_utc(to)} has passed; to adjudicate now use: judge game process {game.name}")
-        if to - now > timedelta(days=60):
-            raise GameError("a deadline may be at most 60 days away")
+        if to - now > MAX_DEADLINE:
+            raise GameError(f"a deadline may be at most {MAX_DEADLINE_DAYS} days away")
         if to == game.deadline:
             raise GameError(f"the deadline is already {iso_utc(to)}")
         change = DeadlineChange.EXTENDED if to > game.deadline else DeadlineChange.SHORTENED

@@ -11,10 +11,11 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.facts import ASSIGNMENTS, PRESS_KINDS
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
-from judge.game.settings import ASSIGNMENTS, PRESS_KINDS, GameSettings
+from judge.game.settings import GameSettings
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import parse_duration

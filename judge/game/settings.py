@@ -6,12 +6,10 @@ import json
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 
+from judge.facts import ASSIGNMENTS, MAX_DEADLINE_DAYS, PRESS_KINDS
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
-
-PRESS_KINDS = ("white", "grey", "none")
-ASSIGNMENTS = ("master", "preference", "random")
 
 
 @dataclass(frozen=True)
@@ -77,8 +75,8 @@ class GameSettings:
             problems.append(f"last year must be after {variant.start_year}")
         problems.extend(self._tie_problems(variant))
         for name in ("movement_deadline", "retreat_deadline", "adjustment_deadline"):
-            if not 60 <= getattr(self, name) <= 60 * 86400:
-                problems.append(f"{name.replace('_', ' ')} must be between 1 minute and 60 days")
+            if not 60 <= getattr(self, name) <= MAX_DEADLINE_DAYS * 86400:
+                problems.append(f"{name.replace('_', ' ')} must be between 1 minute and {MAX_DEADLINE_DAYS} days")
         if not 0 <= self.grace <= 7 * 86400:
             problems.append("grace must be between 0 and 7 days")
         return problems

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, is_game_name
 from judge.game import notices
 from judge.game.lookup import GameError, get_game
 from judge.game.master_notices import game_filled
@@ -34,15 +35,15 @@ from judge.rules.phase import Phase, Season, Step
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
 
-NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789-_")
-
 
 def create_game(
     db: Database, name: str, variant_name: str, settings: GameSettings, now: datetime, sender: str = "master"
 ) -> Game:
     key = name.strip().lower()
-    if not key or not set(key) <= NAME_CHARS or len(key) > 40:
-        raise GameError("a game name is 1 to 40 letters, digits, '-' or '_'")
+    if not is_game_name(key):
+        raise GameError(
+            f"a game name is 1 to {MAX_GAME_NAME_LENGTH} letters, digits, '-' or '_', starting with a letter or digit"
+        )
     if load_game(db, key) is not None:
         raise GameError(f"a game called {key!r} already exists")
     try:
@@ -74,8 +75,8 @@ def join_game(
     game = get_game(db, name)
     if game.status != GameStatus.FORMING:
         raise GameError(T("game {game} has already started; ask the game master to replace a player", game=game.name))
-    if not password or len(password) < 4:
-        raise GameError(T("choose a password of at least 4 characters"))
+    if not password or len(password) < MIN_PASSWORD_LENGTH:
+        raise GameError(T("choose a password of at least {count} characters", count=MIN_PASSWORD_LENGTH))
     seated = [p for p in players(db, game.id) if p.role == Role.PLAYER]
     if any(p.email == email.lower() for p in seated) and not game.settings.shared_addresses:
         raise GameError(T("{address} has already joined {game}", address=email, game=game.name))

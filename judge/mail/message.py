@@ -58,6 +58,7 @@ PROBLEM_HEADER_TOO_LARGE = Problem.HEADER_TOO_LARGE
 PROBLEM_TOO_COMPLEX = Problem.TOO_COMPLEX
 PROBLEM_BAD_MESSAGE_ID = Problem.BAD_MESSAGE_ID
 
+MAX_MESSAGE_BYTES = 1_000_000  # a larger message is not read (the sender is told)
 MAX_HEADER_BYTES = 64 * 1024  # the header block of a message
 MAX_ENCODED_WORDS = 100  # RFC 2047 encoded-words in the whole message (real mail has a handful)
 MAX_PARTS = 100  # Content-Type fields in the whole message: MIME parts at any depth
@@ -164,7 +165,25 @@ class Incoming:
     references: tuple[str, ...] = ()  # the thread: References (or In-Reply-To) ids without <>, oldest first
 
 
-def parse_incoming(raw: bytes, *, max_size: int = 1_000_000, loop_token: str = "judge") -> Incoming:
+_REPLY_PREFIX = re.compile(
+    r"^(?:\s*(?:re|aw|sv|vs|antw|antwort|odp|ref|rif|réf|rép|отв|ответ|fw|fwd|wg|tr|enc|rv|"
+    r"doorst)\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:\s*)+",
+    re.IGNORECASE,
+)
+_FORWARD_PREFIX = re.compile(r"\s*(?:fwd?|fw|wg|tr|enc|rv|doorst|пересл)\s*:", re.IGNORECASE)
+
+
+def thread_subject(subject: str) -> str:
+    """The subject without its Re:/RE:/AW:/SV:/Antw:/Отв:/Fwd: prefixes, so that a reply says "Re:" once."""
+    return _REPLY_PREFIX.sub("", subject).strip()
+
+
+def forwarded_subject(subject: str) -> bool:
+    """Whether the subject says the message forwards another (Fwd:, WG:, TR:, …)."""
+    return _FORWARD_PREFIX.match(subject) is not None
+
+
+def parse_incoming(raw: bytes, *, max_size: int = MAX_MESSAGE_BYTES, loop_token: str = "judge") -> Incoming:
     """Read one raw RFC 5322 message. Never raises; see the module docstring for the problems it reports.
 
     ``loop_token`` is what this judge writes in the X-Loop header of its own mail; a message carrying it is ``auto``.
@@ -174,7 +193,7 @@ def parse_incoming(raw: bytes, *, max_size: int = 1_000_000, loop_token: str = "
     data = bytes(raw)
     try:
         return _parse(data, max_size, loop_token)
-    except Exception:  # a mail must never stop the judge; anything unforeseen is reported, not raised
+    except Exception:  # noqa: BLE001 - a mail must never stop the judge; anything unforeseen is reported, not raised
         return _unreadable(data)
 
 
@@ -305,7 +324,7 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
     if problem is None:
         try:
             found = _text_of(msg, 0, attachments)
-        except Exception:  # a body the mail library cannot decode; the headers are still worth keeping
+        except Exception:  # noqa: BLE001 - a body the mail library cannot decode; the headers are still worth keeping
             found = None
             problem = PROBLEM_UNREADABLE
         if found is not None:
@@ -383,7 +402,7 @@ def _header_values(msg: Message, name: str) -> list[str]:
     try:
         values = msg.get_all(name) or []
         return [_clean(str(v)) for v in values]
-    except Exception:  # a header the registry cannot parse counts as absent
+    except Exception:  # noqa: BLE001 - a header the registry cannot parse counts as absent
         return []
 
 
@@ -401,7 +420,7 @@ def _addresses(msg: Message, name: str) -> list[tuple[str, str]]:
             return []
         addresses = getattr(header, "addresses", ())  # an AddressHeader under email.policy.default
         pairs = [(_clean(a.display_name), _clean(a.addr_spec)) for a in addresses]
-    except Exception:  # fall back to the lenient parser in email.utils below
+    except Exception:  # noqa: BLE001 - fall back to the lenient parser in email.utils below
         pairs = []
     if not any(_valid_address(addr) for _, addr in pairs):
         text = _header(msg, name)
@@ -478,7 +497,7 @@ def _has_report(msg: Message) -> bool:
                 "message/global-delivery-status",
             ):
                 return True
-    except Exception:  # a structure the library cannot walk has no report it can find
+    except Exception:  # noqa: BLE001 - a structure the library cannot walk has no report it can find
         return False
     return False
 
@@ -486,7 +505,7 @@ def _has_report(msg: Message) -> bool:
 def _content_type(part: Message) -> str:
     try:
         return part.get_content_type()
-    except Exception:  # an unparseable Content-Type reads as plain text, as RFC 2045 says
+    except Exception:  # noqa: BLE001 - an unparseable Content-Type reads as plain text, as RFC 2045 says
         return "text/plain"
 
 
@@ -558,7 +577,7 @@ def _attach(part: Message, ctype: str, attachments: list[Attachment]) -> None:
         return
     try:
         name = _one_line(_clean(part.get_filename() or ""))[:200]
-    except Exception:  # a broken file name parameter is as good as none
+    except Exception:  # noqa: BLE001 - a broken file name parameter is as good as none
         name = ""
     text = None
     if ctype == "text/plain":
@@ -586,7 +605,7 @@ def _decode(part: Message) -> str:
     data = payload if isinstance(payload, bytes) else b""
     try:
         charset = (part.get_content_charset() or "").strip().lower()
-    except Exception:  # a broken charset parameter is as good as none
+    except Exception:  # noqa: BLE001 - a broken charset parameter is as good as none
         charset = ""
     text = _decode_bytes(data, _text_charset(_WIDER_CHARSET.get(charset, charset)) or "" if charset else "")
     return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
@@ -755,7 +774,7 @@ def html_to_text(markup: str) -> str:
         parser.feed(markup)
         parser.close()
         text = "".join(parser.parts)
-    except Exception:  # HTMLParser is lenient, but a body must never be lost to it: strip tags by hand instead
+    except Exception:  # noqa: BLE001 - HTMLParser is lenient, but a body must never be lost to it: strip tags by hand instead
         text = html.unescape(re.sub(r"<[^>]*>", " ", markup))
     lines = [line.replace("\xa0", " ").strip() for line in text.split("\n")]
     out: list[str] = []

@@ -15,10 +15,10 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFo
 from markupsafe import escape
 
 from judge.data.resources import data_dir, search_dirs
+from judge.facts import LANGUAGES as LANGUAGES  # the languages of the templates, for the callers here
 from judge.i18n import T, result_words, translate, word
 
 DEFAULT_LANGUAGE = "en"
-LANGUAGES = ("en", "ru", "de")
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ import fcntl
 import imaplib
 import logging
 import os
-import random
 import smtplib
 import ssl
 import threading
@@ -44,7 +43,7 @@ from judge.game.records import set_default_language, set_judge_address
 from judge.game.service import due_games, remind, tick_game
 from judge.store import is_busy, open_db, write
 from judge.store.upkeep import prune
-from judge.timeutil import parse_iso_utc
+from judge.timeutil import backoff_pause, parse_iso_utc
 from judge.transport.failures import report_failures
 from judge.transport.imap import Inbox, handle_new_mail
 from judge.transport.smtp import SmtpUnavailable, drain_outbox, next_send_time, release_stale_claims
@@ -76,7 +75,7 @@ class Backoff:
     """When a failing step may run again: 1 s, doubling to ``MAX_BACKOFF``, ±20 % jitter; reset by a success."""
 
     def __init__(self) -> None:
-        self.delay = 0.0
+        self.failures = 0
         self.until = 0.0
 
     def ready(self) -> bool:
@@ -86,11 +85,11 @@ class Backoff:
         return max(0.0, self.until - time.monotonic())
 
     def ok(self) -> None:
-        self.delay, self.until = 0.0, 0.0
+        self.failures, self.until = 0, 0.0
 
     def failed(self) -> float:
-        self.delay = min(self.delay * 2 or 1.0, MAX_BACKOFF)
-        pause = self.delay * random.uniform(0.8, 1.2)
+        self.failures += 1
+        pause = backoff_pause(self.failures, timedelta(seconds=1), timedelta(seconds=MAX_BACKOFF), 0.2).total_seconds()
         self.until = time.monotonic() + pause
         return pause
 

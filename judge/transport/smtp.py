@@ -36,7 +36,7 @@ from sqlite_utils import Database
 
 from judge.config import SmtpConfig
 from judge.store import write
-from judge.timeutil import iso_utc, parse_iso_utc
+from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -374,8 +374,7 @@ def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: Smtp
 
 def retry_pause(attempts: int, rng: random.Random | None = None) -> timedelta:
     """Exponential backoff with jitter: 30 s doubling per attempt, at most 6 hours, each pause ±25 %."""
-    base = min(FIRST_RETRY * 2 ** min(attempts - 1, 20), MAX_BACKOFF)
-    return base * (rng or random).uniform(0.75, 1.25)
+    return backoff_pause(attempts, FIRST_RETRY, MAX_BACKOFF, 0.25, rng)
 
 
 def _fail(db: Database, outbox_id: int, reason: str) -> None:

@@ -1,0 +1,343 @@
+"""One handler per command: ``HANDLERS`` maps each kind of line the command language reads to a function that acts on
+the store and returns an :class:`Answer` (a value; the reply is worded once, in the reader's language).
+
+A handler raises :class:`GameError` for a request that cannot be carried out (the caller answers "ERROR: …" on its
+line); anything else it raises is an internal error, undone by the caller's savepoint for that line alone.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlite_utils import Database
+
+from judge.commands import language as c
+from judge.commands.reply import Answer, DeadlineLine, Lines, Row, Verdict
+from judge.commands.sandbox_reply import run_sandbox_text
+from judge.commands.security import masked, one_new_password, sign_on
+from judge.commands.session import Session, signed
+from judge.data.catalog import load_variant, variant_names
+from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH
+from judge.game import draws, service
+from judge.game.order_sets import merge_orders
+from judge.game.passwords import hash_password
+from judge.game.records import Game, log_event, players, save_player, set_orders, set_user, user_settings
+from judge.game.service import GameError
+from judge.i18n import T, Text, phase_words
+from judge.reports import outbox
+from judge.reports.render import render_mail
+from judge.rules.parse import ORDER_WORDS
+from judge.timeutil import check_timezone
+
+Handler = Callable[[Database, Session, Any], Answer]
+
+
+def shown(entry: c.Item | c.LineProblem) -> str:
+    """How a line is quoted back in the reply: never with a password in it."""
+    if isinstance(entry, c.SignOn):
+        return masked(entry)
+    return c.mask_secrets(entry.text)
+
+
+def _order(db: Database, s: Session, item: c.OrderLine) -> Answer:
+    unknown = _unknown_command(s, item.text)
+    if unknown is not None:
+        raise GameError(unknown)
+    game, player = signed(db, s)
+    if game.status not in ("active", "paused") or game.position is None:
+        raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
+    if not player.active:
+        raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
+    answer = Answer.of(item.text, merge_orders(db, game, player, item.text, s.now))
+    s.changed_orders = s.changed_orders or answer.verdict is Verdict.OK
+    return answer
+
+
+def _ready(db: Database, s: Session, item: c.Ready) -> Answer:
+    _game, player = signed(db, s)
+    player.ready = item.ready
+    save_player(db, player)
+    s.ready_changed = True
+    return Answer(item.text, T("ready") if item.ready else T("not ready"))
+
+
+def _clear(db: Database, s: Session, item: c.Clear) -> Answer:
+    game, player = signed(db, s)
+    if game.phase:
+        set_orders(db, game.id, game.phase, player.power or "", [], s.now)
+    return Answer(item.text, T("all your orders for this phase are withdrawn"))
+
+
+def _draw(db: Database, s: Session, item: c.Draw) -> Answer:
+    game, player = signed(db, s)
+    return Answer.of(item.text, draws.vote(db, game, player, item.action, s.now))
+
+
+def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
+    game, player = signed(db, s)
+    if player.resigned:
+        return Answer(item.text, T("you have already resigned"))
+    player.resigned, player.ready = True, False
+    save_player(db, player)
+    log_event(db, game.id, s.now, player.email, "resign", {"power": player.power})
+    for p in players(db, game.id):
+        if p.id != player.id:
+            outbox.send(db, p.email, "resigned", s.now, game=game, player=player)
+    draws.recount(db, game, s.now)
+    return Answer(item.text, T("{power} has resigned; its units are in civil disorder", power=T(player.power or "")))
+
+
+def _press(db: Database, s: Session, item: c.Press) -> Answer:
+    game, player = signed(db, s)
+    kind = game.settings.press
+    if kind == "none":
+        raise GameError(T("game {game} has no press", game=game.name))
+    seats = players(db, game.id)
+    wanted: list[str] = []
+    if item.to is None:
+        recipients = [p for p in seats if p.id != player.id]
+        to_label = "everyone"
+    else:
+        for name in item.to:
+            power = game.variant.power_named(name)
+            if power is None:
+                raise GameError(
+                    T(
+                        "{variant} has no power {name}; it has {powers}",
+                        variant=game.variant.name,
+                        name=repr(name),
+                        powers=[T(p) for p in game.variant.powers],
+                    )
+                )
+            wanted.append(power)
+        recipients = [p for p in seats if p.power in wanted and p.id != player.id]
+        to_label = ", ".join(wanted)
+    sender = "an anonymous power" if kind == "grey" else player.power
+    for p in recipients:
+        outbox.send(db, p.email, "press", s.now, game=game, sender=sender, to_label=to_label, body=item.body)
+    log_event(db, game.id, s.now, player.email, "press", {"from": player.power, "to": to_label, "body": item.body})
+    told = [T(p) for p in wanted] if item.to is not None else [T("everyone")]
+    if kind == "grey":
+        return Answer(item.text, T("press sent to {to} without your name (grey press)", to=told))
+    return Answer(item.text, T("press sent to {to}", to=told))
+
+
+def _join(db: Database, s: Session, item: c.Join) -> Answer:
+    one_new_password(s)
+    seat = service.join_game(db, item.game, s.msg.sender, item.password, s.now, preferences=item.preferences)
+    if s.game is None:  # the JOIN password signs on for the rest of the message (SET LANGUAGE …)
+        s.game, s.player = service.get_game(db, item.game), seat
+    return Answer(
+        shown(item),
+        T(
+            "{address} joined {game}; the game starts when the game master starts it",
+            address=seat.email,
+            game=item.game.lower(),
+        ),
+    )
+
+
+def _observe(db: Database, s: Session, item: c.Observe) -> Answer:
+    service.observe_game(db, item.game, s.msg.sender, s.now)
+    return Answer(item.text, T("you will receive the results of {game}", game=item.game.lower()))
+
+
+def _list(db: Database, s: Session, item: c.ListGames) -> Answer:
+    return Answer(item.text, T("see below"), note=_list_text(db, item.game, s.reply_to, s.now))
+
+
+def _history(db: Database, s: Session, item: c.History) -> Answer:
+    return Answer(item.text, T("see below"), note=_history_text(db, item.game, item.phase))
+
+
+def _sandbox(db: Database, s: Session, item: c.Sandbox) -> Answer:
+    if item.from_game is None:
+        return Answer("SANDBOX", T("see below"), note=run_sandbox_text(item.body))
+    from judge.game.sandbox_game import from_game
+
+    game_name = item.from_game
+    note = run_sandbox_text(item.body, lambda data: from_game(db, game_name, data), game_name)
+    return Answer("SANDBOX", T("see below"), note=note)
+
+
+def _set_password(db: Database, s: Session, item: c.SetPassword) -> Answer:
+    game, player = signed(db, s)
+    if len(item.password) < MIN_PASSWORD_LENGTH:
+        raise GameError(T("choose a password of at least {count} characters", count=MIN_PASSWORD_LENGTH))
+    one_new_password(s)
+    player.password_hash = hash_password(item.password)
+    save_player(db, player)
+    log_event(db, game.id, s.now, s.msg.sender, "password", {"power": player.power})
+    return Answer("SET PASSWORD ****", T("your password is changed"))
+
+
+def _set_timezone(db: Database, s: Session, item: c.SetTimezone) -> Answer:
+    _game, player = signed(db, s, setting=True)
+    try:
+        zone = check_timezone(item.zone)
+    except ValueError as exc:
+        raise GameError(exc.args[0]) from None
+    set_user(db, player.email, timezone=zone)
+    return Answer(item.text, T("deadlines will be shown in {zone}", zone=zone))
+
+
+def _set_language(db: Database, s: Session, item: c.SetLanguage) -> Answer:
+    _game, player = signed(db, s, setting=True)
+    if item.language not in LANGUAGES:
+        raise GameError(T("the judge speaks {languages}", languages=", ".join(LANGUAGES)))
+    set_user(db, player.email, language=item.language)
+    return Answer(item.text, T("replies will be in {language}", language=item.language))
+
+
+def _help(db: Database, s: Session, item: c.Help) -> Answer:
+    return Answer(item.text, T("see below"), note=render_mail("help", user_settings(db, s.msg.sender)["language"]).text)
+
+
+def _sign_off(db: Database, s: Session, item: c.SignOff) -> Answer:
+    return Answer(item.text, T("end of message"))
+
+
+HANDLERS: dict[type[Any], Handler] = {
+    c.SignOn: sign_on,
+    c.OrderLine: _order,
+    c.Ready: _ready,
+    c.Clear: _clear,
+    c.Draw: _draw,
+    c.Resign: _resign,
+    c.Press: _press,
+    c.Join: _join,
+    c.Observe: _observe,
+    c.ListGames: _list,
+    c.History: _history,
+    c.Sandbox: _sandbox,
+    c.SetPassword: _set_password,
+    c.SetTimezone: _set_timezone,
+    c.SetLanguage: _set_language,
+    c.Help: _help,
+    c.SignOff: _sign_off,
+}
+
+
+def run(db: Database, s: Session, item: c.Item) -> Answer:
+    """Act on one line: the handler of its kind."""
+    return HANDLERS[type(item)](db, s, item)
+
+
+# --- unknown commands -----------------------------------------------------------------------------------------------
+
+
+def _unknown_command(s: Session, text: str) -> Text | None:
+    """An order line whose first word is neither a word of an order nor a place of the game's map (of any shipped
+    map before a sign-on) is an unknown command (``WHOGAME``, ``SUMMARY``): say so, with the nearest command."""
+    words = text.split()
+    head = words[0].strip(".:,;!?").lower() if words else ""
+    if not head.isalpha() or head in ORDER_WORDS:
+        return None
+    maps = [s.game.variant.geo] if s.game is not None else [_shipped_map(name) for name in variant_names()]
+    if any(any(key[0] == head for key in geo.names) for geo in maps if geo is not None):
+        return None
+    near = _nearest_command(head)
+    if near is not None:
+        return T(
+            "{word} is not a command or an order; did you mean {command}? Send HELP for the commands",
+            word=words[0].upper(),
+            command=near,
+        )
+    return T("{word} is not a command or an order; send HELP for the commands", word=words[0].upper())
+
+
+def _nearest_command(word: str) -> str | None:
+    """The known command closest to ``word`` by spelling (``SIGNOF`` -> ``SIGNOFF``, ``REDY`` -> ``READY``)."""
+    close = difflib.get_close_matches(word.upper(), c.known_commands(), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+@functools.cache
+def _shipped_map(name: str) -> Any:
+    try:
+        return load_variant(name).geo
+    except Exception:  # noqa: BLE001 - a broken host variant must not stop the message
+        return None
+
+
+# --- the longer answers ---------------------------------------------------------------------------------------------
+
+
+def _list_text(db: Database, name: str | None, to: str, now: datetime) -> Lines:
+    """LIST: the games; or one game's players (powers only in an anonymous game), who has orders in and who is
+    ready, the centres and the deadline (in the reader's zone)."""
+    if not name:
+        games = service.list_games(db)
+        if not games:
+            return Lines((T("There are no games."),))
+        return Lines(
+            tuple(
+                Row(((g["name"], 20), (g["variant"], 10), (T(g["status"]), 14), (g["phase"] or "", 0))) for g in games
+            )
+        )
+    game = service.get_game(db, name)
+    view = service.show_game(db, name)
+    phase = phase_words(game.position.phase) if game.position is not None else "-"
+    lines: list[Text | Row | DeadlineLine] = [
+        T(
+            "{game} ({variant}): {status}, {phase}",
+            game=game.name,
+            variant=game.variant.name,
+            status=T(game.status),
+            phase=phase,
+        )
+    ]
+    if game.deadline is not None:
+        lines.append(DeadlineLine(game.deadline, user_settings(db, to)["timezone"], now))
+    playing = game.status in ("active", "paused")
+    lines += [_player_row(p, game, playing) for p in view["players"]]
+    if playing:
+        active = [p for p in view["players"] if not p["resigned"] and not p["eliminated"]]
+        lines.append(
+            T(
+                "Orders in: {given} of {total}; ready: {ready} of {total}",
+                given=sum(1 for p in active if p["orders_submitted"]),
+                total=len(active),
+                ready=sum(1 for p in active if p["ready"]),
+            )
+        )
+    for power, centres in view["supply_centers"].items():
+        lines.append(T("  {power}: supply centres {count}", power=T(power), count=len(centres)))
+    return Lines(tuple(lines))
+
+
+def _player_row(p: dict[str, Any], game: Game, playing: bool) -> Row:
+    states: list[Text] = []
+    if p["resigned"]:
+        states.append(T("resigned"))
+    elif p["eliminated"]:
+        states.append(T("eliminated"))
+    elif playing:
+        states.append(T("orders in") if p["orders_submitted"] else T("no orders yet"))
+        states.append(T("ready") if p["ready"] else T("not ready"))
+    who = "" if game.settings.anonymous else p["email"]
+    power: Text | str = T(p["power"]) if p["power"] else "?"
+    return Row(((power, 12), (who, 26), (states, 0)), indent="  ", trim=True)
+
+
+def _history_text(db: Database, name: str, phase: str | None) -> Text:
+    """HISTORY: the phases played in a game, or one phase's orders and what became of them."""
+    game = service.get_game(db, name)
+    rows = list(db.query("select phase, results from phases where game_id = ? order by rowid", [game.id]))
+    if phase is None:
+        played = ", ".join(r["phase"] for r in rows)
+        if not played:
+            return T("Phases played in {game}: none yet", game=game.name)
+        return T("Phases played in {game}: {phases}", game=game.name, phases=played)
+    picked = [r for r in rows if r["phase"] == phase.upper()]
+    if not picked:
+        raise GameError(T("{game} has no played phase {phase}", game=game.name, phase=phase.upper()))
+    results = "".join(
+        f"\n  {r['power']:<10} {r['order'] or r['input']}: {r['outcome']}" for r in json.loads(picked[0]["results"])
+    )
+    return T("{game}, {phase}:{results}", game=game.name, phase=picked[0]["phase"], results=results)

@@ -1,0 +1,270 @@
+"""Sign-on security and rate limits: what a forged From address cannot do (anyone can forge one).
+
+- silence a player: when the replies to an address are over the hourly quota, its messages are still read and acted
+  on; only the answer is held back, and the address gets one "replies paused until HH:MM UTC" notice per pause
+  (:func:`replies_paused_until`, :func:`tell_of_pause`);
+- lock a player out: failed sign-ons are counted per game and power, all senders together, and after a few of them
+  the password is checked only after a growing delay — except for sign-ons from the seat's own address whose replies
+  go to that address (a forger learns nothing from them), so a correct password from the player always works
+  (:func:`sign_on`);
+- flood the owner: the warning about failed sign-ons goes at most once an hour per seat and sums up the attempts;
+- burn CPU: at most one password is checked (scrypt) per message, and at most one new password is hashed
+  (:func:`one_new_password`).
+
+Internal errors are told to a game master at most once an hour (:func:`tell_master`).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlite_utils import Database
+
+from judge.commands import language as c
+from judge.commands.reply import Answer, Verdict
+from judge.commands.session import Session
+from judge.game.passwords import verify_password
+from judge.game.records import Game, Player, load_game, log_event, players
+from judge.game.service import GameError
+from judge.i18n import T
+from judge.mail.message import Incoming, thread_subject
+from judge.reports import outbox
+from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
+
+log = logging.getLogger(__name__)
+
+MAX_FAILED_SIGNONS = 3  # failed sign-ons per game and power (in a day) before the password checks slow down
+SIGNON_FAILURE_WINDOW = timedelta(hours=24)
+FIRST_SIGNON_DELAY = timedelta(minutes=1)  # the wait after the first failure over MAX_FAILED_SIGNONS, then doubling
+MAX_SIGNON_DELAY = timedelta(hours=12)  # the longest wait between two password checks for one seat
+ALERT_INTERVAL = timedelta(hours=1)  # failed-sign-on warnings to a seat's owner, internal-error mail to a master
+REPLY_WINDOW = timedelta(hours=1)
+
+
+# --- the reply quota ------------------------------------------------------------------------------------------------
+
+
+def replies_paused_until(db: Database, msg: Incoming, now: datetime, limit: int) -> datetime | None:
+    """When replies to the sender may go again, if the hourly quota is spent; None if it is not."""
+    rows = list(
+        db.query(
+            "select created_at from outbox where to_addr = ? and in_reply_to is not null "
+            "and created_at > ? order by created_at",
+            [msg.reply_to or msg.sender, iso_utc(now - REPLY_WINDOW)],
+        )
+    )
+    if len(rows) < limit:
+        return None
+    # the quota frees up when the oldest answer that keeps it full leaves the hour
+    oldest = rows[len(rows) - limit]["created_at"]
+    return parse_iso_utc(oldest) + REPLY_WINDOW
+
+
+def tell_of_pause(db: Database, msg: Incoming, now: datetime, until: datetime, limit: int) -> None:
+    """The one notice of a pause: sent unless one went to this address within the last hour."""
+    address = msg.reply_to or msg.sender
+    sent = list(
+        db.query(
+            "select 1 from events where kind = 'replies-paused' and sender = ? and at > ?",
+            [address, iso_utc(now - REPLY_WINDOW)],
+        )
+    )
+    if sent:
+        return
+    log_event(db, None, now, address, "replies-paused", {"until": iso_utc(until)})
+    outbox.send(
+        db,
+        address,
+        "replies_paused",
+        now,
+        original_subject=thread_subject(msg.subject),
+        until=f"{until:%Y-%m-%d %H:%M}",
+        limit=limit,
+    )
+
+
+# --- passwords ------------------------------------------------------------------------------------------------------
+
+
+def one_new_password(s: Session) -> None:
+    """JOIN and SET PASSWORD hash a new password (scrypt): one of them per message."""
+    if s.password_hashes:
+        raise GameError(
+            T(
+                "only one new password (JOIN or SET PASSWORD) is taken per message; send this one "
+                "in a message of its own"
+            )
+        )
+    s.password_hashes += 1
+
+
+def masked(item: c.SignOn) -> str:
+    """A SIGNON line as quoted back: the password as ****."""
+    return f"SIGNON {item.power}{'' if item.initial else ' '}{item.game} ****"
+
+
+def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
+    """SIGNON: check the password (at most one check per message, held back after repeated failures)."""
+    sender = s.msg.sender
+    shown = masked(item)
+    failed = Answer(shown, T("ERROR: sign-on failed: no such game, power or password"), Verdict.ERROR)
+    game = load_game(db, item.game)
+    seat = None
+    if game is not None:
+        power = _power_for(game, item)
+        seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == power), None)
+    if game is None or seat is None:
+        log_event(
+            db,
+            game.id if game else None,
+            s.now,
+            sender,
+            "signon-failed",
+            {"game": item.game.lower(), "power": item.power},
+        )
+        return failed
+    if s.password_checks:
+        return Answer(shown, T("ERROR: only one sign-on is checked per message; this one was not"), Verdict.ERROR)
+    # the seat's owner, writing from the seat's address and reading the answer there, is never held back: a forger
+    # of that address learns nothing from the answer
+    own = seat.email == sender and s.reply_to == seat.email
+    wait_until = signon_wait(db, game, seat.power or "", s.now)
+    if wait_until is not None and not own:
+        log_event(db, game.id, s.now, sender, "signon-held", {"power": seat.power})
+        return Answer(
+            shown,
+            T(
+                "ERROR: too many failed sign-ons as {power} in {game}; the password was not "
+                "checked; try again after {when} UTC",
+                power=T(seat.power or ""),
+                game=game.name,
+                when=f"{wait_until:%Y-%m-%d %H:%M}",
+            ),
+            Verdict.ERROR,
+        )
+    s.password_checks += 1
+    if verify_password(item.password, seat.password_hash):
+        s.game, s.player = game, seat
+        return Answer(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
+    db.table("signon_failures").insert(
+        {"address": sender, "at": iso_utc(s.now), "game": game.name, "power": seat.power}
+    )
+    log_event(db, game.id, s.now, sender, "signon-failed", {"game": item.game.lower(), "power": item.power})
+    if not own:
+        _alert_owner(db, game, seat, s.now)
+    return failed
+
+
+def _power_for(game: Game, item: c.SignOn) -> str | None:
+    if not item.initial:
+        return game.variant.power_named(item.power)
+    matches = [p for p in game.variant.powers if p[0].upper() == item.power.upper()]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _failures(db: Database, game: Game, power: str, since: datetime) -> list[dict[str, Any]]:
+    return list(
+        db.query(
+            "select address, at from signon_failures where game = ? and power = ? and at > ? order by at",
+            [game.name, power, iso_utc(since)],
+        )
+    )
+
+
+def signon_wait(db: Database, game: Game, power: str, now: datetime) -> datetime | None:
+    """Until when password checks for this seat wait, after too many failures in the last day; None: no wait.
+
+    The first ``MAX_FAILED_SIGNONS`` failures cost nothing; after that each failure doubles the wait after it, from
+    ``FIRST_SIGNON_DELAY`` up to ``MAX_SIGNON_DELAY``.
+    """
+    failures = _failures(db, game, power, now - SIGNON_FAILURE_WINDOW)
+    extra = len(failures) - MAX_FAILED_SIGNONS
+    if extra < 0:
+        return None
+    until = parse_iso_utc(failures[-1]["at"]) + backoff_pause(extra + 1, FIRST_SIGNON_DELAY, MAX_SIGNON_DELAY)
+    return until if until > now else None
+
+
+def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
+    """Warn the seat's owner of failed sign-ons from other addresses: at most once an hour, summing them up."""
+    recent = list(
+        db.query(
+            "select at from events where game_id = ? and kind = 'signon-alert' and sender = ? order by id desc limit 1",
+            [game.id, seat.email],
+        )
+    )
+    if recent and recent[0]["at"] > iso_utc(now - ALERT_INTERVAL):
+        return
+    since = now - SIGNON_FAILURE_WINDOW
+    if recent:
+        since = max(since, parse_iso_utc(recent[0]["at"]))
+    failures = [f for f in _failures(db, game, seat.power or "", since) if f["address"] != seat.email]
+    if not failures:
+        return
+    addresses = list(dict.fromkeys(f["address"] for f in failures))
+    shown = addresses[:5] + ([f"{len(addresses) - 5} more"] if len(addresses) > 5 else [])
+    log_event(db, game.id, now, seat.email, "signon-alert", {"power": seat.power, "attempts": len(failures)})
+    outbox.send(
+        db,
+        seat.email,
+        "signon_alert",
+        now,
+        game=game,
+        player=seat,
+        attempts=len(failures),
+        addresses=shown,
+        since=f"{since:%Y-%m-%d %H:%M}",
+    )
+
+
+# --- internal errors ------------------------------------------------------------------------------------------------
+
+
+def tell_master(db: Database, s: Session, master_address: str, what: str, *, partial: bool) -> None:
+    """Mail the game master (of the game signed on to, else the judge's) about an internal error, at most hourly."""
+    to = ""
+    game = s.game
+    if game is None and s.mentioned:
+        try:
+            game = load_game(db, s.mentioned)
+        except Exception:  # noqa: BLE001 - the store may be what failed; the host's master address is still told
+            game = None
+    if game is not None and game.settings.master:
+        to = game.settings.master.lower()
+    to = to or master_address.lower()
+    if not to:
+        log.error("internal error in message %s from %s, and no game master to tell", s.msg.message_id, s.msg.sender)
+        return
+    since = s.now - ALERT_INTERVAL
+    earlier = db.execute(
+        "select count(*) from events where kind = 'internal-error' and sender = ? and at > ?", [to, iso_utc(since)]
+    ).fetchone()[0]
+    log_event(
+        db,
+        game.id if game else None,
+        s.now,
+        to,
+        "internal-error",
+        {"message_id": s.msg.message_id, "from": s.msg.sender, "what": what},
+    )
+    if earlier:
+        return
+    try:
+        outbox.send(
+            db,
+            to,
+            "internal_error",
+            s.now,
+            game=game,
+            sender=s.msg.sender,
+            message_id=s.msg.message_id,
+            when=f"{s.now:%Y-%m-%d %H:%M}",
+            what=what,
+            partial=partial,
+            count=1,
+            since=f"{since:%Y-%m-%d %H:%M}",
+        )
+    except Exception:  # telling the master must not undo the message
+        log.exception("could not queue the internal-error mail to %s", to)

@@ -1,0 +1,39 @@
+"""Facts of the judge that more than one part of it needs: each is written here once and imported everywhere.
+
+Only plain values (no behaviour, no imports of the judge's own packages), so that every layer may import them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+# The languages the judge speaks: templates/<language>/ and judge/i18n/locale/<language>/ exist for each.
+LANGUAGES: tuple[str, ...] = ("en", "ru", "de")
+
+# Press a game allows: white (signed), grey (the sender is hidden) or none.
+PRESS_KINDS: tuple[str, ...] = ("white", "grey", "none")
+
+# How powers are given out at the start of a game.
+ASSIGNMENTS: tuple[str, ...] = ("master", "preference", "random")
+
+# The shortest password a player may choose (JOIN, SET PASSWORD, the game master's seat and replace commands).
+MIN_PASSWORD_LENGTH = 4
+
+# A game's name: one word of letters, digits, - and _, starting with a letter or digit, at most 40 characters.
+MAX_GAME_NAME_LENGTH = 40
+GAME_NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_-]{{0,{MAX_GAME_NAME_LENGTH - 1}}}\Z")
+
+# Answers to one address per hour (a mail loop stops here), and the age past which mail is not acted on: the
+# defaults of [judge] max_replies_per_hour and max_mail_age_days.
+MAX_REPLIES_PER_HOUR = 30
+MAX_MAIL_AGE_DAYS = 7
+
+# The longest deadline (a phase's length, or how far away a deadline may be set).
+MAX_DEADLINE_DAYS = 60
+MAX_DEADLINE = timedelta(days=MAX_DEADLINE_DAYS)
+
+
+def is_game_name(text: str) -> bool:
+    """Whether ``text`` is a valid game name (in any case; games are stored lower-cased)."""
+    return GAME_NAME.match(text) is not None
