@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from judge.game.records import set_user
-from tests.gamekit import Table
+from tests.gamekit import POWERS, Table
 
 READERS = {"en": "france@p.test", "ru": "germany@p.test", "de": "england@p.test"}
 
@@ -112,3 +112,52 @@ def test_results_are_unchanged_where_the_board_is_not_given(tmp_path: Path) -> N
     assert template.render(language="en", line=line, board=board) == "x|x, no retreat: disbanded"
     other = {"dislodged": {"France": [{"unit": "A par", "retreats": ["gas"]}]}}
     assert template.render(language="en", line=line, board=other) == "x|x"
+
+
+COMBINED = {
+    "en": ("France, Germany won together, as one combined side.", "have won the game together"),
+    "ru": ("Франция, Германия побеждают вместе, единой объединённой стороной.", "побеждают в партии вместе"),
+    "de": ("Frankreich, Deutschland haben gemeinsam gewonnen, als eine verbundene Seite.", "gemeinsam gewonnen"),
+}
+
+
+@pytest.mark.parametrize("language", list(COMBINED))
+def test_a_combined_side_wins_by_the_names_of_all_its_powers(tmp_path: Path, language: str) -> None:
+    """One address plays France and Germany with their centres counted together: the game-over and results mails
+    name both powers, in the reader's language, and never call it a solo of one of them."""
+    from judge.game import records
+    from judge.rules.position_json import position_from_json
+
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
+    for power in POWERS:
+        email = "west@p.test" if power in ("France", "Germany") else f"{power.lower()}@p.test"
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
+    set_user(t.db, "west@p.test", language=language, timezone="UTC")
+    assert t.cli("game", "start", "g") == 0
+    game = records.load_game(t.db, "g")
+    assert game is not None
+    homes = {
+        "Austria": ["bud", "tri", "vie"],
+        "England": ["edi", "lon", "lvp"],
+        "France": ["bre", "mar", "par"],
+        "Germany": ["ber", "kie", "mun"],
+        "Italy": ["nap", "rom", "ven"],
+        "Russia": ["mos", "sev", "stp", "war"],
+        "Turkey": ["ank", "con", "smy"],
+    }  # France and Germany 3 + 3 beat Russia's 4 at the last year
+    with t.db.atomic():
+        game.position = position_from_json(
+            game.variant,
+            {"phase": "F1902M", "units": {"France": ["A par"], "Germany": ["A ber"]}, "supply_centers": homes},
+        )
+        records.save_game(t.db, game, t.now)
+    t.mail("west@p.test", "SIGNON France g pw-France\nA par H")
+    assert t.cli("game", "process", "g") == 0
+    mine = [r for r in t.outbox() if r["to_addr"] == "west@p.test"]
+    over, results = mine[-1], mine[-2]
+    sentence, part = COMBINED[language]
+    assert sentence in over["body"] and sentence in (over["html"] or "")
+    assert part in results["body"] and part in (results["html"] or "")
+    solo = {"en": "solo victory", "ru": "единоличную победу", "de": "mit einem Solosieg"}[language]
+    assert solo not in over["body"] and solo not in results["body"]
