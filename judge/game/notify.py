@@ -178,12 +178,19 @@ def map_picture(
     """The PNG of the phase's orders drawn on the board (after the phase when ``after`` is given, as the results
     mail shows it), or None when the variant cannot be drawn."""
     try:
+        from judge.reports.map_words import map_title, map_words
         from judge.reports.maps import render_map
     except ImportError:  # pragma: no cover - only while the map module is absent
         return None
     try:
         return render_map(
-            game.variant, pos, lines, title=f"{game.name} - {pos.phase.long_name}", language=language, after=after
+            game.variant,
+            pos,
+            lines,
+            title=map_title(game.name, pos.phase, language),
+            language=language,
+            after=after,
+            words=map_words(game.variant, language),
         )
     except ValueError:
         return None

@@ -659,7 +659,7 @@ def _draw_board_legend(
         _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)  # type: ignore[arg-type]
         canvas.text(
             (x + length + 16, y + 1),
-            _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 22),
+            _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 20),
             BOARD_LEGEND_SIZE,
             OUTLINE,
         )
