@@ -4,7 +4,9 @@ A sender first *claims* the mail that is due, inside a write transaction (status
 never take the same row; mail is chosen in SQL, due first and oldest first, so a backlog the server keeps deferring
 never blocks a new reply. One SMTP connection carries the whole batch. A mail is marked ``sent`` right after the
 server's 250 to its DATA: a crash can resend only the one mail whose DATA was under way, and the resend carries the
-same Message-ID (fixed when the mail was queued), so it is recognisable as the same mail.
+same Message-ID (fixed when the mail was queued), so it is recognisable as the same mail. Each mail is built while
+the server still reads the one before it, and its data goes out made transparent in one pass (bench/README.md,
+"Sending the wave").
 
 A temporary refusal (4xx) is retried with exponential backoff and jitter (30 s doubling, at most 6 hours apart) until
 the mail is ``[smtp] max_delivery_days`` old (default 5, as common MTAs); a permanent refusal (5xx) fails it at once.
