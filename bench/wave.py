@@ -147,10 +147,12 @@ class Counting:
     def __init__(self) -> None:
         self.mails = 0
         self.bytes = 0
+        self.lines = 0
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.mails += 1
         self.bytes += len(envelope.original_content)
+        self.lines += envelope.original_content.count(b"\n")
         return "250 OK"
 
 
@@ -162,9 +164,17 @@ def sink(port: int) -> dict[str, Any]:
     controller = Controller(handler, hostname="127.0.0.1", port=port, data_size_limit=10_000_000)
     controller.start()
     print("ready", flush=True)
+    cpu = time.process_time()
     sys.stdin.read()
+    cpu = time.process_time() - cpu
     controller.stop()
-    return {"received": handler.mails, "over_smtp_mb": round(handler.bytes / 2**20, 1)}
+    mails = max(handler.mails, 1)
+    return {
+        "received": handler.mails,
+        "over_smtp_mb": round(handler.bytes / 2**20, 1),
+        "lines_per_mail": round(handler.lines / mails),
+        "sink_cpu_ms_per_mail": round(cpu * 1000 / mails, 2),
+    }
 
 
 def send(db_path: str) -> dict[str, Any]:
@@ -185,22 +195,25 @@ def send(db_path: str) -> dict[str, Any]:
     db = open_db(db_path)
     cfg = SmtpConfig(host="127.0.0.1", port=port, security="none", timeout=30)
     clock = lambda: START + timedelta(hours=3)  # noqa: E731
-    started = time.perf_counter()
+    load = os.getloadavg()[0]
+    started, cpu = time.perf_counter(), time.process_time()
     sent = 0
     while True:
         n = drain_outbox(db, cfg, "judge@bench.test", clock, limit=500)
         if not n:
             break
         sent += n
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     out, _ = server.communicate("", timeout=60)
     received = json.loads(out.strip().splitlines()[-1])
     return {
         "sent": sent,
         "send_s": round(elapsed, 2),
         "mails_per_s": round(sent / elapsed, 1),
+        "sender_cpu_ms_per_mail": round(cpu * 1000 / max(sent, 1), 2),
         **received,
         "peak_rss_mb": round(peak_rss_mb(), 1),
+        "load_average": [round(load, 2), round(os.getloadavg()[0], 2)],  # before, after
     }
 
 

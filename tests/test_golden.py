@@ -59,6 +59,7 @@ def mails(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str
         }
         for kind, row in kinds.items():
             out[(kind, language)] = f"Subject: {row['subject']}\n\n{row['body']}"
+        out[("results_html", language)] = kinds["results"]["html"]
     return out
 
 
@@ -67,6 +68,15 @@ def mails(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], str
 def test_mail_matches_its_golden_file(mails: dict[tuple[str, str], str], kind: str, language: str) -> None:
     path = GOLDEN / f"{kind}_{language}.txt"
     text = mails[(kind, language)]
+    if os.environ.get("JUDGE_UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("language", list(READERS))
+def test_results_html_matches_its_golden_file(mails: dict[tuple[str, str], str], language: str) -> None:
+    path = GOLDEN / f"results_{language}.html"
+    text = mails[("results_html", language)]
     if os.environ.get("JUDGE_UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
     assert text == path.read_text(encoding="utf-8")

@@ -59,7 +59,13 @@ def test_movement_result_shape() -> None:
     }
     nmr = [r for r in out["results"] if r["power"] == "Germany"]
     assert nmr == [
-        {"power": "Germany", "input": None, "order": "A mun H", "outcome": "dislodged", "reason": "dislodged by A boh"}
+        {
+            "power": "Germany",
+            "input": None,
+            "order": "A mun H",
+            "outcome": "dislodged",
+            "reason": "dislodged by A boh (2 vs 1)",
+        }
     ]
 
 

@@ -97,11 +97,18 @@ def _kept_picture(db: Database, game: Game, request: MapRequest, language: str, 
 def map_picture(game: Game, pos: Any, lines: list[Any], language: str, after: Any | None = None) -> bytes | None:
     """The PNG of the phase's orders drawn on the board (after the phase when ``after`` is given, as the results
     mail shows it), or None when the variant cannot be drawn."""
+    from judge.reports.map_words import map_title, map_words
     from judge.reports.maps import render_map
 
     try:
         return render_map(
-            game.variant, pos, lines, title=f"{game.name} - {pos.phase.long_name}", language=language, after=after
+            game.variant,
+            pos,
+            lines,
+            title=map_title(game.name, pos.phase, language),
+            language=language,
+            after=after,
+            words=map_words(game.variant, language),
         )
     except ValueError:
         return None

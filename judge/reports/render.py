@@ -58,9 +58,20 @@ def _t(context: Any, value: Any) -> str:
 
 
 @pass_context
-def _result(context: Any, line: Any) -> str:
-    """``{{ line | result }}``: what became of an order, in the mail's language (judge.i18n.result_words)."""
-    return translate(result_words(line), context.get("language", DEFAULT_LANGUAGE))
+def _result(context: Any, line: Any, board: Any = None) -> str:
+    """``{{ line | result }}``: what became of an order, in the mail's language (judge.i18n.result_words);
+    ``{{ line | result(board) }}`` adds where a dislodged unit may retreat, from the position after the phase."""
+    language = context.get("language", DEFAULT_LANGUAGE)
+    words = translate(result_words(line), language)
+    if board is None or line.get("outcome") != "dislodged":
+        return words
+    unit = " ".join(str(line.get("order") or "").split()[:2])
+    for entry in (board.get("dislodged") or {}).get(line.get("power"), ()):
+        if entry.get("unit") == unit:
+            places = entry.get("retreats") or []
+            then = T("may retreat to {places}", places=", ".join(places)) if places else T("no retreat: disbanded")
+            return f"{words}, {translate(then, language)}"
+    return words
 
 
 @pass_context

@@ -313,6 +313,13 @@ class _Adjudication:
                 return True
         return False
 
+    def dislodging_strengths(self, m: int, p: int) -> tuple[int, int]:
+        """The strength of the move from m that dislodged the unit in p, and what p opposed to it: its defence in a
+        head-to-head battle, else its hold strength (only asked for reports, after resolution)."""
+        attack = self.attack_strength(m, self.h2h.get(m))
+        defence = 1 + self.support_count(p) if self.h2h.get(m) == p else self.hold_strength(p)
+        return attack, defence
+
     # --- results ----------------------------------------------------------------------------------------------------
 
     def run(self) -> MovementResult:
@@ -367,7 +374,10 @@ class _Adjudication:
 
         if outcome is Outcome.DISLODGED:
             by = [m for m in self.moves_into.get(p, ()) if self.res.get(m)]
-            return Reason("dislodged by {units}", units=who(by))
+            if len(by) != 1:
+                return Reason("dislodged by {units}", units=who(by))
+            attack, defence = self.dislodging_strengths(by[0], p)
+            return Reason("dislodged by {units} ({attack} vs {defence})", units=who(by), attack=attack, defence=defence)
         if outcome is Outcome.UNMATCHED:
             return "the supported or convoyed unit did not order that"
         if outcome is Outcome.NO_CONVOY:

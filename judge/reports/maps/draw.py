@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -77,11 +78,12 @@ class MapDrawing:
     words: dict[str, str]  # the legend's words as drawn
 
     def png(self) -> bytes:
-        """The PNG bytes; a board (palette image) is compressed at zlib level 1: about 15 % larger than the
-        default level, in a quarter of the time (bench/map_pictures.py)."""
+        """The PNG bytes; a board (palette image) is compressed by zlib's run-length strategy, which suits rows of
+        flat colour: 12 % smaller than level 1 of the default strategy in the same time, and three times faster than
+        the default level (bench/map_pictures.py). Every mail carries these bytes, so they are what a send costs."""
         buffer = io.BytesIO()
         if self.image.mode == "P":
-            self.image.save(buffer, format="PNG", compress_level=1)
+            self.image.save(buffer, format="PNG", compress_level=1, compress_type=zlib.Z_RLE)
         else:
             self.image.save(buffer, format="PNG")
         return buffer.getvalue()
@@ -657,7 +659,7 @@ def _draw_board_legend(
         _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)  # type: ignore[arg-type]
         canvas.text(
             (x + length + 16, y + 1),
-            _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 22),
+            _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 20),
             BOARD_LEGEND_SIZE,
             OUTLINE,
         )

@@ -93,10 +93,10 @@ WORDS: dict[str, dict[str, str]] = {
         "hold": "Halten",
         "build": "Aufbau",
         "disband": "Auflösung",
-        "dislodged": "vertriebene Einheit",
+        "dislodged": "vertrieben",
         "army": "Armee",
         "fleet": "Flotte",
-        "centre": "Versorgungszentrum",
+        "centre": "Zentrum",
     },
     "ru": {
         "centres": "Центры снабжения",
