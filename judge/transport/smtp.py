@@ -19,6 +19,7 @@ as the attachment ``map.png``.
 from __future__ import annotations
 
 import base64
+import contextlib
 import logging
 import random
 import secrets
@@ -62,7 +63,7 @@ def build_message(
 ) -> EmailMessage:
     """The mail for one outbox row as a message object (what :func:`message_bytes` sends, parsed back)."""
     raw = message_bytes(row, judge_address, game_name, now, image)
-    return message_from_bytes(raw, policy=policy.default)  # type: ignore[return-value]
+    return message_from_bytes(raw, policy=policy.default)
 
 
 def message_bytes(
@@ -322,10 +323,8 @@ def drain_outbox(
             log.info("smtp: sent message %s", row["id"])
     finally:
         _unclaim(db, pending)
-        try:
+        with contextlib.suppress(OSError, smtplib.SMTPException):
             client.quit()
-        except (OSError, smtplib.SMTPException):
-            pass
     return sent
 
 
@@ -338,10 +337,8 @@ def _offers_smtputf8(client: smtplib.SMTP) -> bool:
 
 
 def _reset(client: smtplib.SMTP) -> None:
-    try:
+    with contextlib.suppress(OSError, smtplib.SMTPException):
         client.rset()
-    except (OSError, smtplib.SMTPException):
-        pass
 
 
 def _text(error: Any) -> str:
@@ -374,8 +371,9 @@ def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: Smtp
 
 def retry_pause(attempts: int, rng: random.Random | None = None) -> timedelta:
     """Exponential backoff with jitter: 30 s doubling per attempt, at most 6 hours, each pause ±25 %."""
-    base = min(FIRST_RETRY * 2 ** min(attempts - 1, 20), MAX_BACKOFF)
-    return base * (rng or random).uniform(0.75, 1.25)
+    base: timedelta = min(FIRST_RETRY * 2 ** min(attempts - 1, 20), MAX_BACKOFF)
+    jitter: float = (rng or random).uniform(0.75, 1.25)
+    return base * jitter
 
 
 def _fail(db: Database, outbox_id: int, reason: str) -> None:

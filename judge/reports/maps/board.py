@@ -58,7 +58,9 @@ class _Palette:
         found = self.index.get(colour)
         if found is None:
             if len(self.colours) >= self.limit:
-                return self.index[min(self.index, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, colour)))]
+                return self.index[
+                    min(self.index, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, colour, strict=True)))
+                ]
             found = self.index[colour] = len(self.colours)
             self.colours.append(colour)
         return found
@@ -72,7 +74,8 @@ class _Palette:
 
 @lru_cache(maxsize=4096)
 def _mix(colour: RGB, behind: RGB, share: float) -> RGB:
-    return tuple(round(c * share + b * (1 - share)) for c, b in zip(colour, behind))  # type: ignore[return-value]
+    red, green, blue = (round(c * share + b * (1 - share)) for c, b in zip(colour, behind, strict=True))
+    return (red, green, blue)
 
 
 def tint(colour: RGB) -> RGB:
@@ -158,7 +161,7 @@ class BoardCanvas:
         shown = drawable(text, size)
         if not shown.strip():
             return
-        cover, mask, (px, py) = _glyphs(shown, size, halo is not None)
+        _cover, mask, (px, py) = _glyphs(shown, size, halo is not None)
         behind = halo if halo is not None else on
         if behind is None:
             self.image.paste(self.palette(fill), (round(at[0]) - px, round(at[1]) - py), _solid(shown, size))
@@ -253,7 +256,7 @@ def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
         text = layout.label_text(loc, name)
         size = BOARD_LABEL_SIZE if province else BOARD_COAST_LABEL_SIZE
         x, y = layout.labels[loc]
-        cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
+        _cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
         canvas.text((x, y), text, size, SEA_LABEL if is_sea or not province else LABEL_INK, WHITE)
         mask.paste(255, (x - px, y - py), halo)
     return _Base(image, labels, mask, palette, slot0, layout)

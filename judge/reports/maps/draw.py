@@ -170,8 +170,8 @@ def _draw_board(
     land = palette(LAND_AREA)
     for slot in range(base.slot0, 256):
         table[slot] = land
-    for prov, power in held_by(variant, shown).items():
-        table[base.slot0 + prov] = palette(tint(colours.get(power, UNKNOWN_POWER)))
+    for held, power in held_by(variant, shown).items():
+        table[base.slot0 + held] = palette(tint(colours.get(power, UNKNOWN_POWER)))
     image = base.image.point(table)
     canvas = BoardCanvas(image, palette)
     for prov in geo.provinces:
@@ -236,7 +236,7 @@ class _Canvas:
         self.draw.rectangle(
             tuple(v * SCALE for v in box),
             fill=fill,
-            outline=outline,  # type: ignore[arg-type]
+            outline=outline,
             width=max(1, round(width * SCALE)),
         )
 

@@ -281,8 +281,7 @@ def tessellate(
     for piece in parts(land.difference(covered.buffer(1e-6))):
         if piece.area < 1e-4:
             continue
-        near = [(piece.distance(areas[p]), p) for p in areas if not sea[p]]
-        d, prov = min(near)
+        d, prov = min((piece.distance(areas[p]), p) for p in areas if not sea[p])
         touches_seed = any(piece.contains(Point(q)) for q, owner in seeds.items() if not sea[owner])
         if (
             not touches_seed
@@ -310,12 +309,12 @@ def tessellate(
             "area": multipolygon(area),
             "unit": [round(stand.y, 2), round(lon0 + stand.x / squeeze, 2)],
         }
-    shared, apart = 0, []
+    shared, untouched = 0, []
     for a, b in sorted(neighbours):
         if share(areas, a, b):
             shared += 1
         else:
-            apart.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
+            untouched.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
     data = {
         "about": "Province areas of this variant for drawing its board, made by judge.reports.maps.tessellate from the "
         "provinces' coordinates and adjacency, clipped to coastlines: "
@@ -328,7 +327,7 @@ def tessellate(
     }
     report = (
         f"{key}: {len(provinces)} province areas; {shared} of {len(neighbours)} neighbouring pairs share a "
-        f"border" + (f"; not touching on the picture: {', '.join(apart)}" if apart else "")
+        f"border" + (f"; not touching on the picture: {', '.join(untouched)}" if untouched else "")
     )
     return data, report
 
