@@ -102,7 +102,7 @@ class ServeLock:
         self.file: IO[str] | None = None
 
     def acquire(self) -> bool:
-        handle = open(self.path, "a+", encoding="utf-8")
+        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open as long as the lock is held
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -226,9 +226,8 @@ class Daemon:
         self._step("mail", self._mail)
         if self._step("outbox", self._outbox):
             outbox_left = self._outbox_due()
-        if time.monotonic() >= self.next_upkeep:
-            if self._step("upkeep", self._upkeep):
-                self.next_upkeep = time.monotonic() + UPKEEP_EVERY.total_seconds()
+        if time.monotonic() >= self.next_upkeep and self._step("upkeep", self._upkeep):
+            self.next_upkeep = time.monotonic() + UPKEEP_EVERY.total_seconds()
         return deadlines_left, outbox_left
 
     def _step(self, name: str, action: Callable[[], Any]) -> bool:
