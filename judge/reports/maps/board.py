@@ -207,6 +207,24 @@ def base_layer(variant: Variant) -> _Base:
 _BASES: dict[tuple[str, tuple[str, ...], int], _Base] = {}
 
 
+def _rings(layout: MapLayout, area: Iterable[tuple[tuple[tuple[float, float], ...], ...]]) -> list[list[list[Point]]]:
+    """Polygons (outer ring, then holes) in degrees, as points on the picture."""
+    return [[[layout.project_unwrapped(x, y) for x, y in ring] for ring in poly] for poly in area]
+
+
+def _fill(draw: ImageDraw.ImageDraw, polys: list[list[list[Point]]], index: int, hole_index: int) -> None:
+    for outer, *holes in polys:
+        draw.polygon(outer, fill=index)
+        for hole in holes:
+            draw.polygon(hole, fill=hole_index)
+
+
+def _outline(draw: ImageDraw.ImageDraw, polys: list[list[list[Point]]], index: int) -> None:
+    for poly in polys:
+        for ring in poly:
+            draw.line(ring + ring[:1], fill=index, width=1)
+
+
 def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
     geo = variant.geo
     layout = board_layout(variant, geometry)
@@ -219,33 +237,19 @@ def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, layout.width, layout.height - 1), fill=sea)  # the legend's place below stays white
 
-    def rings(area: Iterable[tuple[tuple[tuple[float, float], ...], ...]]) -> list[list[list[Point]]]:
-        return [[[layout.project_unwrapped(x, y) for x, y in ring] for ring in poly] for poly in area]
-
-    def fill(polys: list[list[list[Point]]], index: int) -> None:
-        for outer, *holes in polys:
-            draw.polygon(outer, fill=index)
-            for hole in holes:
-                draw.polygon(hole, fill=sea)
-
-    def outline(polys: list[list[list[Point]]], colour: RGB) -> None:
-        for poly in polys:
-            for ring in poly:
-                draw.line(ring + ring[:1], fill=palette(colour), width=1)
-
-    projected = [rings(area) for area in geometry.areas]
-    off = rings(geometry.off_board)
-    fill(off, palette(OFF_BOARD))
+    projected = [_rings(layout, area) for area in geometry.areas]
+    off = _rings(layout, geometry.off_board)
+    _fill(draw, off, palette(OFF_BOARD), sea)
     for prov in geo.provinces:
         if prov.terrain is not Terrain.SEA:
-            fill(projected[prov.id], slot0 + prov.id)
+            _fill(draw, projected[prov.id], slot0 + prov.id, sea)
     for prov in geo.provinces:
         if prov.terrain is Terrain.SEA:
-            outline(projected[prov.id], SEA_BORDER)
-    outline(off, LAND_BORDER)
+            _outline(draw, projected[prov.id], palette(SEA_BORDER))
+    _outline(draw, off, palette(LAND_BORDER))
     for prov in geo.provinces:
         if prov.terrain is not Terrain.SEA:
-            outline(projected[prov.id], LAND_BORDER)
+            _outline(draw, projected[prov.id], palette(LAND_BORDER))
 
     labels = Image.new("L", image.size, 0)
     mask = Image.new("L", image.size, 0)
