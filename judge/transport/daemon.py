@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from imapclient.exceptions import IMAPClientError
+from sqlite_utils import Database
 
 from judge.config import Config
 from judge.game.records import set_default_language, set_judge_address
@@ -66,7 +67,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def next_deadline(db) -> datetime | None:  # type: ignore[no-untyped-def]
+def next_deadline(db: Database) -> datetime | None:
     rows = list(db.query("select min(deadline) as d from games where status = 'active' and deadline is not null"))
     return parse_iso_utc(rows[0]["d"]) if rows and rows[0]["d"] else None
 
@@ -301,7 +302,7 @@ class Daemon:
         self.stop.wait(min(wait, self.cfg.imap.poll_seconds if self.cfg.imap else wait))
 
 
-def deadline_chunk(db, now: datetime) -> bool:  # type: ignore[no-untyped-def]
+def deadline_chunk(db: Database, now: datetime) -> bool:
     """Reminders, then due games one transaction each, for at most ``CHUNK_GAMES`` games or ``CHUNK_SECONDS``;
     True while more games are due. Between chunks the caller lets others write (a writer waiting for SQLite's lock
     only looks every 100 ms or so, and would otherwise not get in between two of these transactions)."""

@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from PIL import Image, ImageDraw
 
@@ -140,7 +140,7 @@ def draw_map(
     if has_board(variant):
         return _draw_board(variant, position, shown, orders, heading, shown_words, after is not None)
     layout = map_layout(variant)
-    canvas = _Canvas(layout.width, layout.height + _legend_height(variant))
+    canvas = _ScaledCanvas(layout.width, layout.height + _legend_height(variant))
     colours = power_colours(variant)
     _draw_edges(canvas, geo, layout)
     _draw_provinces(canvas, geo, layout, shown.owners, colours)
@@ -179,15 +179,36 @@ def _draw_board(
             owner = shown.owners.get(prov.id)
             fill = NEUTRAL if owner is None else colours.get(owner, UNKNOWN_POWER)
             canvas.circle(layout.centre_marker(prov.id), CENTRE - 0.5, fill, OUTLINE, 1.5)
-    _draw_units(canvas, geo, layout, shown, colours)  # type: ignore[arg-type]
-    _draw_orders(canvas, geo, layout, before, orders, colours, played)  # type: ignore[arg-type]
+    _draw_units(canvas, geo, layout, shown, colours)
+    _draw_orders(canvas, geo, layout, before, orders, colours, played)
     image.paste(base.labels, (0, 0), base.label_mask)  # last on the map: an arrow never hides a name
     legend = _draw_board_legend(canvas, variant, shown, layout, words, colours, heading)
     image.putpalette(palette.flat())
     return MapDrawing(image, layout, legend, dict(words))
 
 
-class _Canvas:
+class _Canvas(Protocol):
+    """What the drawing functions draw on: the diagram's :class:`_ScaledCanvas` or the board's ``BoardCanvas``
+    (coordinates in picture pixels, colours as RGB)."""
+
+    image: Image.Image
+
+    def line(self, points: Sequence[Point], fill: RGB, width: float) -> None: ...
+
+    def circle(
+        self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None: ...
+
+    def polygon(
+        self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None: ...
+
+    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None) -> None: ...
+
+    def rectangle(self, box: Box, fill: RGB | None, outline: RGB | None = None, width: float = 1.0) -> None: ...
+
+
+class _ScaledCanvas:
     """A Pillow drawing SCALE times larger than the picture; all coordinates given in picture pixels."""
 
     def __init__(self, width: int, height: int) -> None:
@@ -654,7 +675,7 @@ def _draw_board_legend(
     for i, key in enumerate(SAMPLES):
         x = kx + (i // 4) * sample_width + 10
         y = y0 + BOARD_LEGEND_ROW * (i % 4) - 1
-        _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)  # type: ignore[arg-type]
+        _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)
         canvas.text(
             (x + length + 16, y + 1),
             _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 22),
