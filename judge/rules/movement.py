@@ -61,21 +61,9 @@ class _Adjudication:
         self.supports: dict[int, list[int]] = {}  # unit -> supporters whose support matches its order
         self.convoyers: dict[int, list[int]] = {}  # army -> fleets convoying exactly its move
         self.unmatched: set[int] = set()
-        supports: list[tuple[int, SupportHold | SupportMove]] = []
-        convoys: list[tuple[int, Convoy]] = []
-        for prov, order in orders.items():
-            if isinstance(order, Move):
-                self._add_move(prov, order)
-            elif isinstance(order, SupportHold | SupportMove):
-                self.kind[prov] = _SUPPORT
-                supports.append((prov, order))
-            elif isinstance(order, Convoy):
-                self.kind[prov] = _CONVOY
-                convoys.append((prov, order))
-        for prov, support in supports:
-            self._match_support(prov, support)
-        for prov, convoy in convoys:
-            self._match_convoy(prov, convoy)
+        supports, convoys = self._classify(orders)
+        self._match_supports(supports)
+        self._match_convoys(convoys)
         self.by_sea = self._by_sea(orders)
         dest, by_sea = self.dest, self.by_sea
         # head-to-head battles: two units moving into each other's province, neither by convoy
@@ -88,52 +76,73 @@ class _Adjudication:
         # the decision of an order, by kind (holds have none)
         self.deciders = (self.convoy_stands, self.move_succeeds, self.support_given, self.convoy_stands)
 
-    def _add_move(self, prov: int, order: Move) -> None:
-        self.kind[prov] = _MOVE
-        loc = order.dest
-        q = self.geo.loc_province[loc]
-        self.dest[prov] = q
-        self.dest_loc[prov] = loc
-        into = self.moves_into.get(q)
-        if into is None:
-            self.moves_into[q] = [prov]
-        else:
-            into.append(prov)
+    def _classify(
+        self, orders: dict[int, UnitOrder]
+    ) -> tuple[list[tuple[int, SupportHold | SupportMove]], list[tuple[int, Convoy]]]:
+        """The kind of each order; each move's destination; the supports and convoys, to be matched next."""
+        kind, dest, dest_loc, moves_into, lp = (
+            self.kind,
+            self.dest,
+            self.dest_loc,
+            self.moves_into,
+            self.geo.loc_province,
+        )
+        supports: list[tuple[int, SupportHold | SupportMove]] = []
+        convoys: list[tuple[int, Convoy]] = []
+        for prov, order in orders.items():
+            if isinstance(order, Move):
+                kind[prov] = _MOVE
+                loc = order.dest
+                q = lp[loc]
+                dest[prov] = q
+                dest_loc[prov] = loc
+                into = moves_into.get(q)
+                if into is None:
+                    moves_into[q] = [prov]
+                else:
+                    into.append(prov)
+            elif isinstance(order, (SupportHold, SupportMove)):
+                kind[prov] = _SUPPORT
+                supports.append((prov, order))
+            elif isinstance(order, Convoy):
+                kind[prov] = _CONVOY
+                convoys.append((prov, order))
+        return supports, convoys
 
-    def _match_support(self, prov: int, order: SupportHold | SupportMove) -> None:
-        kind, dest = self.kind, self.dest
-        if isinstance(order, SupportHold):
-            there = order.target
-            matched = kind.get(there, _MOVE) != _MOVE
-            helped = there
-        else:
-            there = self.geo.loc_province[order.dest]
-            helped = order.origin
-            matched = (
-                kind.get(helped) == _MOVE
-                and dest[helped] == there
-                and (
-                    order.dest == there
-                    or order.dest == self.dest_loc[helped]
-                    or self.units[helped].kind is UnitKind.ARMY
+    def _match_supports(self, supports: list[tuple[int, SupportHold | SupportMove]]) -> None:
+        """A support counts when the unit it supports was ordered that (else the supporter holds: "unmatched")."""
+        kind, dest, dest_loc, units, lp = self.kind, self.dest, self.dest_loc, self.units, self.geo.loc_province
+        for prov, order in supports:
+            if isinstance(order, SupportHold):
+                there = order.target
+                matched = kind.get(there, _MOVE) != _MOVE
+                helped = there
+            else:
+                there = lp[order.dest]
+                helped = order.origin
+                matched = (
+                    kind.get(helped) == _MOVE
+                    and dest[helped] == there
+                    and (order.dest == there or order.dest == dest_loc[helped] or units[helped].kind is UnitKind.ARMY)
                 )
-            )
-        self.target[prov] = there
-        if matched:
-            self.supports.setdefault(helped, []).append(prov)
-        else:
-            kind[prov] = _HOLD
-            self.unmatched.add(prov)
+            self.target[prov] = there
+            if matched:
+                self.supports.setdefault(helped, []).append(prov)
+            else:
+                kind[prov] = _HOLD
+                self.unmatched.add(prov)
 
-    def _match_convoy(self, prov: int, order: Convoy) -> None:
-        army = order.origin
-        units, kind = self.units, self.kind
-        if kind.get(army) == _MOVE and units[army].kind is UnitKind.ARMY and self.dest[army] == order.dest:
-            self.target[prov] = army
-            self.convoyers.setdefault(army, []).append(prov)
-        else:
-            kind[prov] = _HOLD
-            self.unmatched.add(prov)
+    def _match_convoys(self, convoys: list[tuple[int, Convoy]]) -> None:
+        """A convoy counts when the army it carries was ordered to move exactly there."""
+        units, kind, dest = self.units, self.kind, self.dest
+        for prov, order in convoys:
+            army = order.origin
+            if kind.get(army) == _MOVE and units[army].kind is UnitKind.ARMY and dest[army] == order.dest:
+                self.target[prov] = army
+                self.convoyers.setdefault(army, []).append(prov)
+            else:
+                kind[prov] = _HOLD
+                self.unmatched.add(prov)
 
     def _by_sea(self, orders: dict[int, UnitOrder]) -> dict[int, bool]:
         """Armies moving by convoy: when they must, or when intended ("via convoy" or an own fleet) and a chain of
@@ -314,10 +323,17 @@ class _Adjudication:
         for m in attackers:
             if m != target and self.units[m].power != power and self.path_ok(m):
                 return False
-        return not any(m == target and self.units[m].power != power and self.resolve(m) for m in attackers)
+        # loops, not any() over a generator: these run for every decision, and the loop is the faster in CPython
+        for m in attackers:  # noqa: SIM110
+            if m == target and self.units[m].power != power and self.resolve(m):
+                return False
+        return True
 
     def is_dislodged(self, p: int) -> bool:
-        return any(self.resolve(m) for m in self.moves_into.get(p, ()))
+        for m in self.moves_into.get(p, ()):  # noqa: SIM110 - see support_given
+            if self.resolve(m):
+                return True
+        return False
 
     # --- results ----------------------------------------------------------------------------------------------------
 
@@ -358,11 +374,14 @@ class _Adjudication:
     def _standoffs(self, moved: set[int], new_units: dict[int, Unit]) -> frozenset[int]:
         """Provinces left empty by a bounce: a move into them failed that was not a head-to-head loss nor cut off."""
         h2h = self.h2h
-        return frozenset(
-            q
-            for q, movers in self.moves_into.items()
-            if q not in new_units and any(m not in moved and m not in h2h and self.path_ok(m) for m in movers)
-        )
+        standoffs = set()
+        for q, movers in self.moves_into.items():
+            if q not in new_units:
+                for m in movers:
+                    if m not in moved and m not in h2h and self.path_ok(m):
+                        standoffs.add(q)
+                        break
+        return frozenset(standoffs)
 
     def reason(self, p: int, outcome: Outcome) -> str | None:
         """Why the order of the unit in province p had this outcome, in words (only asked for reports)."""
