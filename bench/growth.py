@@ -36,8 +36,8 @@ def main() -> int:
     args = parser.parse_args()
     from judge.cli.demo import choose_orders
     from judge.game import records, service
-    from judge.reports import outbox
     from judge.game.settings import GameSettings
+    from judge.reports import outbox
     from judge.store import open_db, write
     from judge.store.upkeep import prune, table_sizes
     from judge.transport.imap import handle_one

@@ -14,18 +14,19 @@ import subprocess
 import sys
 
 CASES = {
-    "Subject of 6,000 encoded-words (100 KB)": "b'From: a@example.org\\nSubject: ' + b' '.join([b'=?utf-8?q?abcd?='] * 6000)"
-    " + b'\\n\\nA par H\\n'",
-    "Subject of 36,000 encoded-words (510 KB)": "b'From: a@example.org\\nSubject: ' + b' '.join([b'=?utf-8?q?abcd?='] * "
-    "36000) + b'\\n\\nA par H\\n'",
-    "Subject of 60 KB in 3,000 encoded-words": "b'From: a@example.org\\nSubject: ' + b' '.join([b'=?utf-8?q?abcdef?='] "
-    "* 3000) + b'\\n\\nA par H\\n'",
-    "Content-Type of 12,000 parameters (60 KB)": "b'From: a@example.org\\nContent-Type: text/plain; ' + b'a=b; ' * 12000"
-    " + b'\\n\\nA par H\\n'",
+    "Subject of 6,000 encoded-words (100 KB)": "b'From: a@example.org\\nSubject: ' + "
+    "b' '.join([b'=?utf-8?q?abcd?='] * 6000) + b'\\n\\nA par H\\n'",
+    "Subject of 36,000 encoded-words (510 KB)": "b'From: a@example.org\\nSubject: ' + "
+    "b' '.join([b'=?utf-8?q?abcd?='] * 36000) + b'\\n\\nA par H\\n'",
+    "Subject of 60 KB in 3,000 encoded-words": "b'From: a@example.org\\nSubject: ' + "
+    "b' '.join([b'=?utf-8?q?abcdef?='] * 3000) + b'\\n\\nA par H\\n'",
+    "Content-Type of 12,000 parameters (60 KB)": "b'From: a@example.org\\nContent-Type: text/plain; ' + "
+    "b'a=b; ' * 12000 + b'\\n\\nA par H\\n'",
     "From of 2,200 addresses (60 KB)": "b'From: ' + b', '.join(b'<a%d@example.org>' % i for i in range(2200))"
     " + b'\\n\\nA par H\\n'",
     "HTML body of 300,000 '<a ' (900 KB)": "b'From: a@example.org\\nContent-Type: text/html\\n\\n' + b'<a ' * 300000",
-    "punycode body (800 KB)": "b'From: a@example.org\\nContent-Type: text/plain; charset=punycode\\n\\n' + b'a' * 800000",
+    "punycode body (800 KB)": "b'From: a@example.org\\nContent-Type: text/plain; charset=punycode\\n\\n' + "
+    "b'a' * 800000",
     "20,000 nested message/rfc822": "b'From: a@example.org\\n' + b'Content-Type: message/rfc822\\n\\n' * 20000 + b'x'",
     "one 940 KB text body": "b'From: a@example.org\\n\\n' + b'A par - bur\\n' * 78000",
     "399 SIGNON lines (body read only)": "b'From: a@example.org\\n\\n' + b'SIGNON France g guess\\n' * 399",

@@ -20,6 +20,8 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from judge.data.catalog import load_variant
@@ -80,6 +82,15 @@ def _played(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
     return before, turn.position, results
 
 
+def _start_picture(variant: Any, start: Any, name: str, lang: str, i: int) -> bytes:
+    return render_map(variant, start, title=f"{name} start {i}", language=lang)
+
+
+def _results_picture(variant: Any, played: tuple[Any, Any, Any], lang: str, i: int) -> bytes:
+    before, results, after = played
+    return render_map(variant, before, results, after=after, language=lang, title=f"game{i} — {before.phase.long_name}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
@@ -98,11 +109,9 @@ def main() -> int:
         t0 = time.perf_counter()
         render_map(variant, start)
         base_ms = (time.perf_counter() - t0) * 1000
-        cases = {
-            "start": lambda lang, i: render_map(variant, start, title=f"{name} start {i}", language=lang),
-            "results": lambda lang, i: render_map(
-                variant, before, results, after=after, language=lang, title=f"game{i} — {before.phase.long_name}"
-            ),
+        cases: dict[str, Callable[[str, int], bytes]] = {
+            "start": partial(_start_picture, variant, start, name),
+            "results": partial(_results_picture, variant, (before, results, after)),
         }
         for label, draw in cases.items():
             times, cpu, sizes = [], [], {}

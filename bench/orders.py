@@ -4,8 +4,8 @@ and through IMAP against Dovecot (``handle_new_mail``: fetch and move in batches
     python bench/orders.py [--games 20] [--mails 1000] [--imap-mails 500]
 
 Every mail signs on with the player's real password (scrypt-hashed at join) and gives a full set of orders; each
-player writes several times, as players do, so the verified-sign-on cache of judge.game.passwords is exercised (the first
-mail of each player pays the full hash). The IMAP part needs Dovecot (/usr/sbin/dovecot) and uses the test fixture
+player writes several times, as players do, so the verified-sign-on cache of judge.game.passwords is exercised (the
+first mail of each player pays the full hash). The IMAP part needs Dovecot (/usr/sbin/dovecot) and uses the test fixture
 in tests/mailservers.py.
 """
 

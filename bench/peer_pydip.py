@@ -190,56 +190,49 @@ def build_commands(record):
         player = Player(power, GAME_MAP, config)
         for unit in player.units:
             units[province_of(unit.position)] = (player, unit)
-
-    def unit_at(loc):
-        return units[PROVINCES[loc[:3]]][1]
-
-    def target(unit, loc):
-        """Where `unit` (moving, or supported into `loc`) would go, as pydip names it."""
-        if unit.unit_type == UnitTypes.FLEET:
-            return fleet_location(loc, unit.position)
-        return PROVINCES[loc[:3]]
-
     moves = {}  # pydip province name -> destination of the unit ordered to move from there
     for orders in record["orders"].values():
         for order in orders:
             words = order.split()
             if words[2] == "-":
-                unit = unit_at(words[1])
-                moves[province_of(unit.position)] = target(unit, words[3])
+                unit = units[PROVINCES[words[1][:3]]][1]
+                moves[province_of(unit.position)] = _target(unit, words[3])
+    return [_command(order.split(), units, moves) for orders in record["orders"].values() for order in orders]
 
-    commands = []
-    for orders in record["orders"].values():
-        for order in orders:
-            words = order.split()
-            player, unit = units[PROVINCES[words[1][:3]]]
-            if words[2] == "H":
-                commands.append(HoldCommand(player, unit))
-            elif words[2] == "-":
-                destination = target(unit, words[3])
-                by_land = destination in GAME_MAP.adjacency[unit.position]
-                if words[-1] == "VIA" or (unit.unit_type == UnitTypes.TROOP and not by_land):
-                    commands.append(ConvoyMoveCommand(player, unit, destination))
-                else:
-                    commands.append(MoveCommand(player, unit, destination))
-            elif words[2] == "C":
-                carried = unit_at(words[4])
-                destination = PROVINCES[words[6][:3]]
-                commands.append(ConvoyTransportCommand(player, unit, carried, destination))
-            elif words[2] == "S":
-                supported = unit_at(words[4])
-                if len(words) == 5:  # support to hold
-                    destination = supported.position
-                else:
-                    destination = target(supported, words[6])
-                    ordered = moves.get(province_of(supported.position))
-                    # pydip matches the supported move by exact name: a fleet's coast counts.
-                    if ordered is not None and province_of(ordered) == province_of(destination):
-                        destination = ordered
-                commands.append(SupportCommand(player, unit, supported, destination))
-            else:
-                raise ValueError("unknown order: " + order)
-    return commands
+
+def _target(unit, loc):
+    """Where `unit` (moving, or supported into `loc`) would go, as pydip names it."""
+    if unit.unit_type == UnitTypes.FLEET:
+        return fleet_location(loc, unit.position)
+    return PROVINCES[loc[:3]]
+
+
+def _command(words, units, moves):
+    """One corpus order (split into words) as a pydip command."""
+    player, unit = units[PROVINCES[words[1][:3]]]
+    if words[2] == "H":
+        return HoldCommand(player, unit)
+    if words[2] == "-":
+        destination = _target(unit, words[3])
+        by_land = destination in GAME_MAP.adjacency[unit.position]
+        if words[-1] == "VIA" or (unit.unit_type == UnitTypes.TROOP and not by_land):
+            return ConvoyMoveCommand(player, unit, destination)
+        return MoveCommand(player, unit, destination)
+    if words[2] == "C":
+        carried = units[PROVINCES[words[4][:3]]][1]
+        return ConvoyTransportCommand(player, unit, carried, PROVINCES[words[6][:3]])
+    if words[2] == "S":
+        supported = units[PROVINCES[words[4][:3]]][1]
+        if len(words) == 5:  # support to hold
+            destination = supported.position
+        else:
+            destination = _target(supported, words[6])
+            ordered = moves.get(province_of(supported.position))
+            # pydip matches the supported move by exact name: a fleet's coast counts.
+            if ordered is not None and province_of(ordered) == province_of(destination):
+                destination = ordered
+        return SupportCommand(player, unit, supported, destination)
+    raise ValueError("unknown order: " + " ".join(words))
 
 
 def board(results):

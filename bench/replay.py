@@ -2,12 +2,13 @@
 
     python3 bench/replay.py [CORPUS] [--repeat N] [--peer] [--out FILE]
 
-CORPUS defaults to ../shared/bench/corpus_movement.jsonl (next to the checkout), else the copy in tests/data. Each phase is built from scratch
-(position, parsed and checked orders) outside the timed region; only ``adjudicate_movement`` — typed orders in,
-resolved board out — is timed with ``time.perf_counter``, ``--repeat`` times per phase (the per-phase figure is the
-median of those). The whole path from order text to results (parsing, legality, adjudication, the next position) is
-timed separately. With ``--peer`` the same corpus is replayed in the same run by ``diplomacy`` 1.1.2 and ``pydip``
-0.1.8, each installed into its own throwaway virtualenv (never a dependency of this project).
+CORPUS defaults to ../shared/bench/corpus_movement.jsonl (next to the checkout), else the copy in tests/data. Each
+phase is built from scratch (position, parsed and checked orders) outside the timed region; only
+``adjudicate_movement`` — typed orders in, resolved board out — is timed with ``time.perf_counter``, ``--repeat``
+times per phase (the per-phase figure is the median of those). The whole path from order text to results (parsing,
+legality, adjudication, the next position) is timed separately. With ``--peer`` the same corpus is replayed in the
+same run by ``diplomacy`` 1.1.2 and ``pydip`` 0.1.8, each installed into its own throwaway virtualenv (never a
+dependency of this project).
 
 Reading the corpus: it was written by ``diplomacy`` 1.1.2, whose order language ignores a coast in a support
 (``F RUM S F CON - BUL/SC`` supports any move to Bulgaria) and whose boards omit a dislodged unit that has no retreat.
@@ -109,7 +110,7 @@ def time_adjudication(variant: Variant, cases: list[Case], repeat: int) -> tuple
     clock = time.perf_counter
     gc.collect()
     for _ in range(repeat):
-        for case, times in zip(cases, samples):
+        for case, times in zip(cases, samples, strict=True):
             units, orders = case.position.units, case.orders
             start = clock()
             adjudicate_movement(geo, units, orders)
@@ -126,7 +127,7 @@ def time_full_path(variant: Variant, cases: list[Case], repeat: int) -> list[flo
     samples: list[list[float]] = [[] for _ in cases]
     clock = time.perf_counter
     for _ in range(repeat):
-        for case, times in zip(cases, samples):
+        for case, times in zip(cases, samples, strict=True):
             start = clock()
             play(variant, case.position, parse_submissions(variant, case.position.phase.step, case.texts))
             times.append(clock() - start)
@@ -146,7 +147,7 @@ def summary(per_phase: list[float]) -> dict[str, float]:
 def by_bucket(cases: list[Case], per_phase: list[float]) -> list[dict[str, Any]]:
     rows = []
     for low, high in BUCKETS:
-        picked = [(c.unit_count, t) for c, t in zip(cases, per_phase) if low <= c.unit_count <= high]
+        picked = [(c.unit_count, t) for c, t in zip(cases, per_phase, strict=True) if low <= c.unit_count <= high]
         if not picked:
             continue
         med = statistics.median(t for _, t in picked)
@@ -221,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.peer:
         peers = {name: run_peer(name, args.corpus, args.peer_repeat) for name in PEERS}
-        for name, peer in peers.items():
+        for peer in peers.values():
             if "median_ms" in peer:
                 peer["judge_speedup"] = round(peer["median_ms"] / report["adjudication"]["median_ms"], 1)
         report["peers"] = peers

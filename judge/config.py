@@ -232,20 +232,9 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets
 
 def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "", *, secrets: bool = True) -> Config:
     """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``."""
-    problems: list[str] = []
-    for name in data:
-        if name not in SECTIONS:
-            problems.append(f"[{name}]: unknown section{_nearest(name, SECTIONS)}")
-    for name in SECTIONS:
-        if name not in data:
-            problems.append(
-                f"[{name}]: missing section"
-                + (" (the judge's address)" if name == "judge" else f" (the {name.upper()} server)")
-            )
-        elif not isinstance(data[name], dict):
-            problems.append(f"{name}: must be a [{name}] section, not a value")
+    problems = _section_problems(data)
     base = Path(source).resolve().parent if source else Path.cwd()
-    sections: dict[str, Any] = {}
+    sections: dict[str, dict[str, Any]] = {}
     for name, cls in SECTIONS.items():
         raw = data.get(name)
         if isinstance(raw, dict):
@@ -254,40 +243,13 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
                 values["password"] = _password(name, raw, values, env, base, problems)
             sections[name] = values
     judge = sections.get("judge", {})
-    for required in ("address",):
-        if "judge" in sections and not judge.get(required):
-            problems.append(f"[judge] {required}: required: the judge's mail address, e.g. judge@example.org")
+    if "judge" in sections and not judge.get("address"):
+        problems.append("[judge] address: required: the judge's mail address, e.g. judge@example.org")
     for name in ("imap", "smtp"):
-        values = sections.get(name)
-        if values is None:
-            continue
-        if not values.get("host"):
-            problems.append(f"[{name}] host: required: the {name.upper()} server's name")
-        if name == "imap" and not values.get("username"):
-            problems.append("[imap] username: required: the mailbox's login")
-        if secrets and (name == "imap" or values.get("username")) and not values.get("password"):
-            problems.append(
-                f"[{name}] password: empty; give password_file, the systemd credential "
-                f"{SECRETS[name][1]}, ${SECRETS[name][0]} or password"
-            )
-        if name == "smtp" and values.get("password") and not values.get("username"):
-            problems.append("[smtp] username: required when a password is given")
-    defaults = {f.name: f.default for f in fields(Config)}
-    kept, age = (judge.get(k, defaults[k]) for k in ("handled_retention_days", "max_mail_age_days"))
-    if isinstance(kept, int) and isinstance(age, int) and kept <= age:
-        problems.append(
-            f"[judge] handled_retention_days: more than max_mail_age_days ({age}), not {kept}: handled "
-            f"mail forgotten while it is still new enough to act on would be acted on again if resent"
-        )
-    imap = sections.get("imap", {})
-    inbox = str(imap.get("folder", "INBOX"))
-    for key in ("processed_folder", "rejected_folder", "quarantine_folder"):
-        folder = str(imap.get(key, ""))
-        if folder and (folder == inbox or folder.upper() == inbox.upper() == "INBOX"):
-            problems.append(
-                f"[imap] {key}: a folder other than the one read ({inbox}), not {folder!r}: mail moved "
-                f"there would be read again"
-            )
+        server = sections.get(name)
+        if server is not None:
+            problems += _server_problems(name, server, secrets)
+    problems += _consistency_problems(judge, sections.get("imap", {}))
     judge.setdefault("db", "judge.db")
     for key in ("db", "variants_dir", "templates_dir"):
         if judge.get(key) and judge[key] != ":memory:":
@@ -300,6 +262,58 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
         raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
     judge["address"] = judge["address"].lower()
     return Config(**judge, imap=ImapConfig(**sections["imap"]), smtp=SmtpConfig(**sections["smtp"]), source=source)
+
+
+def _section_problems(data: dict[str, Any]) -> list[str]:
+    """Sections unknown, missing, or given as a plain value."""
+    problems = [f"[{name}]: unknown section{_nearest(name, SECTIONS)}" for name in data if name not in SECTIONS]
+    for name in SECTIONS:
+        if name not in data:
+            problems.append(
+                f"[{name}]: missing section"
+                + (" (the judge's address)" if name == "judge" else f" (the {name.upper()} server)")
+            )
+        elif not isinstance(data[name], dict):
+            problems.append(f"{name}: must be a [{name}] section, not a value")
+    return problems
+
+
+def _server_problems(name: str, values: dict[str, Any], secrets: bool) -> list[str]:
+    """What the [imap] or [smtp] section lacks to log in."""
+    problems = []
+    if not values.get("host"):
+        problems.append(f"[{name}] host: required: the {name.upper()} server's name")
+    if name == "imap" and not values.get("username"):
+        problems.append("[imap] username: required: the mailbox's login")
+    if secrets and (name == "imap" or values.get("username")) and not values.get("password"):
+        problems.append(
+            f"[{name}] password: empty; give password_file, the systemd credential "
+            f"{SECRETS[name][1]}, ${SECRETS[name][0]} or password"
+        )
+    if name == "smtp" and values.get("password") and not values.get("username"):
+        problems.append("[smtp] username: required when a password is given")
+    return problems
+
+
+def _consistency_problems(judge: dict[str, Any], imap: dict[str, Any]) -> list[str]:
+    """Settings each valid alone that together would make the judge act on mail twice."""
+    problems = []
+    defaults = {f.name: f.default for f in fields(Config)}
+    kept, age = (judge.get(k, defaults[k]) for k in ("handled_retention_days", "max_mail_age_days"))
+    if isinstance(kept, int) and isinstance(age, int) and kept <= age:
+        problems.append(
+            f"[judge] handled_retention_days: more than max_mail_age_days ({age}), not {kept}: handled "
+            f"mail forgotten while it is still new enough to act on would be acted on again if resent"
+        )
+    inbox = str(imap.get("folder", "INBOX"))
+    for key in ("processed_folder", "rejected_folder", "quarantine_folder"):
+        folder = str(imap.get(key, ""))
+        if folder and (folder == inbox or folder.upper() == inbox.upper() == "INBOX"):
+            problems.append(
+                f"[imap] {key}: a folder other than the one read ({inbox}), not {folder!r}: mail moved "
+                f"there would be read again"
+            )
+    return problems
 
 
 def _nearest(key: str, known: Any) -> str:
@@ -339,9 +353,8 @@ def _check_value(kind: Any, meta: Mapping[str, Any], value: Any) -> str | None:
         return "a string in quotes"
     if meta["choices"] and value not in meta["choices"]:
         return "one of " + ", ".join(meta["choices"])
-    if meta["check"]:
-        return meta["check"](value)
-    return None
+    check: Callable[[str], str | None] | None = meta["check"]
+    return check(value) if check else None
 
 
 def _password(

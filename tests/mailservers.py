@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -115,16 +116,14 @@ service stats {{
                 client.login(self.users[0], self.password)
                 client.logout()
                 break
-            except Exception:
+            except (OSError, IMAPClient.Error):  # refused, or the login not answered yet
                 time.sleep(0.05)
         return self
 
     def stop(self) -> None:
         if self.proc is not None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
             self.proc.wait(10)
         self.proc = None
         shutil.rmtree(self.root, ignore_errors=True)

@@ -3,6 +3,7 @@ set, the error lines, the notes and the threading written in tests/mail_corpus/e
 
 from __future__ import annotations
 
+import itertools
 import tomllib
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def test_client_message(table: Table, name: str) -> None:
     (reply,) = [r for r in handled.replies if r["to_addr"] == "france@p.test"]
     errors = [
         line[2:]
-        for line, after in zip(reply["body"].splitlines(), reply["body"].splitlines()[1:])
+        for line, after in itertools.pairwise(reply["body"].splitlines())
         if line.startswith("> ") and after.startswith("ERROR")
     ]
     assert errors == want.get("errors", [])

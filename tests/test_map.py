@@ -1,4 +1,5 @@
-"""The map picture: coordinates in the variant files, the drawing (judge.reports.maps) and `judge map` (judge.cli.pictures)."""
+"""The map picture: coordinates in the variant files, the drawing (judge.reports.maps) and `judge map`
+(judge.cli.pictures)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def _open(png: bytes) -> Image.Image:
 
 
 def _near(pixel: Any, colour: tuple[int, int, int], tolerance: int = 40) -> bool:
-    return all(abs(int(a) - b) <= tolerance for a, b in zip(pixel[:3], colour))
+    return all(abs(int(a) - b) <= tolerance for a, b in zip(pixel[:3], colour, strict=True))
 
 
 def _played(variant: Variant, position_json: dict[str, Any], orders: dict[str, list[str]]) -> tuple[Any, list[dict]]:
@@ -428,7 +429,7 @@ def test_a_tall_map_is_drawn_narrower() -> None:
     )
     layout = drawing.layout
     assert layout.height <= 1800 and drawing.image.size[0] == 1400
-    (tx, ty), (mx, my), (bx, by), (sx, sy) = (layout.location_point(i) for i in range(4))
+    (tx, ty), (mx, my), (bx, by), (sx, _sy) = (layout.location_point(i) for i in range(4))
     assert ty < my < by and tx == bx < mx < sx and tx > 300 and sx < 1100  # centred, north up, east right
     assert drawing.image.getpixel(layout.centre_marker(0)) == power_colours(tower)["Up"]
 
@@ -578,7 +579,7 @@ def _inside(point: tuple[float, float], ring: Any) -> bool:
     """Whether (x, y) lies inside the polygon ``ring`` (even-odd rule)."""
     x, y = point
     inside = False
-    for (x1, y1), (x2, y2) in zip(ring, [*ring[1:], ring[0]]):
+    for (x1, y1), (x2, y2) in zip(ring, [*ring[1:], ring[0]], strict=True):
         if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
             inside = not inside
     return inside
@@ -756,7 +757,7 @@ def test_labels_are_readable_at_700_pixels(classic: Variant) -> None:
     from judge.reports.maps.style import BOARD_LABEL_SIZE
 
     width = draw_map(classic, position_from_json(classic, {})).image.size[0]
-    left, top, right, bottom = _font(BOARD_LABEL_SIZE).getbbox("PARNTH")
+    _left, top, _right, bottom = _font(BOARD_LABEL_SIZE).getbbox("PARNTH")
     capitals = bottom - top  # the labels are upper-case abbreviations
     assert capitals * min(1.0, 700 / width) >= 7.5, (capitals, width)
 

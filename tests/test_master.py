@@ -156,7 +156,7 @@ def test_end_with_a_draw_or_abandoned_and_delete(t: Table, tmp_path: Path, capsy
     t2 = Table(tmp_path / "two.db")
     t2.seven("a")
     assert t2.cli("game", "end", "a", "--abandoned") == 0
-    body = [m for m in t2.outbox() if "is over" in m["subject"]][0]["body"]
+    body = next(m for m in t2.outbox() if "is over" in m["subject"])["body"]
     assert "abandoned" in body
 
 

@@ -27,9 +27,13 @@ CLASSIC = load_variant("classic")
 
 # Characters that have broken parsers before: case-folding traps, compatibility forms, dashes, arrows, invisible
 # characters, controls, surrogates, separators.
-_TRAPS = list(
-    "ſKİıßﬁﬀΣσς\u2010\u2011\u2012\u2013\u2014\u2015\u2212⇒➔→\u200b\u00ad\ufeff\u00a0\u2028\u0085\x00\x1b()[]/,;:.-> \t"
-) + ["\udcff", "\n", "\r\n"]
+_TRAPS = [
+    *"ſKİıßﬁﬀΣσς\u2010\u2011\u2012\u2013\u2014\u2015\u2212⇒➔→",
+    *"\u200b\u00ad\ufeff\u00a0\u2028\u0085\x00\x1b()[]/,;:.-> \t",
+    "\udcff",
+    "\n",
+    "\r\n",
+]
 _WORDS = [
     "A",
     "F",

@@ -130,8 +130,10 @@ _REPORT = (
             "From: Mail Delivery System <mail@mx.test>\nSubject: Undelivered Mail Returned to Sender\n"
             "Message-ID: <b2@mx.test>\n\nThis is the mail system at host mx.test.\n"
         ),
-        "From: mail@mx.test\nSubject: failure notice\nMessage-ID: <b3@mx.test>\n\nHi. This is the qmail-send program.\n",
-        "From: mail@mx.test\nSubject: Mail delivery failed: returning message to sender\nMessage-ID: <b4@mx.test>\n\nx\n",
+        "From: mail@mx.test\nSubject: failure notice\nMessage-ID: <b3@mx.test>\n\n"
+        "Hi. This is the qmail-send program.\n",
+        "From: mail@mx.test\nSubject: Mail delivery failed: returning message to sender\n"
+        "Message-ID: <b4@mx.test>\n\nx\n",
         "From: mail@mx.test\nSubject: Undeliverable: Re: orders\nMessage-ID: <b5@mx.test>\n\nDelivery has failed.\n",
         "From: mail@mx.test\nSubject: Delivery Status Notification (Failure)\nMessage-ID: <b6@mx.test>\n\nx\n",
         "From: mail@mx.test\nSubject: Returned mail: see transcript for details\nMessage-ID: <b7@mx.test>\n\nx\n",
@@ -161,7 +163,8 @@ _CONFIG = {
         # handled mail forgotten before it is too old to act on: the same message sent again would be acted on again
         ("judge", {"handled_retention_days": 5, "max_mail_age_days": 7}, "handled_retention_days"),
         ("judge", {"handled_retention_days": 7}, "handled_retention_days"),
-        # a folder the judge moves mail to that is the folder it reads: moved mail gets a new UID and comes back for ever
+        # a folder the judge moves mail to that is the folder it reads: moved mail gets a new UID and comes back
+        # for ever
         ("imap", {"processed_folder": "INBOX"}, "processed_folder"),
         ("imap", {"rejected_folder": "inbox"}, "rejected_folder"),
         ("imap", {"folder": "Orders", "quarantine_folder": "Orders"}, "quarantine_folder"),

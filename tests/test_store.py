@@ -81,7 +81,7 @@ def test_read_then_write_waits_for_another_writer_instead_of_failing(tmp_path: P
         try:
             with write(b):
                 b.execute("update meta set value = value + 1 where key = 'n'")
-        except Exception as exc:  # the test fails on any error in the other writer
+        except Exception as exc:  # noqa: BLE001 - collected: the test fails on any error in the other writer
             errors.append(exc)
 
     thread = threading.Thread(target=other_writer)

@@ -369,7 +369,7 @@ def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
 
 
 from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st
+from hypothesis import strategies as st  # noqa: E402
 
 from judge.commands import language as commands  # noqa: E402
 from judge.commands.sandbox_reply import run_sandbox_text  # noqa: E402

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
         return _fail("interrupted", 130)
-    except Exception as exc:  # the last line of defence: never a traceback at a user
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: never a traceback at a user
         return _fail(_describe(exc), EXIT_PROBLEMS, exc)
 
 
@@ -98,10 +99,8 @@ def _fail(message: str, status: int, exc: BaseException | None = None) -> int:
 
         traceback.print_exception(exc)
     line = " ".join(message.split())
-    try:
+    with contextlib.suppress(OSError):  # stderr closed too: nothing left to tell
         print(line if line.startswith("judge") else f"judge: {line}", file=sys.stderr)
-    except (BrokenPipeError, OSError):
-        pass
     return status
 
 
@@ -165,12 +164,12 @@ def _sandbox(args: argparse.Namespace) -> int:
     if args.from_game and args.batch:
         raise CliError("--from-game plays one input; leave out --batch", EXIT_USAGE)
     # bytes that are not UTF-8 become U+FFFD: the JSON reader then reports them on their own line
-    stream = (
-        io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-        if args.file == "-"
-        else open(args.file, encoding="utf-8", errors="replace")
-    )
-    try:
+    with contextlib.ExitStack() as opened:  # a file given is closed after; standard input is left open
+        stream = (
+            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+            if args.file == "-"
+            else opened.enter_context(open(args.file, encoding="utf-8", errors="replace"))
+        )
         if args.batch:
             out = sys.stdout
             for line in read_lines(stream):
@@ -180,9 +179,6 @@ def _sandbox(args: argparse.Namespace) -> int:
             return EXIT_OK
         text = stream.read(MAX_INPUT_CHARS + 1)
         result = _from_game(args, text) if args.from_game else run_json_line(text)
-    finally:
-        if args.file != "-":
-            stream.close()
     print(json.dumps(result, ensure_ascii=False, indent=2 if args.pretty else None))
     return EXIT_OK if result["error"] is None else EXIT_PROBLEMS
 

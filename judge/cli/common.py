@@ -33,10 +33,10 @@ class Parser(argparse.ArgumentParser):
         raise CliError(f"{self.prog}: {message} (see: {self.prog} --help)", EXIT_USAGE)
 
 
-def config_options(default: Any = argparse.SUPPRESS) -> argparse.ArgumentParser:
+def config_options(default: Any = argparse.SUPPRESS) -> Parser:
     """``--config`` and ``--db``, accepted before or after the command name (after it, they leave what was given
     before it alone)."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)  # a Parser: sub-commands take it as a parent
     common.add_argument(
         "--config",
         default=default,
@@ -64,7 +64,8 @@ def settings(args: argparse.Namespace) -> Config | None:
                 raise CliError(str(exc), EXIT_USAGE) from None
         args._config = cfg
         use_host_dirs(cfg)
-    return args._config  # type: ignore[no-any-return]
+    loaded: Config | None = args._config
+    return loaded
 
 
 def use_host_dirs(cfg: Config | None) -> None:

@@ -14,9 +14,15 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from datetime import datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from functools import partial
 from pathlib import Path
+from typing import TextIO
+
+from sqlite_utils import Database
 
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import records, service
@@ -78,7 +84,9 @@ def _send(smtp_port: int, sender: str, body: str, subject: str) -> None:
         client.send_message(msg)
 
 
-def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: bool = False, out=sys.stdout) -> int:  # type: ignore[no-untyped-def]
+def run_demo(
+    directory: str | None, *, years: int = 2, seed: int = 1, quiet: bool = False, out: TextIO = sys.stdout
+) -> int:
     started = time.monotonic()
     base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="judge-demo-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -105,7 +113,11 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
     stop = threading.Event()
     daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop}, daemon=True)
     rng = random.Random(seed)
-    say = (lambda *a: None) if quiet else (lambda *a: print(*a, file=out, flush=True))
+
+    def say(*words: object) -> None:
+        if not quiet:
+            print(*words, file=out, flush=True)
+
     try:
         db = open_db(db_path)
         with write(db):
@@ -127,7 +139,9 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
         with write(db):
             service.start_game(db, GAME, service_now(), rng)
         say("all seven players joined by mail; the game has started")
-        last_year = _game(db).position.phase.year + years - 1  # type: ignore[union-attr]
+        started_at = _game(db).position
+        assert started_at is not None  # a started game has a position
+        last_year = started_at.phase.year + years - 1
         phases = 0
         while True:
             game = _game(db)
@@ -138,7 +152,7 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
                 lines = choose_orders(game.variant, game.position, power, rng)
                 body = "\n".join([f"SIGNON {power} {GAME} pw-{power}", *lines, "READY"])
                 _send(smtp.port, f"{power.lower()}@{DOMAIN}", body, f"{phase} orders")
-            _wait(lambda: _game(db).phase != phase or _game(db).status != "active", 180)
+            _wait(partial(_moved_on, db, phase), 180)
             phases += 1
             say(f"  {phase} adjudicated -> {_game(db).phase}")
         _wait(lambda: not list(db.query("select 1 from outbox where status in ('queued', 'sending')")), 60)
@@ -159,19 +173,24 @@ def run_demo(directory: str | None, *, years: int = 2, seed: int = 1, quiet: boo
         imap.stop()
 
 
-def service_now():  # type: ignore[no-untyped-def]
+def service_now() -> datetime:
     from judge.transport.daemon import utcnow
 
     return utcnow()
 
 
-def _game(db) -> records.Game:  # type: ignore[no-untyped-def]
+def _game(db: Database) -> records.Game:
     game = records.load_game(db, GAME)
     assert game is not None
     return game
 
 
-def _wait(condition, seconds: float) -> None:  # type: ignore[no-untyped-def]
+def _moved_on(db: Database, phase: str | None) -> bool:
+    game = _game(db)
+    return game.phase != phase or game.status != "active"
+
+
+def _wait(condition: Callable[[], bool], seconds: float) -> None:
     end = time.monotonic() + seconds
     while not condition():
         if time.monotonic() > end:
@@ -179,7 +198,7 @@ def _wait(condition, seconds: float) -> None:  # type: ignore[no-untyped-def]
         time.sleep(0.1)
 
 
-def _report(imap: EmbeddedImap, powers: list[str], say, quiet: bool) -> None:  # type: ignore[no-untyped-def]
+def _report(imap: EmbeddedImap, powers: list[str], say: Callable[..., None], quiet: bool) -> None:
     say("\nWhat each player received:")
     last_results = None
     for power in powers:

@@ -166,6 +166,9 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    import smtplib
+
+    from judge.transport.daemon import IMAP_ERRORS
     from judge.transport.imap import Inbox
     from judge.transport.smtp import connect
 
@@ -182,7 +185,7 @@ def _check(args: argparse.Namespace) -> int:
         try:
             inbox.open()
             print(f"imap {cfg.imap.host}:{cfg.imap.port}: ok, folder {cfg.imap.folder}")
-        except Exception as exc:  # report any failure to reach or log in
+        except (*IMAP_ERRORS, KeyError) as exc:  # any failure to reach, log in or select (KeyError: no UIDVALIDITY)
             print(f"imap {cfg.imap.host}:{cfg.imap.port}: FAILED: {type(exc).__name__}: {exc}")
             status = EXIT_PROBLEMS
         finally:
@@ -191,7 +194,7 @@ def _check(args: argparse.Namespace) -> int:
         try:
             connect(cfg.smtp).quit()
             print(f"smtp {cfg.smtp.host}:{cfg.smtp.port}: ok")
-        except Exception as exc:  # report any failure to reach or log in
+        except (OSError, smtplib.SMTPException) as exc:  # any failure to reach or log in (ssl errors are OSErrors)
             print(f"smtp {cfg.smtp.host}:{cfg.smtp.port}: FAILED: {type(exc).__name__}: {exc}")
             status = EXIT_PROBLEMS
     return status

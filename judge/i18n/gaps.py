@@ -17,30 +17,12 @@ PACKAGE = Path(__file__).parent.parent  # the judge package
 def marked_ids() -> dict[str, str]:
     """Each msgid the package marks, with where it is first marked."""
     found: dict[str, str] = {}
-
-    def literals(node: ast.AST | None) -> list[str]:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            return [node.value]
-        if isinstance(node, ast.IfExp):
-            return literals(node.body) + literals(node.orelse)
-        return []
-
     for path in sorted(PACKAGE.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         in_rules = path.parent.name == "rules" and path.name in REASON_MODULES
         for node in ast.walk(tree):
-            texts: list[str] = []
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
-                if node.func.id in ("T", "Reason"):
-                    texts = literals(node.args[0])
-                elif node.func.id == "OrderError" and len(node.args) > 1:
-                    texts = literals(node.args[1])
-            elif in_rules and isinstance(node, ast.Return):  # a void order's reason without parameters
-                texts = [t for t in literals(node.value) if " " in t]
-            elif in_rules and isinstance(node, ast.Tuple):  # (Outcome.VOID, "reason", order)
-                texts = [t for e in node.elts for t in literals(e) if " " in t]
-            for text in texts:
-                found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+            for text in _marked_texts(node, in_rules):
+                found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{getattr(node, 'lineno', '?')}")
     from judge.data.resources import search_dirs
 
     for folder in search_dirs("templates"):
@@ -48,6 +30,30 @@ def marked_ids() -> dict[str, str]:
             for m in re.finditer(r'\b_\("((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8")):
                 found.setdefault(m.group(1), str(path))
     return found
+
+
+def _marked_texts(node: ast.AST, in_rules: bool) -> list[str]:
+    """The texts ``node`` marks: ``T``/``Reason``/``OrderError`` arguments, and in the rules engine a void order's
+    reason returned bare or in an (outcome, reason, order) tuple."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+        if node.func.id in ("T", "Reason"):
+            return _literals(node.args[0])
+        if node.func.id == "OrderError" and len(node.args) > 1:
+            return _literals(node.args[1])
+        return []
+    if in_rules and isinstance(node, ast.Return):  # a void order's reason without parameters
+        return [t for t in _literals(node.value) if " " in t]
+    if in_rules and isinstance(node, ast.Tuple):  # (Outcome.VOID, "reason", order)
+        return [t for e in node.elts for t in _literals(e) if " " in t]
+    return []
+
+
+def _literals(node: ast.AST | None) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        return _literals(node.body) + _literals(node.orelse)
+    return []
 
 
 REASON_MODULES = {"legality.py", "adjustments.py", "movement.py", "retreats.py", "turn.py"}

@@ -9,7 +9,7 @@ equal distance, then in alphabetical order of the province's name (DATC v2.4, 6.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from judge.rules.board import Position, Unit
@@ -46,56 +46,15 @@ def adjudicate_adjustments(
     used = 0
     removed: set[int] = set()
     for order in orders:
-        if isinstance(order, (Build, Waive)):
-            if delta <= 0:
-                done.append((Outcome.VOID, Reason("{power} has no builds this winter", power=Name(power)), order))
-                continue
-            if used >= delta:
-                done.append(
-                    (Outcome.VOID, Reason("{power} may build only {count}", power=Name(power), count=delta), order)
-                )
-                continue
-            if isinstance(order, Waive):
+        if isinstance(order, Build | Waive):
+            entry = _build(variant, pos, power, order, (delta, used), home, units)
+            if entry[0] is Outcome.SUCCEEDS:
                 used += 1
-                done.append((Outcome.SUCCEEDS, None, order))
-                continue
-            checked = check_build(geo, pos, power, order, home)
-            if isinstance(checked, str):
-                done.append((Outcome.VOID, checked, order))
-                continue
-            prov = geo.loc_province[checked.loc]
-            if prov in units:
-                done.append(
-                    (Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].name), order)
-                )
-                continue
-            units[prov] = Unit(power, checked.kind, checked.loc)
-            used += 1
-            done.append((Outcome.SUCCEEDS, None, checked))
         elif isinstance(order, Disband):
-            if delta >= 0:
-                done.append(
-                    (Outcome.VOID, Reason("{power} has no units to remove this winter", power=Name(power)), order)
-                )
-                continue
-            unit = own_unit(geo, pos.units, power, order)
-            if isinstance(unit, str):
-                done.append((Outcome.VOID, unit, order))
-                continue
-            prov = geo.loc_province[unit.loc]
-            if prov in removed:
-                done.append((Outcome.VOID, "that unit is already removed", order))
-                continue
-            if len(removed) >= -delta:
-                done.append(
-                    (Outcome.VOID, Reason("{power} must remove only {count}", power=Name(power), count=-delta), order)
-                )
-                continue
-            removed.add(prov)
-            del units[prov]
-            done.append((Outcome.SUCCEEDS, None, Disband(unit.kind, unit.loc)))
+            entry = _remove(geo, pos, power, order, delta, removed, units)
         else:
-            done.append((Outcome.VOID, "only builds, removals and waives are given in an adjustment phase", order))
+            entry = (Outcome.VOID, "only builds, removals and waives are given in an adjustment phase", order)
+        done.append(entry)
     disorder: list[Unit] = []
     if delta < 0 and len(removed) < -delta:
         left = [u for p, u in units.items() if u.power == power]
@@ -104,6 +63,59 @@ def adjudicate_adjustments(
             del units[geo.loc_province[unit.loc]]
             disorder.append(unit)
     return AdjustmentOutcome(done, disorder)
+
+
+def _build(
+    variant: Variant,
+    pos: Position,
+    power: str,
+    order: Build | Waive,
+    counts: tuple[int, int],
+    home: tuple[int, ...],
+    units: dict[int, Unit],
+) -> tuple[Outcome, str | None, Order]:
+    """One build or waive, ``counts`` = (the power's adjustment, builds used so far); a build is added to ``units``."""
+    geo = variant.geo
+    delta, used = counts
+    if delta <= 0:
+        return (Outcome.VOID, Reason("{power} has no builds this winter", power=Name(power)), order)
+    if used >= delta:
+        return (Outcome.VOID, Reason("{power} may build only {count}", power=Name(power), count=delta), order)
+    if isinstance(order, Waive):
+        return (Outcome.SUCCEEDS, None, order)
+    checked = check_build(geo, pos, power, order, home)
+    if isinstance(checked, str):
+        return (Outcome.VOID, checked, order)
+    prov = geo.loc_province[checked.loc]
+    if prov in units:
+        return (Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].name), order)
+    units[prov] = Unit(power, checked.kind, checked.loc)
+    return (Outcome.SUCCEEDS, None, checked)
+
+
+def _remove(
+    geo: Geography,
+    pos: Position,
+    power: str,
+    order: Disband,
+    delta: int,
+    removed: set[int],
+    units: dict[int, Unit],
+) -> tuple[Outcome, str | None, Order]:
+    """One removal; a unit removed leaves ``units`` and its province joins ``removed``."""
+    if delta >= 0:
+        return (Outcome.VOID, Reason("{power} has no units to remove this winter", power=Name(power)), order)
+    unit = own_unit(geo, pos.units, power, order)
+    if isinstance(unit, str):
+        return (Outcome.VOID, unit, order)
+    prov = geo.loc_province[unit.loc]
+    if prov in removed:
+        return (Outcome.VOID, "that unit is already removed", order)
+    if len(removed) >= -delta:
+        return (Outcome.VOID, Reason("{power} must remove only {count}", power=Name(power), count=-delta), order)
+    removed.add(prov)
+    del units[prov]
+    return (Outcome.SUCCEEDS, None, Disband(unit.kind, unit.loc))
 
 
 def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int]) -> list[Unit]:
@@ -124,13 +136,21 @@ def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int]) ->
 def _distance(geo: Geography, unit: Unit, homes: set[int], far: int) -> int:
     """Moves from the unit to the nearest home centre: an army may cross land and sea, a fleet only its own
     moves (DATC 6.J, 2000 rules)."""
+
+    def fleet_step(loc: int) -> Iterable[int]:
+        return geo.fleet_adj[loc]
+
+    def army_step(prov: int) -> Iterable[int]:
+        return geo.army_adj[prov] | geo.fleet_reach[prov] | _coast_reach(geo, prov)
+
+    step: Callable[[int], Iterable[int]]
     if unit.kind is UnitKind.FLEET:
         start = unit.loc
-        step = lambda loc: geo.fleet_adj[loc]  # noqa: E731
+        step = fleet_step
         where: Sequence[int] = geo.loc_province
     else:
         start = geo.loc_province[unit.loc]
-        step = lambda prov: geo.army_adj[prov] | geo.fleet_reach[prov] | _coast_reach(geo, prov)  # noqa: E731
+        step = army_step
         where = range(len(geo.loc_names))  # province ids map to themselves
     seen = {start}
     frontier = [start]

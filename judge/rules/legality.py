@@ -74,93 +74,115 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
     unit = own_unit(geo, pos.units, power, order)
     if isinstance(unit, str):
         return unit
+    if isinstance(order, Hold):
+        return Hold(unit.kind, unit.loc)
+    if isinstance(order, Move):
+        return _check_move(geo, unit, order)
+    if isinstance(order, SupportHold):
+        return _check_support_hold(geo, pos, unit, order)
+    if isinstance(order, SupportMove):
+        return _check_support_move(geo, pos, unit, order)
+    if isinstance(order, Convoy):
+        return _check_convoy(geo, pos, unit, order)
+    return "this order is not for a movement phase"
+
+
+def _check_move(geo: Geography, unit: Unit, order: Move) -> Move | str:
     src, here = unit.loc, geo.loc_province[unit.loc]
     kind = unit.kind
-    if isinstance(order, Hold):
-        return Hold(kind, src)
-    if isinstance(order, Move):
-        there = geo.loc_province[order.dest]
-        if there == here:
-            return "a unit cannot move to the province it is in"
-        if kind is UnitKind.FLEET:
-            if order.via_convoy:
-                return "only armies can be convoyed"
-            dest = fleet_destination(geo, src, order.dest)
-            return dest if isinstance(dest, str) else Move(kind, src, dest, False)
-        if geo.provinces[there].terrain is Terrain.SEA:
-            return Reason("an army cannot move into {dest}", dest=geo.provinces[there].name)
-        if there in geo.army_adj[here] or there in geo.convoy_reach[here]:
-            return Move(kind, src, there, order.via_convoy)
+    there = geo.loc_province[order.dest]
+    if there == here:
+        return "a unit cannot move to the province it is in"
+    if kind is UnitKind.FLEET:
+        if order.via_convoy:
+            return "only armies can be convoyed"
+        dest = fleet_destination(geo, src, order.dest)
+        return dest if isinstance(dest, str) else Move(kind, src, dest, False)
+    if geo.provinces[there].terrain is Terrain.SEA:
+        return Reason("an army cannot move into {dest}", dest=geo.provinces[there].name)
+    if there in geo.army_adj[here] or there in geo.convoy_reach[here]:
+        return Move(kind, src, there, order.via_convoy)
+    return Reason(
+        "an army in {src} cannot reach {dest}, not even by convoy; it can move to {options}",
+        src=geo.loc_names[src],
+        dest=geo.provinces[there].name,
+        options=", ".join(geo.loc_names[d] for d in geo.destinations(kind, src)),
+    )
+
+
+def _check_support_hold(geo: Geography, pos: Position, unit: Unit, order: SupportHold) -> SupportHold | str:
+    src, here = unit.loc, geo.loc_province[unit.loc]
+    kind = unit.kind
+    target = geo.loc_province[order.target]
+    if target == here:
+        return "a unit cannot support itself"
+    if target not in pos.units:
+        return Reason("there is no unit in {where} to support", where=geo.provinces[target].name)
+    if not geo.can_reach_province(kind, src, target):
         return Reason(
-            "an army in {src} cannot reach {dest}, not even by convoy; it can move to {options}",
+            "{src} cannot support into {dest}: it could not move there",
+            src=geo.loc_names[src],
+            dest=geo.provinces[target].name,
+        )
+    return SupportHold(kind, src, target)
+
+
+def _check_support_move(geo: Geography, pos: Position, unit: Unit, order: SupportMove) -> SupportMove | str:
+    src, here = unit.loc, geo.loc_province[unit.loc]
+    kind = unit.kind
+    origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
+    if origin == here:
+        return "a unit cannot support its own move"
+    if there == here:
+        return "a unit cannot support a move into its own province"
+    if origin == there:
+        return "a supported move must go somewhere else"
+    if origin not in pos.units:
+        return Reason("there is no unit in {where} to support", where=geo.provinces[origin].name)
+    if not geo.can_reach_province(kind, src, there):
+        return Reason(
+            "{src} cannot support into {dest}: it could not move there",
             src=geo.loc_names[src],
             dest=geo.provinces[there].name,
-            options=", ".join(geo.loc_names[d] for d in geo.destinations(kind, src)),
         )
-    if isinstance(order, SupportHold):
-        target = geo.loc_province[order.target]
-        if target == here:
-            return "a unit cannot support itself"
-        if target not in pos.units:
-            return Reason("there is no unit in {where} to support", where=geo.provinces[target].name)
-        if not geo.can_reach_province(kind, src, target):
-            return Reason(
-                "{src} cannot support into {dest}: it could not move there",
-                src=geo.loc_names[src],
-                dest=geo.provinces[target].name,
-            )
-        return SupportHold(kind, src, target)
-    if isinstance(order, SupportMove):
-        origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
-        if origin == here:
-            return "a unit cannot support its own move"
-        if there == here:
-            return "a unit cannot support a move into its own province"
-        if origin == there:
-            return "a supported move must go somewhere else"
-        if origin not in pos.units:
-            return Reason("there is no unit in {where} to support", where=geo.provinces[origin].name)
-        if not geo.can_reach_province(kind, src, there):
-            return Reason(
-                "{src} cannot support into {dest}: it could not move there",
-                src=geo.loc_names[src],
-                dest=geo.provinces[there].name,
-            )
-        mover = pos.units[origin]
-        if (
-            mover.kind is UnitKind.ARMY
-            and there not in geo.army_adj[origin]
-            and not geo.sea_route(origin, there, lambda sea: sea != here)
-        ):
-            return Reason(
-                "the army in {origin} could only reach {dest} by a convoy through {here}, whose fleet "
-                "cannot convoy and support at once",
-                origin=geo.provinces[origin].name,
-                dest=geo.provinces[there].name,
-                here=geo.provinces[here].name,
-            )
-        dest = order.dest if geo.provinces[there].coasts and order.dest != there else there
-        return SupportMove(kind, src, origin, dest)
-    if isinstance(order, Convoy):
-        origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
-        if kind is not UnitKind.FLEET or geo.provinces[here].terrain is not Terrain.SEA:
-            return "only a fleet at sea can convoy"
-        army = pos.units.get(origin)
-        if army is None:
-            return Reason("there is no unit in {where} to convoy", where=geo.provinces[origin].name)
-        if army.kind is not UnitKind.ARMY:
-            return "only armies can be convoyed"
-        if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
-            return Reason("an army cannot be convoyed to {dest}", dest=geo.provinces[there].name)
-        if origin not in geo.shore[here] or there not in geo.shore[here]:
-            return Reason(
-                "a fleet in {here} cannot be part of a convoy from {origin} to {dest}",
-                here=geo.provinces[here].name,
-                origin=geo.provinces[origin].name,
-                dest=geo.provinces[there].name,
-            )
-        return Convoy(kind, src, origin, there)
-    return "this order is not for a movement phase"
+    mover = pos.units[origin]
+    if (
+        mover.kind is UnitKind.ARMY
+        and there not in geo.army_adj[origin]
+        and not geo.sea_route(origin, there, lambda sea: sea != here)
+    ):
+        return Reason(
+            "the army in {origin} could only reach {dest} by a convoy through {here}, whose fleet "
+            "cannot convoy and support at once",
+            origin=geo.provinces[origin].name,
+            dest=geo.provinces[there].name,
+            here=geo.provinces[here].name,
+        )
+    dest = order.dest if geo.provinces[there].coasts and order.dest != there else there
+    return SupportMove(kind, src, origin, dest)
+
+
+def _check_convoy(geo: Geography, pos: Position, unit: Unit, order: Convoy) -> Convoy | str:
+    src, here = unit.loc, geo.loc_province[unit.loc]
+    kind = unit.kind
+    origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
+    if kind is not UnitKind.FLEET or geo.provinces[here].terrain is not Terrain.SEA:
+        return "only a fleet at sea can convoy"
+    army = pos.units.get(origin)
+    if army is None:
+        return Reason("there is no unit in {where} to convoy", where=geo.provinces[origin].name)
+    if army.kind is not UnitKind.ARMY:
+        return "only armies can be convoyed"
+    if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
+        return Reason("an army cannot be convoyed to {dest}", dest=geo.provinces[there].name)
+    if origin not in geo.shore[here] or there not in geo.shore[here]:
+        return Reason(
+            "a fleet in {here} cannot be part of a convoy from {origin} to {dest}",
+            here=geo.provinces[here].name,
+            origin=geo.provinces[origin].name,
+            dest=geo.provinces[there].name,
+        )
+    return Convoy(kind, src, origin, there)
 
 
 def unconvoyable_moves(geo: Geography, pos: Position, orders: dict[int, UnitOrder]) -> dict[int, str]:

@@ -53,86 +53,19 @@ class _Adjudication:
     def __init__(self, geo: Geography, units: dict[int, Unit], orders: dict[int, UnitOrder]) -> None:
         self.geo = geo
         self.units = units
-        lp = geo.loc_province
-        kind = dict.fromkeys(units, _HOLD)
-        dest: dict[int, int] = {}  # move: destination province
-        dest_loc: dict[int, int] = {}  # move: destination location
-        moves_into: dict[int, list[int]] = {}
-        support_orders = []
-        convoy_orders = []
-        for prov, order in orders.items():
-            cls = type(order)
-            if cls is Move:
-                kind[prov] = _MOVE
-                loc = order.dest  # type: ignore[union-attr]
-                q = lp[loc]
-                dest[prov] = q
-                dest_loc[prov] = loc
-                into = moves_into.get(q)
-                if into is None:
-                    moves_into[q] = [prov]
-                else:
-                    into.append(prov)
-            elif cls is SupportHold or cls is SupportMove:
-                kind[prov] = _SUPPORT
-                support_orders.append((prov, order))
-            elif cls is Convoy:
-                kind[prov] = _CONVOY
-                convoy_orders.append((prov, order))
-        self.kind = kind
-        self.dest = dest
-        self.dest_loc = dest_loc
-        self.moves_into = moves_into
+        self.kind = dict.fromkeys(units, _HOLD)
+        self.dest: dict[int, int] = {}  # move: destination province
+        self.dest_loc: dict[int, int] = {}  # move: destination location
+        self.moves_into: dict[int, list[int]] = {}
         self.target: dict[int, int] = {}  # support: province the support goes into; convoy: the army's province
         self.supports: dict[int, list[int]] = {}  # unit -> supporters whose support matches its order
         self.convoyers: dict[int, list[int]] = {}  # army -> fleets convoying exactly its move
         self.unmatched: set[int] = set()
-        for prov, order in support_orders:
-            if type(order) is SupportHold:
-                there = order.target  # type: ignore[union-attr]
-                matched = kind.get(there, _MOVE) != _MOVE
-                helped = there
-            else:
-                there = lp[order.dest]  # type: ignore[union-attr]
-                helped = order.origin  # type: ignore[union-attr]
-                matched = (
-                    kind.get(helped) == _MOVE
-                    and dest[helped] == there
-                    and (
-                        order.dest == there
-                        or order.dest == dest_loc[helped]  # type: ignore[union-attr]
-                        or units[helped].kind is UnitKind.ARMY
-                    )
-                )
-            self.target[prov] = there
-            if matched:
-                self.supports.setdefault(helped, []).append(prov)
-            else:
-                kind[prov] = _HOLD
-                self.unmatched.add(prov)
-        for prov, order in convoy_orders:
-            army = order.origin  # type: ignore[union-attr]
-            if kind.get(army) == _MOVE and units[army].kind is UnitKind.ARMY and dest[army] == order.dest:  # type: ignore[union-attr]
-                self.target[prov] = army
-                self.convoyers.setdefault(army, []).append(prov)
-            else:
-                kind[prov] = _HOLD
-                self.unmatched.add(prov)
-        # by convoy when it must, or when intended ("via convoy" or an own fleet) and a chain of fleets is ordered
-        by_sea: dict[int, bool] = {}
-        army_adj = geo.army_adj
-        for prov, q in dest.items():
-            unit = units[prov]
-            if unit.kind is not UnitKind.ARMY:
-                continue
-            if q not in army_adj[prov]:
-                by_sea[prov] = True
-                continue
-            fleets = self.convoyers.get(prov)
-            if fleets:
-                intent = orders[prov].via_convoy or any(units[f].power == unit.power for f in fleets)  # type: ignore[union-attr]
-                by_sea[prov] = intent and self._route(prov, q, fleets, geo.fleet_reach)
-        self.by_sea = by_sea
+        supports, convoys = self._classify(orders)
+        self._match_supports(supports)
+        self._match_convoys(convoys)
+        self.by_sea = self._by_sea(orders)
+        dest, by_sea = self.dest, self.by_sea
         # head-to-head battles: two units moving into each other's province, neither by convoy
         self.h2h = {p: q for p, q in dest.items() if dest.get(q) == p and not by_sea.get(p) and not by_sea.get(q)}
         self.state = dict.fromkeys(units, _UNRESOLVED)
@@ -142,6 +75,94 @@ class _Adjudication:
         self.broken: set[int] = set()  # armies whose convoy was disrupted by the Szykman rule
         # the decision of an order, by kind (holds have none)
         self.deciders = (self.convoy_stands, self.move_succeeds, self.support_given, self.convoy_stands)
+
+    def _classify(
+        self, orders: dict[int, UnitOrder]
+    ) -> tuple[list[tuple[int, SupportHold | SupportMove]], list[tuple[int, Convoy]]]:
+        """The kind of each order; each move's destination; the supports and convoys, to be matched next."""
+        kind, dest, dest_loc, moves_into, lp = (
+            self.kind,
+            self.dest,
+            self.dest_loc,
+            self.moves_into,
+            self.geo.loc_province,
+        )
+        supports: list[tuple[int, SupportHold | SupportMove]] = []
+        convoys: list[tuple[int, Convoy]] = []
+        for prov, order in orders.items():
+            if isinstance(order, Move):
+                kind[prov] = _MOVE
+                loc = order.dest
+                q = lp[loc]
+                dest[prov] = q
+                dest_loc[prov] = loc
+                into = moves_into.get(q)
+                if into is None:
+                    moves_into[q] = [prov]
+                else:
+                    into.append(prov)
+            elif isinstance(order, (SupportHold, SupportMove)):
+                kind[prov] = _SUPPORT
+                supports.append((prov, order))
+            elif isinstance(order, Convoy):
+                kind[prov] = _CONVOY
+                convoys.append((prov, order))
+        return supports, convoys
+
+    def _match_supports(self, supports: list[tuple[int, SupportHold | SupportMove]]) -> None:
+        """A support counts when the unit it supports was ordered that (else the supporter holds: "unmatched")."""
+        kind, dest, dest_loc, units, lp = self.kind, self.dest, self.dest_loc, self.units, self.geo.loc_province
+        for prov, order in supports:
+            if isinstance(order, SupportHold):
+                there = order.target
+                matched = kind.get(there, _MOVE) != _MOVE
+                helped = there
+            else:
+                there = lp[order.dest]
+                helped = order.origin
+                matched = (
+                    kind.get(helped) == _MOVE
+                    and dest[helped] == there
+                    and (order.dest == there or order.dest == dest_loc[helped] or units[helped].kind is UnitKind.ARMY)
+                )
+            self.target[prov] = there
+            if matched:
+                self.supports.setdefault(helped, []).append(prov)
+            else:
+                kind[prov] = _HOLD
+                self.unmatched.add(prov)
+
+    def _match_convoys(self, convoys: list[tuple[int, Convoy]]) -> None:
+        """A convoy counts when the army it carries was ordered to move exactly there."""
+        units, kind, dest = self.units, self.kind, self.dest
+        for prov, order in convoys:
+            army = order.origin
+            if kind.get(army) == _MOVE and units[army].kind is UnitKind.ARMY and dest[army] == order.dest:
+                self.target[prov] = army
+                self.convoyers.setdefault(army, []).append(prov)
+            else:
+                kind[prov] = _HOLD
+                self.unmatched.add(prov)
+
+    def _by_sea(self, orders: dict[int, UnitOrder]) -> dict[int, bool]:
+        """Armies moving by convoy: when they must, or when intended ("via convoy" or an own fleet) and a chain of
+        fleets is ordered."""
+        units, geo = self.units, self.geo
+        by_sea: dict[int, bool] = {}
+        army_adj = geo.army_adj
+        for prov, q in self.dest.items():
+            unit = units[prov]
+            if unit.kind is not UnitKind.ARMY:
+                continue
+            if q not in army_adj[prov]:
+                by_sea[prov] = True
+                continue
+            fleets = self.convoyers.get(prov)
+            order = orders[prov]
+            if fleets and isinstance(order, Move):
+                intent = order.via_convoy or any(units[f].power == unit.power for f in fleets)
+                by_sea[prov] = intent and self._route(prov, q, fleets, geo.fleet_reach)
+        return by_sea
 
     # --- the guess algorithm ----------------------------------------------------------------------------------------
 
@@ -302,13 +323,14 @@ class _Adjudication:
         for m in attackers:
             if m != target and self.units[m].power != power and self.path_ok(m):
                 return False
-        for m in attackers:
+        # loops, not any() over a generator: these run for every decision, and the loop is the faster in CPython
+        for m in attackers:  # noqa: SIM110
             if m == target and self.units[m].power != power and self.resolve(m):
                 return False
         return True
 
     def is_dislodged(self, p: int) -> bool:
-        for m in self.moves_into.get(p, ()):
+        for m in self.moves_into.get(p, ()):  # noqa: SIM110 - see support_given
             if self.resolve(m):
                 return True
         return False
@@ -329,7 +351,7 @@ class _Adjudication:
             if k != _HOLD:
                 resolve(p)
         outcomes = dict.fromkeys(units, _SUCCEEDS)
-        moved = set()
+        moved: set[int] = set()
         new_units: dict[int, Unit] = {}
         winner_into: dict[int, int] = {}
         for p, q in dest.items():
@@ -354,15 +376,19 @@ class _Adjudication:
                 else:
                     dislodged[p] = Dislodged(unit, m, bool(by_sea.get(m)))
                     outcomes[p] = _DISLODGED
-        standoffs = set()
+        return MovementResult(outcomes, new_units, dislodged, self._standoffs(moved, new_units), self.reason)
+
+    def _standoffs(self, moved: set[int], new_units: dict[int, Unit]) -> frozenset[int]:
+        """Provinces left empty by a bounce: a move into them failed that was not a head-to-head loss nor cut off."""
         h2h = self.h2h
+        standoffs = set()
         for q, movers in self.moves_into.items():
             if q not in new_units:
                 for m in movers:
                     if m not in moved and m not in h2h and self.path_ok(m):
                         standoffs.add(q)
                         break
-        return MovementResult(outcomes, new_units, dislodged, frozenset(standoffs), self.reason)
+        return frozenset(standoffs)
 
     def reason(self, p: int, outcome: Outcome) -> str | None:
         """Why the order of the unit in province p had this outcome, in words (only asked for reports)."""

@@ -240,10 +240,10 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     coast = _COAST_WORDS.get(word)
     if coast is None or (word in ("s", "n", "e", "w") and not (i + 1 < len(toks) and toks[i + 1] == "coast")):
         return loc, i, None
-    if word in ("north", "south", "east", "west") and not (i + 1 < len(toks) and toks[i + 1] == "coast"):
-        # "Spain north" is a coast only when nothing else could follow
-        if i + 1 < len(toks) and _match_place(toks, i, geo):
-            return loc, i, None
+    # "Spain north" is a coast only when nothing else could follow
+    bare_word = word in ("north", "south", "east", "west") and not (i + 1 < len(toks) and toks[i + 1] == "coast")
+    if bare_word and i + 1 < len(toks) and _match_place(toks, i, geo):
+        return loc, i, None
     consumed = i + 1 + (1 if i + 1 < len(toks) and toks[i + 1] == "coast" else 0)
     cloc = geo.by_loc_name.get(f"{prov.abbr}/{coast}")
     if cloc is None:
@@ -320,34 +320,11 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
         return Hold(kind, place.loc)
     verb = rest[0]
     if verb == "move" or isinstance(verb, _Place):
-        path = _places_after(rest, 0)
-        via = "via" in rest or "convoy" in rest
-        if not path:
-            return OrderError(text, "a move needs a destination, e.g. 'A Paris - Burgundy'")
-        if any(s not in ("move", "via", "convoy") and not isinstance(s, _Place) for s in rest):
-            return OrderError(text, "could not read this move; write it like 'A Paris - Burgundy'")
-        # a path through seas ("A lon - nth - nwy") is a move by convoy to the last place
-        return Move(kind, place.loc, path[-1].loc, via or len(path) > 1)
+        return _move(text, kind, place, rest)
     if verb == "support":
-        _, target, j = _unit(rest, 1)
-        if target is None:
-            return OrderError(text, "a support names the supported unit, e.g. 'A mun S A ber - kie' or 'F kie S A ber'")
-        tail = rest[j:]
-        if not tail or tail == ["hold"]:
-            return SupportHold(kind, place.loc, target.loc)
-        if tail[0] == "move" and len(tail) == 2 and isinstance(tail[1], _Place):
-            return SupportMove(kind, place.loc, target.loc, tail[1].loc)
-        if isinstance(tail[0], _Place) and len(tail) == 1:
-            return SupportMove(kind, place.loc, target.loc, tail[0].loc)
-        return OrderError(text, "could not read this support; write it like 'A mun S A ber - kie' or 'F kie S A ber'")
+        return _support(text, kind, place, rest)
     if verb == "convoy":
-        akind, army, j = _unit(rest, 1)
-        tail = [s for s in rest[j:] if s != "move"]
-        if army is None or len(tail) != 1 or not isinstance(tail[0], _Place):
-            return OrderError(text, "a convoy names the army and where it goes, e.g. 'F nth C A lon - nwy'")
-        if akind is UnitKind.FLEET:
-            return OrderError(text, "only armies can be convoyed")
-        return Convoy(kind, place.loc, army.loc, tail[0].loc)
+        return _convoy(text, kind, place, rest)
     if verb in ("retreat", "disband", "build", "waive"):
         return OrderError(
             text,
@@ -363,6 +340,41 @@ def _movement(text: str, sym: list[object]) -> Order | OrderError:
         "could not read this order; write it like 'A Paris - Burgundy', 'A Paris H', "
         "'A mun S A ber - kie' or 'F nth C A lon - nwy'",
     )
+
+
+def _move(text: str, kind: UnitKind | None, place: _Place, rest: list[object]) -> Order | OrderError:
+    path = _places_after(rest, 0)
+    via = "via" in rest or "convoy" in rest
+    if not path:
+        return OrderError(text, "a move needs a destination, e.g. 'A Paris - Burgundy'")
+    if any(s not in ("move", "via", "convoy") and not isinstance(s, _Place) for s in rest):
+        return OrderError(text, "could not read this move; write it like 'A Paris - Burgundy'")
+    # a path through seas ("A lon - nth - nwy") is a move by convoy to the last place
+    return Move(kind, place.loc, path[-1].loc, via or len(path) > 1)
+
+
+def _support(text: str, kind: UnitKind | None, place: _Place, rest: list[object]) -> Order | OrderError:
+    _, target, j = _unit(rest, 1)  # the supported unit's type is not checked: the position knows it
+    if target is None:
+        return OrderError(text, "a support names the supported unit, e.g. 'A mun S A ber - kie' or 'F kie S A ber'")
+    tail = rest[j:]
+    if not tail or tail == ["hold"]:
+        return SupportHold(kind, place.loc, target.loc)
+    if tail[0] == "move" and len(tail) == 2 and isinstance(tail[1], _Place):
+        return SupportMove(kind, place.loc, target.loc, tail[1].loc)
+    if isinstance(tail[0], _Place) and len(tail) == 1:
+        return SupportMove(kind, place.loc, target.loc, tail[0].loc)
+    return OrderError(text, "could not read this support; write it like 'A mun S A ber - kie' or 'F kie S A ber'")
+
+
+def _convoy(text: str, kind: UnitKind | None, place: _Place, rest: list[object]) -> Order | OrderError:
+    akind, army, j = _unit(rest, 1)
+    tail = [s for s in rest[j:] if s != "move"]
+    if army is None or len(tail) != 1 or not isinstance(tail[0], _Place):
+        return OrderError(text, "a convoy names the army and where it goes, e.g. 'F nth C A lon - nwy'")
+    if akind is UnitKind.FLEET:
+        return OrderError(text, "only armies can be convoyed")
+    return Convoy(kind, place.loc, army.loc, tail[0].loc)
 
 
 def _retreat(text: str, sym: list[object]) -> Order | OrderError:

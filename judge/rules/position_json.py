@@ -26,21 +26,37 @@ def position_from_json(variant: Variant, data: dict[str, Any]) -> Position:
         phase = Phase.parse(data.get("phase") or f"S{variant.start_year}M")
     except ValueError as exc:
         raise PositionError(str(exc)) from None
-    units: dict[int, Unit] = {}
-    raw_units = data.get("units")
+    units = _units(variant, data.get("units"))
+    raw_dis = data.get("dislodged") or {}
+    if raw_dis and phase.step is not Step.RETREAT:
+        raise PositionError("dislodged units are only given in a retreat phase")
+    dislodged = _dislodged(variant, raw_dis)
+    standoffs = frozenset(_province(geo, s, "standoffs") for s in _list(data.get("standoffs") or [], "standoffs"))
+    raw_owners = data.get("supply_centers")
+    owners = variant.start_ownership() if raw_owners is None else _owners(variant, raw_owners)
+    return Position(phase, units, owners, dislodged, standoffs)
+
+
+def _units(variant: Variant, raw_units: Any) -> dict[int, Unit]:
+    """The units by province; None means the variant's starting units."""
+    geo = variant.geo
     if raw_units is None:
         raw_units = {}
         for start in variant.start_units:
             raw_units.setdefault(start.power, []).append(f"{start.kind.value} {geo.loc_names[start.loc]}")
-    for power, unit in _unit_entries(variant, raw_units, "units"):
+    units: dict[int, Unit] = {}
+    for _power, unit in _unit_entries(variant, raw_units, "units"):
         prov = geo.loc_province[unit.loc]
         if prov in units:
             raise PositionError(f"units: two units in {geo.provinces[prov].name}")
         units[prov] = unit
+    return units
+
+
+def _dislodged(variant: Variant, raw_dis: Any) -> dict[int, Dislodged]:
+    """The dislodged units by province, each with where its attacker came from."""
+    geo = variant.geo
     dislodged: dict[int, Dislodged] = {}
-    raw_dis = data.get("dislodged") or {}
-    if raw_dis and phase.step is not Step.RETREAT:
-        raise PositionError("dislodged units are only given in a retreat phase")
     for power_name, entries in _mapping(raw_dis, "dislodged").items():
         power = read_power(variant, power_name, "dislodged")
         for entry in _list(entries, f"dislodged of {power}"):
@@ -56,23 +72,24 @@ def position_from_json(variant: Variant, data: dict[str, Any]) -> Position:
             if prov in dislodged:
                 raise PositionError(f"dislodged: two units in {geo.provinces[prov].name}")
             dislodged[prov] = Dislodged(unit, attacker_prov, bool(entry.get("attacker_via_convoy", False)))
-    standoffs = frozenset(_province(geo, s, "standoffs") for s in _list(data.get("standoffs") or [], "standoffs"))
-    owners: dict[int, str]
-    if data.get("supply_centers") is None:
-        owners = variant.start_ownership()
-    else:
-        owners = {}
-        centres = set(variant.centres)
-        for power_name, provs in _mapping(data["supply_centers"], "supply_centers").items():
-            power = read_power(variant, power_name, "supply_centers")
-            for p in _list(provs, f"supply_centers of {power}"):
-                prov = _province(geo, p, "supply_centers")
-                if prov not in centres:
-                    raise PositionError(f"supply_centers: {geo.provinces[prov].name} is not a supply centre")
-                if prov in owners and owners[prov] != power:
-                    raise PositionError(f"supply_centers: {geo.provinces[prov].name} is owned by two powers")
-                owners[prov] = power
-    return Position(phase, units, owners, dislodged, standoffs)
+    return dislodged
+
+
+def _owners(variant: Variant, raw: Any) -> dict[int, str]:
+    """The owner of each supply centre named; a centre named twice for different powers is an error."""
+    geo = variant.geo
+    owners: dict[int, str] = {}
+    centres = set(variant.centres)
+    for power_name, provs in _mapping(raw, "supply_centers").items():
+        power = read_power(variant, power_name, "supply_centers")
+        for p in _list(provs, f"supply_centers of {power}"):
+            prov = _province(geo, p, "supply_centers")
+            if prov not in centres:
+                raise PositionError(f"supply_centers: {geo.provinces[prov].name} is not a supply centre")
+            if prov in owners and owners[prov] != power:
+                raise PositionError(f"supply_centers: {geo.provinces[prov].name} is owned by two powers")
+            owners[prov] = power
+    return owners
 
 
 def _mapping(value: Any, what: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta, can_build_somewhere
 from judge.rules.board import Position, Unit
@@ -145,7 +146,7 @@ def _retreats(
     geo = variant.geo
     owners = {prov: dis.unit.power for prov, dis in pos.dislodged.items()}
     chosen, results, voided = _unit_orders(variant, pos, submitted, check_retreat, owners)
-    orders: dict[int, Retreat | Disband] = {p: o for p, (_, o) in chosen.items()}  # type: ignore[misc]
+    orders = {p: o for p, (_, o) in chosen.items() if isinstance(o, Retreat | Disband)}  # check_retreat gives no other
     units, outcomes = adjudicate_retreats(geo, pos, orders)
     for prov, (i, order) in chosen.items():
         out, reason = outcomes[prov]
@@ -176,8 +177,9 @@ def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) ->
             by_power.setdefault(sub.power, []).append(sub)
     for power in variant.powers:
         subs = by_power.get(power, [])
-        done = adjudicate_adjustments(variant, pos, power, [s.order for s in subs], units)  # type: ignore[misc]
-        for sub, (out, reason, order) in zip(subs, done.order_outcomes):
+        orders = [s.order for s in subs if not isinstance(s.order, OrderError)]  # errors were taken out above
+        done = adjudicate_adjustments(variant, pos, power, orders, units)
+        for sub, (out, reason, order) in zip(subs, done.order_outcomes, strict=True):
             results.append(Result(power, order, sub.text, out, reason))
         for unit in done.civil_disorder:
             results.append(
@@ -214,12 +216,12 @@ def _season_end(
             owners[prov] = unit.power
     scores = rule.scores(centres, owners, {prov: unit.power for prov, unit in units.items()})
     outcome = rule.decide(scores, rule.total(centres), phase.year, sides)
-    ended = dict(winner=outcome.winner, draw=outcome.powers, scores=scores)
+    ended = partial(TurnResult, winner=outcome.winner, draw=outcome.powers, scores=scores)
     winter = Position(retreats.after(), units, owners)
     if any(_needs_adjustment(variant, winter, p) for p in variant.powers):
-        return TurnResult(phase, results, winter, **ended)
+        return ended(phase, results, winter)
     spring = Position(winter.phase.after(), units, owners)
-    return TurnResult(phase, results, spring, **ended)
+    return ended(phase, results, spring)
 
 
 def _needs_adjustment(variant: Variant, pos: Position, power: str) -> bool:

@@ -85,27 +85,8 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
     problems: list[str] = []
     bad = problems.append
 
-    for required in ("name", "powers", "start", "victory", "provinces", "army", "fleet", "units"):
-        if required not in data:
-            bad(
-                f"missing [{required}]"
-                if required in ("start", "victory", "provinces", "army", "fleet", "units")
-                else f"missing key {required!r}"
-            )
-    if problems:
-        raise VariantError(problems, key)
-    unknown = [f"unknown key {k!r}{_nearest(k, TOP_KEYS)}" for k in data if k not in TOP_KEYS]
-    for k in ("name", "description"):
-        if k in data and not isinstance(data[k], str):
-            bad(f"{k} must be a string in quotes, not {data[k]!r}")
-    for table in ("start", "victory", "provinces", "army", "fleet", "units"):
-        if not isinstance(data[table], dict):
-            bad(f"[{table}] must be a table, not {data[table]!r}")
-    if not _strings(data["powers"]):
-        bad(f"powers must be a list of names in quotes, not {data['powers']!r}")
-    if problems:
-        raise VariantError(unknown + problems, key)
-    problems.extend(unknown)
+    _check_shape(data, key)
+    problems.extend(f"unknown key {k!r}{_nearest(k, TOP_KEYS)}" for k in data if k not in TOP_KEYS)
 
     powers = tuple(data["powers"])
     if len(powers) < 2:
@@ -123,7 +104,43 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
     geo = Geography(tuple(provinces), tuple(loc_names), tuple(loc_province), army, fleet)
 
     units = _start_units(data["units"], powers, geo, bad)
-    start = data["start"]
+    year = _start_year(data["start"], bad)
+    victory = _victory(data["victory"], powers, provinces, year, bad)
+
+    if problems or year is None:
+        raise VariantError(problems, key)
+    return Variant(key, data["name"], powers, geo, year, units, victory)
+
+
+def _check_shape(data: dict[str, Any], key: str) -> None:
+    """The keys and tables every variant has, of the right kinds; VariantError lists what is wrong (and, when the
+    rest is there, the keys it does not know)."""
+    tables = ("start", "victory", "provinces", "army", "fleet", "units")
+    missing = [
+        f"missing [{required}]" if required in tables else f"missing key {required!r}"
+        for required in ("name", "powers", *tables)
+        if required not in data
+    ]
+    if missing:
+        raise VariantError(missing, key)
+    problems = [
+        f"{k} must be a string in quotes, not {data[k]!r}"
+        for k in ("name", "description")
+        if k in data and not isinstance(data[k], str)
+    ]
+    problems += [
+        f"[{table}] must be a table, not {data[table]!r}" for table in tables if not isinstance(data[table], dict)
+    ]
+    if not _strings(data["powers"]):
+        problems.append(f"powers must be a list of names in quotes, not {data['powers']!r}")
+    if problems:
+        raise VariantError(
+            [f"unknown key {k!r}{_nearest(k, TOP_KEYS)}" for k in data if k not in TOP_KEYS] + problems, key
+        )
+
+
+def _start_year(start: dict[str, Any], bad: Any) -> int | None:
+    """The [start] table's year (None after reporting it wrong); its season must be one this judge starts in."""
     for k in start:
         if k not in START_KEYS:
             bad(f"[start] unknown key {k!r}{_nearest(k, START_KEYS)}")
@@ -133,11 +150,7 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
         year = None
     if str(start.get("season", "spring")).lower() not in SEASONS:
         bad(f"[start] season must be one of {', '.join(SEASONS)}")
-    victory = _victory(data["victory"], powers, provinces, year, bad)
-
-    if problems:
-        raise VariantError(problems, key)
-    return Variant(key, data["name"], powers, geo, year, units, victory)  # type: ignore[arg-type]
+    return year
 
 
 def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tuple[list[Province], list[str], list[int]]:
@@ -160,21 +173,9 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
             terrain = Terrain.LAND
         home = spec.get("home")
         centre = bool(spec.get("centre", False))
-        if home is not None and home not in powers:
-            bad(f"{where}: home power {home!r} is not one of the powers")
-        if home is not None and not centre:
-            bad(f"{where}: home centre of {home} is not a supply centre")
-        if centre and terrain is Terrain.SEA:
-            bad(f"{where}: a sea cannot be a supply centre")
         coasts = tuple(spec.get("coasts", ()))
-        if coasts and terrain is not Terrain.COAST:
-            bad(f"{where}: only a coast province can have split coasts")
-        if len(coasts) == 1:
-            bad(f"{where}: a split coast needs at least two coasts")
-        for c in coasts:
-            if c not in COASTS:
-                bad(f"{where}: unknown coast {c!r} (use {', '.join(COASTS)})")
-            coast_names.append((f"{abbr}/{c}", i))
+        _province_problems(where, terrain, (home, centre), coasts, powers, bad)
+        coast_names += [(f"{abbr}/{c}", i) for c in coasts]
         aliases = tuple(a.lower() for a in spec.get("aliases", ()))
         for a in (abbr, spec.get("name", "").lower(), *aliases):
             if a in seen_alias and seen_alias[a] != abbr:
@@ -194,6 +195,31 @@ def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tupl
     loc_names = [p.abbr for p in provinces] + [n for n, _ in coast_names]
     loc_province = [p.id for p in provinces] + [i for _, i in coast_names]
     return provinces, loc_names, loc_province
+
+
+def _province_problems(
+    where: str,
+    terrain: Terrain,
+    home_centre: tuple[Any, bool],
+    coasts: tuple[str, ...],
+    powers: tuple[str, ...],
+    bad: Any,
+) -> None:
+    """A province's home, centre and coasts that do not fit together or with its terrain."""
+    home, centre = home_centre
+    if home is not None and home not in powers:
+        bad(f"{where}: home power {home!r} is not one of the powers")
+    if home is not None and not centre:
+        bad(f"{where}: home centre of {home} is not a supply centre")
+    if centre and terrain is Terrain.SEA:
+        bad(f"{where}: a sea cannot be a supply centre")
+    if coasts and terrain is not Terrain.COAST:
+        bad(f"{where}: only a coast province can have split coasts")
+    if len(coasts) == 1:
+        bad(f"{where}: a split coast needs at least two coasts")
+    for c in coasts:
+        if c not in COASTS:
+            bad(f"{where}: unknown coast {c!r} (use {', '.join(COASTS)})")
 
 
 def _point(value: Any, where: str, bad: Any) -> tuple[float, float] | None:
@@ -261,13 +287,25 @@ def _adjacency(
         for dst in dsts:
             if src not in adj.get(dst, ()):
                 bad(f"[{kind}] one-way edge {_n(by_name, src)} -> {_n(by_name, dst)}: list it from both ends")
+    _standing_problems(adj, kind, by_name, provinces, loc_province, bad)
+    return adj
+
+
+def _standing_problems(
+    adj: dict[int, set[int]],
+    kind: str,
+    by_name: dict[str, int],
+    provinces: list[Province],
+    loc_province: list[int],
+    bad: Any,
+) -> None:
+    """Places listed in the [army] or [fleet] table where such a unit cannot stand."""
     for loc in adj:
         prov = provinces[loc_province[loc]]
         if kind == "army" and (prov.terrain is Terrain.SEA or loc != prov.id):
             bad(f"[army] {_n(by_name, loc)}: armies cannot stand there")
         if kind == "fleet" and (prov.terrain is Terrain.LAND or (loc == prov.id and prov.coasts)):
             bad(f"[fleet] {_n(by_name, loc)}: fleets cannot stand there" + (" (name a coast)" if prov.coasts else ""))
-    return adj
 
 
 def _n(by_name: dict[str, int], loc: int) -> str:
@@ -322,27 +360,47 @@ def _victory(
     centre_ids = frozenset(p.id for p in provinces if p.centre)
     centre_count = Victory(1, points=points).total(centre_ids)  # every point there is (the centres when no points)
     unit = "points" if points else "centres"
-    solo: int | Any
-    raw = table.get("solo")
-    if isinstance(raw, str) and raw.strip().lower() in ("half", "1/2"):
-        solo = centre_count // 2 + 1  # more than half (seed rule: centres / 2 + 1, 18 of 34)
-    else:
-        try:
-            solo = parse_solo(raw)
-        except ValueError as exc:
-            bad(f"[victory] {exc}")
-            solo = centre_count // 2 + 1
-    by_year = table.get("by_year", {})
-    pairs: list[tuple[int, int]] = []
+    solo = _solo(table.get("solo"), centre_count, bad)
     last_year = table.get("last_year")
     if last_year is not None and (not isinstance(last_year, int) or isinstance(last_year, bool)):
         bad(f"[victory] last_year must be a year (a whole number), not {last_year!r}")
         last_year = None
     if last_year is not None and start_year is not None and last_year <= start_year:
         bad(f"[victory] last_year {last_year} must be after the start year {start_year}")
+    pairs = _by_year(table.get("by_year", {}), (start_year, last_year), centre_count, unit, bad)
+    tie_break, others = _tie_rule(table, powers, bad)
+    if isinstance(solo, int) and solo > centre_count:
+        bad(f"[victory] solo {solo} is more than the {centre_count} {unit}")
+    rule = Victory(solo, tuple(pairs), last_year, tie_break, others, points)
+    line = rule.lowest_line(centre_count)
+    if line <= centre_count // 2 and not rule.has_tie_rule():
+        bad(
+            f"[victory] a line of {line} is at or below half of the {centre_count} {unit}, so two powers can reach "
+            f'it together: give tie_break (an order of powers) or tie_others = "play-on" or "draw"'
+        )
+    return rule
+
+
+def _solo(raw: Any, centre_count: int, bad: Any) -> int | Any:
+    """The solo line as written: "half" (more than half the centres) or what :func:`parse_solo` reads."""
+    if isinstance(raw, str) and raw.strip().lower() in ("half", "1/2"):
+        return centre_count // 2 + 1  # more than half (seed rule: centres / 2 + 1, 18 of 34)
+    try:
+        return parse_solo(raw)
+    except ValueError as exc:
+        bad(f"[victory] {exc}")
+        return centre_count // 2 + 1
+
+
+def _by_year(
+    by_year: Any, years: tuple[int | None, int | None], centre_count: int, unit: str, bad: Any
+) -> list[tuple[int, int]]:
+    """``by_year = { 1905 = 16 }``: a line that holds from a year on, within the (start, last) ``years``."""
+    start_year, last_year = years
     if not isinstance(by_year, dict):
         bad(f"[victory] by_year must be a table like {{ 1905 = 16 }}, not {by_year!r}")
-        by_year = {}
+        return []
+    pairs: list[tuple[int, int]] = []
     for year, count in by_year.items():
         if not str(year).isdigit() or not isinstance(count, int) or isinstance(count, bool) or count < 1:
             bad(f"[victory.by_year] {year} = {count!r}: need year = {unit}")
@@ -354,6 +412,11 @@ def _victory(
         if count > centre_count:
             bad(f"[victory.by_year] {year} = {count}: more than the {centre_count} {unit}")
         pairs.append((int(year), count))
+    return pairs
+
+
+def _tie_rule(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tuple[tuple[str, ...], TieOthers | None]:
+    """``tie_break`` (an order of powers) and ``tie_others`` (what a tie among the powers not named means)."""
     raw_tie = table.get("tie_break", [])
     if not _strings(raw_tie):
         bad(f"[victory] tie_break must be a list of powers, not {raw_tie!r}")
@@ -377,16 +440,7 @@ def _victory(
             f"[victory] tie_break does not name {', '.join(missing)}: name every power, or say what a tie among "
             f'the others means with tie_others = "play-on" or "draw"'
         )
-    if isinstance(solo, int) and solo > centre_count:
-        bad(f"[victory] solo {solo} is more than the {centre_count} {unit}")
-    rule = Victory(solo, tuple(pairs), last_year, tie_break, others, points)
-    line = rule.lowest_line(centre_count)
-    if line <= centre_count // 2 and not rule.has_tie_rule():
-        bad(
-            f"[victory] a line of {line} is at or below half of the {centre_count} {unit}, so two powers can reach "
-            f'it together: give tie_break (an order of powers) or tie_others = "play-on" or "draw"'
-        )
-    return rule
+    return tie_break, others
 
 
 def _points(table: Any, provinces: list[Province], bad: Any) -> tuple[tuple[int, int], ...]:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from imapclient.exceptions import IMAPClientError
+from sqlite_utils import Database
 
 import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge.config import Config
@@ -66,7 +67,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
 
-def next_deadline(db) -> datetime | None:  # type: ignore[no-untyped-def]
+def next_deadline(db: Database) -> datetime | None:
     rows = list(db.query("select min(deadline) as d from games where status = 'active' and deadline is not null"))
     return parse_iso_utc(rows[0]["d"]) if rows and rows[0]["d"] else None
 
@@ -102,7 +103,7 @@ class ServeLock:
         self.file: IO[str] | None = None
 
     def acquire(self) -> bool:
-        handle = open(self.path, "a+", encoding="utf-8")
+        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held open as long as the lock is held
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -226,9 +227,8 @@ class Daemon:
         self._step("mail", self._mail)
         if self._step("outbox", self._outbox):
             outbox_left = self._outbox_due()
-        if time.monotonic() >= self.next_upkeep:
-            if self._step("upkeep", self._upkeep):
-                self.next_upkeep = time.monotonic() + UPKEEP_EVERY.total_seconds()
+        if time.monotonic() >= self.next_upkeep and self._step("upkeep", self._upkeep):
+            self.next_upkeep = time.monotonic() + UPKEEP_EVERY.total_seconds()
         return deadlines_left, outbox_left
 
     def _step(self, name: str, action: Callable[[], Any]) -> bool:
@@ -302,7 +302,7 @@ class Daemon:
         self.stop.wait(min(wait, self.cfg.imap.poll_seconds if self.cfg.imap else wait))
 
 
-def deadline_chunk(db, now: datetime) -> bool:  # type: ignore[no-untyped-def]
+def deadline_chunk(db: Database, now: datetime) -> bool:
     """Reminders, then due games one transaction each, for at most ``CHUNK_GAMES`` games or ``CHUNK_SECONDS``;
     True while more games are due. Between chunks the caller lets others write (a writer waiting for SQLite's lock
     only looks every 100 ms or so, and would otherwise not get in between two of these transactions)."""

@@ -66,8 +66,7 @@ class ImapAccounts:
                     continue
                 client.select_folder(folder, readonly=True)
                 uids = client.search(["ALL"])
-                for uid, data in sorted(client.fetch(uids, ["BODY.PEEK[]"]).items()):
-                    out.append(data[b"BODY[]"])
+                out += [data[b"BODY[]"] for _uid, data in sorted(client.fetch(uids, ["BODY.PEEK[]"]).items())]
         finally:
             client.logout()
         return out

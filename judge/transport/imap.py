@@ -14,7 +14,9 @@ recorded with the reason in the ``quarantine`` table, and the inbox position mov
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import imaplib
 import logging
 import ssl
 import time
@@ -64,10 +66,10 @@ class Inbox:
     def drop(self) -> None:
         client, self.client = self.client, None
         if client is not None:
-            try:
+            # the connection may be broken already: nothing to save. IMAPClientError is an IMAP4.error; ValueError
+            # is imaplib reading a socket file already closed
+            with contextlib.suppress(imaplib.IMAP4.error, OSError, ValueError):
                 client.logout()
-            except Exception:  # the connection is already broken; nothing to save
-                pass
 
     @property
     def connected(self) -> bool:

@@ -1,7 +1,7 @@
 """The map picture of a position: provinces, centres, units and the orders of a phase, drawn as a PNG with Pillow.
 
-A variant with *board geometry* (``variants/KEY.geo.json``, made by ``python -m judge.reports.maps.tessellate``) is drawn as
-a board: every province an area, land provinces tinted by the power that holds them, seas blue, land that is no
+A variant with *board geometry* (``variants/KEY.geo.json``, made by ``python -m judge.reports.maps.tessellate``) is
+drawn as a board: every province an area, land provinces tinted by the power that holds them, seas blue, land that is no
 province grey, supply centres marked in their owner's colour, units as army and fleet symbols, the orders of a phase
 as arrows, labels in the shipped DejaVu font, as a palette PNG (about 50-70 KB). A variant without it is drawn as a
 diagram of its graph: a disc per province at its place on the globe (``at = [latitude, longitude]``), neighbours

@@ -58,7 +58,9 @@ class _Palette:
         found = self.index.get(colour)
         if found is None:
             if len(self.colours) >= self.limit:
-                return self.index[min(self.index, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, colour)))]
+                return self.index[
+                    min(self.index, key=lambda c: sum((a - b) ** 2 for a, b in zip(c, colour, strict=True)))
+                ]
             found = self.index[colour] = len(self.colours)
             self.colours.append(colour)
         return found
@@ -72,7 +74,8 @@ class _Palette:
 
 @lru_cache(maxsize=4096)
 def _mix(colour: RGB, behind: RGB, share: float) -> RGB:
-    return tuple(round(c * share + b * (1 - share)) for c, b in zip(colour, behind))  # type: ignore[return-value]
+    red, green, blue = (round(c * share + b * (1 - share)) for c, b in zip(colour, behind, strict=True))
+    return (red, green, blue)
 
 
 def tint(colour: RGB) -> RGB:
@@ -158,7 +161,7 @@ class BoardCanvas:
         shown = drawable(text, size)
         if not shown.strip():
             return
-        cover, mask, (px, py) = _glyphs(shown, size, halo is not None)
+        _cover, mask, (px, py) = _glyphs(shown, size, halo is not None)
         behind = halo if halo is not None else on
         if behind is None:
             self.image.paste(self.palette(fill), (round(at[0]) - px, round(at[1]) - py), _solid(shown, size))
@@ -204,6 +207,24 @@ def base_layer(variant: Variant) -> _Base:
 _BASES: dict[tuple[str, tuple[str, ...], int], _Base] = {}
 
 
+def _rings(layout: MapLayout, area: Iterable[tuple[tuple[tuple[float, float], ...], ...]]) -> list[list[list[Point]]]:
+    """Polygons (outer ring, then holes) in degrees, as points on the picture."""
+    return [[[layout.project_unwrapped(x, y) for x, y in ring] for ring in poly] for poly in area]
+
+
+def _fill(draw: ImageDraw.ImageDraw, polys: list[list[list[Point]]], index: int, hole_index: int) -> None:
+    for outer, *holes in polys:
+        draw.polygon(outer, fill=index)
+        for hole in holes:
+            draw.polygon(hole, fill=hole_index)
+
+
+def _outline(draw: ImageDraw.ImageDraw, polys: list[list[list[Point]]], index: int) -> None:
+    for poly in polys:
+        for ring in poly:
+            draw.line(ring + ring[:1], fill=index, width=1)
+
+
 def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
     geo = variant.geo
     layout = board_layout(variant, geometry)
@@ -216,33 +237,19 @@ def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, layout.width, layout.height - 1), fill=sea)  # the legend's place below stays white
 
-    def rings(area: Iterable[tuple[tuple[tuple[float, float], ...], ...]]) -> list[list[list[Point]]]:
-        return [[[layout.project_unwrapped(x, y) for x, y in ring] for ring in poly] for poly in area]
-
-    def fill(polys: list[list[list[Point]]], index: int) -> None:
-        for outer, *holes in polys:
-            draw.polygon(outer, fill=index)
-            for hole in holes:
-                draw.polygon(hole, fill=sea)
-
-    def outline(polys: list[list[list[Point]]], colour: RGB) -> None:
-        for poly in polys:
-            for ring in poly:
-                draw.line(ring + ring[:1], fill=palette(colour), width=1)
-
-    projected = [rings(area) for area in geometry.areas]
-    off = rings(geometry.off_board)
-    fill(off, palette(OFF_BOARD))
+    projected = [_rings(layout, area) for area in geometry.areas]
+    off = _rings(layout, geometry.off_board)
+    _fill(draw, off, palette(OFF_BOARD), sea)
     for prov in geo.provinces:
         if prov.terrain is not Terrain.SEA:
-            fill(projected[prov.id], slot0 + prov.id)
+            _fill(draw, projected[prov.id], slot0 + prov.id, sea)
     for prov in geo.provinces:
         if prov.terrain is Terrain.SEA:
-            outline(projected[prov.id], SEA_BORDER)
-    outline(off, LAND_BORDER)
+            _outline(draw, projected[prov.id], palette(SEA_BORDER))
+    _outline(draw, off, palette(LAND_BORDER))
     for prov in geo.provinces:
         if prov.terrain is not Terrain.SEA:
-            outline(projected[prov.id], LAND_BORDER)
+            _outline(draw, projected[prov.id], palette(LAND_BORDER))
 
     labels = Image.new("L", image.size, 0)
     mask = Image.new("L", image.size, 0)
@@ -253,7 +260,7 @@ def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
         text = layout.label_text(loc, name)
         size = BOARD_LABEL_SIZE if province else BOARD_COAST_LABEL_SIZE
         x, y = layout.labels[loc]
-        cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
+        _cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
         canvas.text((x, y), text, size, SEA_LABEL if is_sea or not province else LABEL_INK, WHITE)
         mask.paste(255, (x - px, y - py), halo)
     return _Base(image, labels, mask, palette, slot0, layout)

@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from PIL import Image, ImageDraw
 
@@ -105,8 +105,8 @@ def render_map(
     words: Mapping[str, str] | None = None,
 ) -> bytes:
     """The PNG picture of ``position``, with the orders of ``results`` (as the game server stores them: dicts with
-    "power", "typed" (the order as JSON, judge.rules.order_json) and "outcome") drawn over it. With ``after`` (the position the phase led to) the picture is
-    the results picture: the board after the phase (units, dislodged units, who holds what, the legend's centres)
+    "power", "typed" (the order as JSON, judge.rules.order_json) and "outcome") drawn over it. With ``after`` (the
+    position the phase led to) the picture is the results picture: the board after the phase (units, dislodged units, who holds what, the legend's centres)
     with the phase's orders drawn from where the units stood. ``words`` overrides the legend's words (keys as in
     ``legend_words``). A variant with board geometry is drawn as a board (a palette PNG), any other as a diagram.
     The same input gives the same bytes. MapError when the variant has no coordinates."""
@@ -142,7 +142,7 @@ def draw_map(
     if has_board(variant):
         return _draw_board(variant, position, shown, orders, heading, shown_words, after is not None)
     layout = map_layout(variant)
-    canvas = _Canvas(layout.width, layout.height + _legend_height(variant))
+    canvas = _ScaledCanvas(layout.width, layout.height + _legend_height(variant))
     colours = power_colours(variant)
     _draw_edges(canvas, geo, layout)
     _draw_provinces(canvas, geo, layout, shown.owners, colours)
@@ -172,8 +172,8 @@ def _draw_board(
     land = palette(LAND_AREA)
     for slot in range(base.slot0, 256):
         table[slot] = land
-    for prov, power in held_by(variant, shown).items():
-        table[base.slot0 + prov] = palette(tint(colours.get(power, UNKNOWN_POWER)))
+    for held, power in held_by(variant, shown).items():
+        table[base.slot0 + held] = palette(tint(colours.get(power, UNKNOWN_POWER)))
     image = base.image.point(table)
     canvas = BoardCanvas(image, palette)
     for prov in geo.provinces:
@@ -181,15 +181,36 @@ def _draw_board(
             owner = shown.owners.get(prov.id)
             fill = NEUTRAL if owner is None else colours.get(owner, UNKNOWN_POWER)
             canvas.circle(layout.centre_marker(prov.id), CENTRE - 0.5, fill, OUTLINE, 1.5)
-    _draw_units(canvas, geo, layout, shown, colours)  # type: ignore[arg-type]
-    _draw_orders(canvas, geo, layout, before, orders, colours, played)  # type: ignore[arg-type]
+    _draw_units(canvas, geo, layout, shown, colours)
+    _draw_orders(canvas, geo, layout, before, orders, colours, played)
     image.paste(base.labels, (0, 0), base.label_mask)  # last on the map: an arrow never hides a name
     legend = _draw_board_legend(canvas, variant, shown, layout, words, colours, heading)
     image.putpalette(palette.flat())
     return MapDrawing(image, layout, legend, dict(words))
 
 
-class _Canvas:
+class _Canvas(Protocol):
+    """What the drawing functions draw on: the diagram's :class:`_ScaledCanvas` or the board's ``BoardCanvas``
+    (coordinates in picture pixels, colours as RGB)."""
+
+    image: Image.Image
+
+    def line(self, points: Sequence[Point], fill: RGB, width: float) -> None: ...
+
+    def circle(
+        self, centre: Point, radius: float, fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None: ...
+
+    def polygon(
+        self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None, width: float = 1.0
+    ) -> None: ...
+
+    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None) -> None: ...
+
+    def rectangle(self, box: Box, fill: RGB | None, outline: RGB | None = None, width: float = 1.0) -> None: ...
+
+
+class _ScaledCanvas:
     """A Pillow drawing SCALE times larger than the picture; all coordinates given in picture pixels."""
 
     def __init__(self, width: int, height: int) -> None:
@@ -238,7 +259,7 @@ class _Canvas:
         self.draw.rectangle(
             tuple(v * SCALE for v in box),
             fill=fill,
-            outline=outline,  # type: ignore[arg-type]
+            outline=outline,
             width=max(1, round(width * SCALE)),
         )
 
@@ -656,7 +677,7 @@ def _draw_board_legend(
     for i, key in enumerate(SAMPLES):
         x = kx + (i // 4) * sample_width + 10
         y = y0 + BOARD_LEGEND_ROW * (i % 4) - 1
-        _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)  # type: ignore[arg-type]
+        _sample(canvas, layout, key, x, y - 1, PALETTE[1], LAND_AREA, length, True)
         canvas.text(
             (x + length + 16, y + 1),
             _fit(words[key], BOARD_LEGEND_SIZE, sample_width - length - 20),

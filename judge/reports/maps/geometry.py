@@ -1,7 +1,7 @@
 """A variant's board geometry: the area of every province, read from the sidecar file ``variants/KEY.geo.json``.
 
-The file is data the project owns, written by ``python -m judge.reports.maps.tessellate`` (see there for how the areas are
-made). The judge only reads it: a variant without the file, or with a file that does not fit its provinces, is drawn
+The file is data the project owns, written by ``python -m judge.reports.maps.tessellate`` (see there for how the areas
+are made). The judge only reads it: a variant without the file, or with a file that does not fit its provinces, is drawn
 as a diagram instead (``None`` here). Coordinates are (longitude, latitude) in degrees, longitudes unwrapped from
 the frame's left edge (they may exceed 180 on a map round the world).
 """
@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from judge.rules.variant import Variant
 
@@ -48,7 +49,7 @@ def _load(key: str, abbrs: tuple[str, ...]) -> BoardGeometry | None:
         return None
 
 
-def parse_geometry(data: dict, abbrs: tuple[str, ...]) -> BoardGeometry | None:
+def parse_geometry(data: dict[str, Any], abbrs: tuple[str, ...]) -> BoardGeometry | None:
     """The geometry in ``data`` (a geometry file's content) for provinces ``abbrs``; None when it lacks one of them."""
     provinces = data["provinces"]
     if set(provinces) != set(abbrs):
@@ -66,7 +67,7 @@ def parse_geometry(data: dict, abbrs: tuple[str, ...]) -> BoardGeometry | None:
     )
 
 
-def _area(polygons: list) -> Area:
+def _area(polygons: list[Any]) -> Area:
     return tuple(
         tuple(tuple((float(x), float(y)) for x, y in ring) for ring in poly if len(ring) >= 3)
         for poly in polygons

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from PIL import Image, ImageDraw
 
@@ -205,20 +206,8 @@ def _place_labels(
         reach = r + w + h + 4
         near = [t for t in taken if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach]
 
-        def cost(c: tuple[float, float]) -> float:
-            box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
-            edge = (
-                max(0.0, 4 - box[0])
-                + max(0.0, box[2] - (layout.width - 4))
-                + max(0.0, 4 - box[1])
-                + max(0.0, box[3] - (layout.height - 4))
-            )
-            away = 0.0
-            if inside is not None and province and not inside(loc, c[0] + w / 2, c[1] + h / 2):
-                away = 120.0 + (0.0 if inside(loc, c[0] + w / 2, c[1]) or inside(loc, c[0] + w / 2, c[1] + h) else 60)
-            return sum(_overlap(box, t) for t in near) + 50 * edge + away
-
-        costs = [cost(c) for c in candidates]
+        own = partial(inside, loc) if inside is not None and province else None
+        costs = [_label_cost(c, (w, h), near, (layout.width, layout.height), own) for c in candidates]
         best = min(range(len(candidates)), key=lambda i: (costs[i] > 0.5, costs[i], i))
         bx, by = candidates[best]
         labels.append((round(bx), round(by)))
@@ -254,25 +243,50 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
             for hole in holes:
                 draw.polygon([partial.project_unwrapped(x, y) for x, y in hole], fill=0)
     pixels = owner.load()
+    assert pixels is not None  # an image made in memory always loads
 
     def inside(prov: int, x: float, y: float) -> bool:
         px, py = int(x), int(y)
         return 0 <= px < geometry.width and 0 <= py < height and pixels[px, py] == prov + 1
 
-    centres = []
+    centres: list[tuple[int, int]] = []
     for prov in geo.provinces:  # the marker inside its province: the usual place when it fits, else the nearest
         x, y = points[prov.id]
         spots = [(x + dx, y + dy) for dx, dy in _MARKER_SPOTS]
         fits = [s for s in spots if all(inside(prov.id, s[0] + ex, s[1] + ey) for ex, ey in _MARKER_EDGE)]
         fits = fits or [s for s in spots if inside(prov.id, *s)]  # a thin province: the marker's middle inside
-        centres.append(tuple(round(v) for v in (fits or [(x, y)])[0]))
+        cx, cy = (fits or [(x, y)])[0]
+        centres.append((round(cx), round(cy)))
     with_points = MapLayout(
         geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts, tuple(centres)
-    )  # type: ignore[arg-type]
+    )
     labels = _place_labels(geo, with_points, BOARD_LABEL_SIZE, BOARD_COAST_LABEL_SIZE, ARMY + 1, inside)
     return MapLayout(
         geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), labels, 0.0, texts, tuple(centres)
-    )  # type: ignore[arg-type]
+    )
+
+
+def _label_cost(
+    c: tuple[float, float],
+    size: tuple[float, float],
+    near: list[Box],
+    frame: tuple[int, int],
+    inside: Callable[[float, float], bool] | None,
+) -> float:
+    """How bad a label of ``size`` at ``c`` is: the discs, markers and labels it covers, how far it runs off the
+    ``frame``, and (on a board, ``inside`` its own province) how far out of its province it sits."""
+    w, h = size
+    box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
+    edge = (
+        max(0.0, 4 - box[0])
+        + max(0.0, box[2] - (frame[0] - 4))
+        + max(0.0, 4 - box[1])
+        + max(0.0, box[3] - (frame[1] - 4))
+    )
+    away = 0.0
+    if inside is not None and not inside(c[0] + w / 2, c[1] + h / 2):
+        away = 120.0 + (0.0 if inside(c[0] + w / 2, c[1]) or inside(c[0] + w / 2, c[1] + h) else 60)
+    return sum(_overlap(box, t) for t in near) + 50 * edge + away
 
 
 _MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0)] + [

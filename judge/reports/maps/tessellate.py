@@ -106,68 +106,276 @@ def tessellate(
     key: str, geo: Geography, coast: dict[str, Any], *, reach: float | None = None
 ) -> tuple[dict[str, Any], str]:
     """The geometry file's content, and a report of how well it fits the game's adjacency."""
-    import shapely
-    import shapely.prepared
-    from shapely.geometry import MultiPoint, Point, Polygon, box
-    from shapely.ops import nearest_points, unary_union
+    plane = _Plane(geo, coast)
+    seeds: dict[tuple[float, float], int] = {}
+    for p in geo.provinces:
+        seeds.setdefault(_rounded(plane.anchors[p.id]), p.id)
+    for a, b in sorted(plane.neighbours):
+        plane.sow(seeds, a, plane.anchors[a], plane.anchors[b], SEED_STEPS)
+        plane.sow(seeds, b, plane.anchors[b], plane.anchors[a], SEED_STEPS)
+    if reach is None:
+        gaps = sorted(math.hypot(*plane.way(plane.anchors[a], plane.anchors[b])) for a, b in plane.neighbours)
+        reach = gaps[len(gaps) // 2] * 1.1
+    areas = plane.cut(seeds, reach)
+    for _ in range(ROUNDS):  # neighbours kept apart by a third province: each reaches towards the other
+        if not plane.reach_towards(areas, seeds):
+            break
+        areas = plane.cut(seeds, reach)
+    missing = [geo.provinces[p].abbr for p in range(len(geo.provinces)) if p not in areas]
+    if missing:
+        raise SystemExit(f"no area for {', '.join(missing)}: check their coordinates against the coastlines")
+    off_board = plane.join_islands(areas, seeds)
+    return plane.file(key, coast, areas, off_board)
 
-    lon0, lat0, lon1, lat1 = frame_of(geo)
-    squeeze = max(math.cos(math.radians((lat0 + lat1) / 2)), 0.1)
 
-    def plane(lon: float, lat: float) -> tuple[float, float]:
-        return ((lon - lon0) * squeeze, lat)
+class _Plane:
+    """The picture's frame as a plane (longitude scaled by the cosine of the middle latitude), the land and water in
+    it, where each province's seeds start (its anchor) and the pairs of provinces the game makes neighbours."""
 
-    def unwrap(lon: float) -> float:
-        return lon0 + (lon - lon0) % 360.0
+    def __init__(self, geo: Geography, coast: dict[str, Any]) -> None:
+        import shapely.prepared
+        from shapely.geometry import box
+        from shapely.ops import unary_union
 
-    frame = box(0.0, lat0, (lon1 - lon0) * squeeze, lat1)
+        self.geo = geo
+        self.lon0, self.lat0, self.lon1, self.lat1 = frame_of(geo)
+        self.squeeze = max(math.cos(math.radians((self.lat0 + self.lat1) / 2)), 0.1)
+        self.width = (self.lon1 - self.lon0) * self.squeeze
+        self.world = 360.0 * self.squeeze  # a map round the world: the short way may cross the seam
+        self.frame = box(0.0, self.lat0, self.width, self.lat1)
+        land = unary_union(self._polygons(coast["layers"]["land"]))
+        lakes = [p for p in self._polygons(coast["layers"].get("lakes", [])) if p.area >= MIN_LAKE]
+        if lakes:
+            land = land.difference(unary_union(lakes))
+        self.land = land.simplify(SIMPLIFY).buffer(0).intersection(self.frame)
+        water = self.frame.difference(self.land)
+        self.land_parts, self.water_parts = _parts(self.land), _parts(water)
+        self.sea = [p.terrain is Terrain.SEA for p in geo.provinces]
+        self.medium = {True: water, False: self.land}
+        self.anchors = {p.id: self._anchor(p.id) for p in geo.provinces}
+        self.neighbours = _neighbours(geo)
+        self.prepared_medium = {k: shapely.prepared.prep(v) for k, v in self.medium.items()}
 
-    def polygons(layer: Iterable[list[list[list[float]]]]) -> list[Any]:
+    def plane(self, lon: float, lat: float) -> tuple[float, float]:
+        return ((lon - self.lon0) * self.squeeze, lat)
+
+    def _polygons(self, layer: Iterable[list[list[list[float]]]]) -> list[Any]:
+        from shapely.geometry import Polygon
+
         out = []
         for rings in layer:
             for shift in (-360.0, 0.0, 360.0):  # a polygon across the seam is cut and comes back on the other side
                 poly = Polygon(
-                    [plane(x + shift, y) for x, y in rings[0]], [[plane(x + shift, y) for x, y in r] for r in rings[1:]]
+                    [self.plane(x + shift, y) for x, y in rings[0]],
+                    [[self.plane(x + shift, y) for x, y in r] for r in rings[1:]],
                 )
                 if not poly.is_valid:
                     poly = poly.buffer(0)
-                if poly.intersects(frame):
-                    out.append(poly.intersection(frame))
+                if poly.intersects(self.frame):
+                    out.append(poly.intersection(self.frame))
         return out
 
-    land = unary_union(polygons(coast["layers"]["land"]))
-    lakes = [p for p in polygons(coast["layers"].get("lakes", [])) if p.area >= MIN_LAKE]
-    if lakes:
-        land = land.difference(unary_union(lakes))
-    land = land.simplify(SIMPLIFY).buffer(0).intersection(frame)
-    water = frame.difference(land)
+    def _anchor(self, prov: int) -> tuple[float, float]:
+        """The province's point, moved onto its own side of the coast when it is on the wrong one."""
+        from shapely.geometry import Point
+        from shapely.ops import nearest_points
 
-    def parts(geom: Any) -> list[Any]:
-        return [g for g in getattr(geom, "geoms", [geom]) if g.area > 0 and g.geom_type == "Polygon"]
+        at = self.geo.provinces[prov].at
+        assert at is not None  # main() asks for every province's point first
+        lat, lon = at
+        pt = Point(self.plane(self.lon0 + (lon - self.lon0) % 360.0, lat))
+        own = self.medium[self.sea[prov]]
+        if own.contains(pt):
+            return (pt.x, pt.y)
+        near = nearest_points(own, pt)[0]
+        dx, dy = near.x - pt.x, near.y - pt.y
+        d = math.hypot(dx, dy) or 1.0
+        inside = Point(near.x + dx / d * 0.15, near.y + dy / d * 0.15)
+        if not own.contains(inside):  # a thin or small piece: a point well inside the nearest piece
+            inside = min(_parts(own), key=lambda g: g.distance(pt)).point_on_surface()
+        return (inside.x, inside.y)
 
-    land_parts, water_parts = parts(land), parts(water)
-    sea = [p.terrain is Terrain.SEA for p in geo.provinces]
+    def way(self, src: tuple[float, float], dst: tuple[float, float]) -> tuple[float, float]:
+        dx = dst[0] - src[0]
+        if abs(dx) > self.world / 2:
+            dx -= math.copysign(self.world, dx)
+        return dx, dst[1] - src[1]
 
-    def at(prov: int) -> tuple[float, float]:
-        lat, lon = geo.provinces[prov].at  # type: ignore[misc]
-        return plane(unwrap(lon), lat)
+    def on_frame(self, q: tuple[float, float]) -> tuple[float, float] | None:
+        x = q[0]
+        if x < 0 and x + self.world <= self.width:
+            x += self.world
+        elif x > self.width and x - self.world >= 0:
+            x -= self.world
+        return (x, q[1]) if 0 <= x <= self.width else None
 
-    medium = {True: water, False: land}
-    anchors: dict[int, tuple[float, float]] = {}
-    for p in geo.provinces:  # a point on the wrong side of the coast is moved onto its own side
-        pt = Point(at(p.id))
-        own = medium[sea[p.id]]
-        if not own.contains(pt):
-            near = nearest_points(own, pt)[0]
-            dx, dy = near.x - pt.x, near.y - pt.y
-            d = math.hypot(dx, dy) or 1.0
-            inside = Point(near.x + dx / d * 0.15, near.y + dy / d * 0.15)
-            if own.contains(inside):
-                pt = inside
-            else:  # a thin or small piece: a point well inside the nearest piece
-                pt = min(parts(own), key=lambda g: g.distance(pt)).point_on_surface()
-        anchors[p.id] = (pt.x, pt.y)
+    def sow(
+        self,
+        seeds: dict[tuple[float, float], int],
+        prov: int,
+        start: tuple[float, float],
+        towards: tuple[float, float],
+        steps: Iterable[float],
+    ) -> None:
+        """Seeds of ``prov`` on the way from ``start`` towards ``towards``, while on the province's side of the
+        coast."""
+        from shapely.geometry import Point
 
+        dx, dy = self.way(start, towards)
+        for t in steps:
+            q = self.on_frame((start[0] + dx * t, start[1] + dy * t))
+            if q is None or not self.prepared_medium[self.sea[prov]].contains(Point(q)):
+                break  # the way has left the province's side of the coast (or the picture): no further
+            seeds.setdefault(_rounded(q), prov)
+
+    def share(self, areas: dict[int, Any], a: int, b: int) -> bool:
+        """Whether a and b share a border of at least SHARED (across the seam too)."""
+        from shapely.affinity import translate
+
+        other = areas[b].buffer(0.02)
+        for shift in (0.0, self.world, -self.world):
+            near = translate(other, shift) if shift else other
+            if areas[a].boundary.intersection(near).length >= SHARED:
+                return True
+        return False
+
+    def cut(self, seeds: dict[tuple[float, float], int], reach: float) -> dict[int, Any]:
+        """Each province's area: the Voronoi cells of its seeds on its side of the coast; a land province reaches no
+        further than ``reach`` from its seeds (cut once: no slivers)."""
+        from shapely.geometry import Point
+        from shapely.ops import unary_union
+
+        cells = self._cells(seeds)
+        areas = {}
+        for prov, found in cells.items():
+            if found:
+                area = unary_union(found)
+                if not self.sea[prov]:
+                    area = area.intersection(
+                        unary_union([Point(q).buffer(reach, 24) for q, owner in seeds.items() if owner == prov])
+                    )
+                areas[prov] = area.buffer(0)
+        return areas
+
+    def _cells(self, seeds: dict[tuple[float, float], int]) -> dict[int, list[Any]]:
+        import shapely
+        import shapely.prepared
+        from shapely.geometry import MultiPoint, Point
+
+        cells: dict[int, list[Any]] = {p.id: [] for p in self.geo.provinces}
+        for is_sea, pieces in ((False, self.land_parts), (True, self.water_parts)):
+            mine = [(q, prov) for q, prov in seeds.items() if self.sea[prov] == is_sea]
+            for piece in pieces:
+                prepared = shapely.prepared.prep(piece)
+                inside = [(q, prov) for q, prov in mine if prepared.contains(Point(q))]
+                if len(inside) == 1:
+                    cells[inside[0][1]].append(piece)
+                    continue
+                if not inside:
+                    continue
+                voronoi = shapely.voronoi_polygons(
+                    MultiPoint([q for q, _ in inside]), extend_to=self.frame, ordered=True
+                )
+                for (_q, prov), cell in zip(inside, voronoi.geoms, strict=True):
+                    part = cell.intersection(piece)
+                    if not part.is_empty:
+                        cells[prov].append(part)
+        return cells
+
+    def reach_towards(self, areas: dict[int, Any], seeds: dict[tuple[float, float], int]) -> bool:
+        """Seeds for neighbours not sharing a border, each towards the other; False when all of them share one."""
+        from shapely.ops import nearest_points
+
+        apart = [
+            (a, b) for a, b in sorted(self.neighbours) if a in areas and b in areas and not self.share(areas, a, b)
+        ]
+        for a, b in apart:
+            pa, pb = nearest_points(areas[a], areas[b])
+            middle = ((pa.x + pb.x) / 2, (pa.y + pb.y) / 2)
+            self.sow(seeds, a, (pa.x, pa.y), middle, (0.35, 0.7, 1.05))
+            self.sow(seeds, b, (pb.x, pb.y), middle, (0.35, 0.7, 1.05))
+        return bool(apart)
+
+    def join_islands(self, areas: dict[int, Any], seeds: dict[tuple[float, float], int]) -> list[Any]:
+        """Land no province reached: a small seedless island very close to a province joins it (changing ``areas``);
+        the rest is returned, to be drawn as off-board land."""
+        from shapely.geometry import Point
+        from shapely.ops import unary_union
+
+        sea = self.sea
+        covered = unary_union([areas[p] for p in areas if not sea[p]])
+        off_board = []
+        for piece in _parts(self.land.difference(covered.buffer(1e-6))):
+            if piece.area < 1e-4:
+                continue
+            d, prov = min((piece.distance(areas[p]), p) for p in areas if not sea[p])
+            touches_seed = any(piece.contains(Point(q)) for q, owner in seeds.items() if not sea[owner])
+            if (
+                not touches_seed
+                and d <= ISLAND_JOIN
+                and piece.area <= ISLAND_SHARE * areas[prov].area
+                and _is_island(piece, self.land_parts)
+            ):
+                areas[prov] = unary_union([areas[prov], piece])
+            else:
+                off_board.append(piece)
+        return off_board
+
+    def _ring(self, coords: Iterable[tuple[float, float]]) -> list[list[float]]:
+        return [[round(self.lon0 + x / self.squeeze, ROUND), round(y, ROUND)] for x, y in coords]
+
+    def _multipolygon(self, geom: Any) -> list[list[list[list[float]]]]:
+        return [
+            [self._ring(poly.exterior.coords), *(self._ring(r.coords) for r in poly.interiors)] for poly in _parts(geom)
+        ]
+
+    def file(
+        self, key: str, coast: dict[str, Any], areas: dict[int, Any], off_board: list[Any]
+    ) -> tuple[dict[str, Any], str]:
+        """The geometry file's content and the report of the neighbours sharing a border on the picture."""
+        from shapely.geometry import Point
+        from shapely.ops import unary_union
+
+        geo = self.geo
+        provinces: dict[str, Any] = {}
+        for p in geo.provinces:
+            area = areas[p.id]
+            stand = Point(self.anchors[p.id])
+            if not area.contains(stand):
+                stand = area.point_on_surface()
+            provinces[p.abbr] = {
+                "area": self._multipolygon(area),
+                "unit": [round(stand.y, 2), round(self.lon0 + stand.x / self.squeeze, 2)],
+            }
+        shared, untouched = 0, []
+        for a, b in sorted(self.neighbours):
+            if self.share(areas, a, b):
+                shared += 1
+            else:
+                untouched.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
+        data = {
+            "about": "Province areas of this variant for drawing its board, made by judge.reports.maps.tessellate "
+            "from the provinces' coordinates and adjacency, clipped to coastlines: "
+            + str(coast.get("source", "public-domain coastlines")),
+            "variant": key,
+            "frame": [self.lon0, self.lat0, self.lon1, self.lat1],
+            "provinces": provinces,
+            "off_board": self._multipolygon(unary_union(off_board)) if off_board else [],
+            "neighbours_sharing_a_border": [shared, len(self.neighbours)],
+        }
+        report = (
+            f"{key}: {len(provinces)} province areas; {shared} of {len(self.neighbours)} neighbouring pairs share a "
+            f"border" + (f"; not touching on the picture: {', '.join(untouched)}" if untouched else "")
+        )
+        return data, report
+
+
+def _parts(geom: Any) -> list[Any]:
+    return [g for g in getattr(geom, "geoms", [geom]) if g.area > 0 and g.geom_type == "Polygon"]
+
+
+def _neighbours(geo: Geography) -> set[tuple[int, int]]:
+    """The pairs of provinces (lower id first) a unit can move between, in either direction."""
     neighbours: set[tuple[int, int]] = set()
     for a in range(len(geo.provinces)):
         for b in geo.army_adj[a]:
@@ -177,160 +385,7 @@ def tessellate(
             a = geo.loc_province[loc]
             if a != b:
                 neighbours.add((min(a, b), max(a, b)))
-
-    world = 360.0 * squeeze  # a map round the world: the short way may cross the seam
-    width = (lon1 - lon0) * squeeze
-    prepared_medium = {k: shapely.prepared.prep(v) for k, v in medium.items()}
-
-    def way(src: tuple[float, float], dst: tuple[float, float]) -> tuple[float, float]:
-        dx = dst[0] - src[0]
-        if abs(dx) > world / 2:
-            dx -= math.copysign(world, dx)
-        return dx, dst[1] - src[1]
-
-    def on_frame(q: tuple[float, float]) -> tuple[float, float] | None:
-        x = q[0]
-        if x < 0 and x + world <= width:
-            x += world
-        elif x > width and x - world >= 0:
-            x -= world
-        return (x, q[1]) if 0 <= x <= width else None
-
-    def sow(
-        seeds: dict[tuple[float, float], int],
-        prov: int,
-        start: tuple[float, float],
-        towards: tuple[float, float],
-        steps: Iterable[float],
-    ) -> None:
-        """Seeds of ``prov`` on the way from ``start`` towards ``towards``, while on the province's side of the coast."""
-        dx, dy = way(start, towards)
-        for t in steps:
-            q = on_frame((start[0] + dx * t, start[1] + dy * t))
-            if q is None or not prepared_medium[sea[prov]].contains(Point(q)):
-                break  # the way has left the province's side of the coast (or the picture): no further
-            seeds.setdefault(_rounded(q), prov)
-
-    seeds: dict[tuple[float, float], int] = {}
-    for p in geo.provinces:
-        seeds.setdefault(_rounded(anchors[p.id]), p.id)
-    for a, b in sorted(neighbours):
-        sow(seeds, a, anchors[a], anchors[b], SEED_STEPS)
-        sow(seeds, b, anchors[b], anchors[a], SEED_STEPS)
-
-    if reach is None:
-        gaps = sorted(math.hypot(*way(anchors[a], anchors[b])) for a, b in neighbours)
-        reach = gaps[len(gaps) // 2] * 1.1
-
-    def share(areas: dict[int, Any], a: int, b: int) -> bool:
-        """Whether a and b share a border of at least SHARED (across the seam too)."""
-        from shapely.affinity import translate
-
-        other = areas[b].buffer(0.02)
-        for shift in (0.0, world, -world):
-            near = translate(other, shift) if shift else other
-            if areas[a].boundary.intersection(near).length >= SHARED:
-                return True
-        return False
-
-    def cut(seeds: dict[tuple[float, float], int]) -> dict[int, Any]:
-        cells: dict[int, list[Any]] = {p.id: [] for p in geo.provinces}
-        for is_sea, pieces in ((False, land_parts), (True, water_parts)):
-            mine = [(q, prov) for q, prov in seeds.items() if sea[prov] == is_sea]
-            for piece in pieces:
-                prepared = shapely.prepared.prep(piece)
-                inside = [(q, prov) for q, prov in mine if prepared.contains(Point(q))]
-                if not inside:
-                    continue
-                if len(inside) == 1:
-                    cells[inside[0][1]].append(piece)
-                    continue
-                voronoi = shapely.voronoi_polygons(MultiPoint([q for q, _ in inside]), extend_to=frame, ordered=True)
-                for (q, prov), cell in zip(inside, voronoi.geoms):
-                    part = cell.intersection(piece)
-                    if not part.is_empty:
-                        cells[prov].append(part)
-        areas = {}
-        for prov, found in cells.items():
-            if found:  # a land province reaches no further than ``reach`` from its seeds (cut once: no slivers)
-                area = unary_union(found)
-                if not sea[prov]:
-                    area = area.intersection(
-                        unary_union([Point(q).buffer(reach, 24) for q, owner in seeds.items() if owner == prov])
-                    )
-                areas[prov] = area.buffer(0)
-        return areas
-
-    areas = cut(seeds)
-    for _ in range(ROUNDS):  # neighbours kept apart by a third province: each reaches towards the other
-        apart = [(a, b) for a, b in sorted(neighbours) if a in areas and b in areas and not share(areas, a, b)]
-        if not apart:
-            break
-        for a, b in apart:
-            pa, pb = nearest_points(areas[a], areas[b])
-            middle = ((pa.x + pb.x) / 2, (pa.y + pb.y) / 2)
-            sow(seeds, a, (pa.x, pa.y), middle, (0.35, 0.7, 1.05))
-            sow(seeds, b, (pb.x, pb.y), middle, (0.35, 0.7, 1.05))
-        areas = cut(seeds)
-    missing = [geo.provinces[p].abbr for p in range(len(geo.provinces)) if p not in areas]
-    if missing:
-        raise SystemExit(f"no area for {', '.join(missing)}: check their coordinates against the coastlines")
-
-    covered = unary_union([areas[p] for p in areas if not sea[p]])
-    off_board = []
-    for piece in parts(land.difference(covered.buffer(1e-6))):
-        if piece.area < 1e-4:
-            continue
-        near = [(piece.distance(areas[p]), p) for p in areas if not sea[p]]
-        d, prov = min(near)
-        touches_seed = any(piece.contains(Point(q)) for q, owner in seeds.items() if not sea[owner])
-        if (
-            not touches_seed
-            and d <= ISLAND_JOIN
-            and piece.area <= ISLAND_SHARE * areas[prov].area
-            and _is_island(piece, land_parts)
-        ):
-            areas[prov] = unary_union([areas[prov], piece])
-        else:
-            off_board.append(piece)
-
-    def ring(coords: Iterable[tuple[float, float]]) -> list[list[float]]:
-        return [[round(lon0 + x / squeeze, ROUND), round(y, ROUND)] for x, y in coords]
-
-    def multipolygon(geom: Any) -> list[list[list[list[float]]]]:
-        return [[ring(poly.exterior.coords), *(ring(r.coords) for r in poly.interiors)] for poly in parts(geom)]
-
-    provinces: dict[str, Any] = {}
-    for p in geo.provinces:
-        area = areas[p.id]
-        stand = Point(anchors[p.id])
-        if not area.contains(stand):
-            stand = area.point_on_surface()
-        provinces[p.abbr] = {
-            "area": multipolygon(area),
-            "unit": [round(stand.y, 2), round(lon0 + stand.x / squeeze, 2)],
-        }
-    shared, apart = 0, []
-    for a, b in sorted(neighbours):
-        if share(areas, a, b):
-            shared += 1
-        else:
-            apart.append(f"{geo.provinces[a].abbr}-{geo.provinces[b].abbr}")
-    data = {
-        "about": "Province areas of this variant for drawing its board, made by judge.reports.maps.tessellate from the "
-        "provinces' coordinates and adjacency, clipped to coastlines: "
-        + str(coast.get("source", "public-domain coastlines")),
-        "variant": key,
-        "frame": [lon0, lat0, lon1, lat1],
-        "provinces": provinces,
-        "off_board": multipolygon(unary_union(off_board)) if off_board else [],
-        "neighbours_sharing_a_border": [shared, len(neighbours)],
-    }
-    report = (
-        f"{key}: {len(provinces)} province areas; {shared} of {len(neighbours)} neighbouring pairs share a "
-        f"border" + (f"; not touching on the picture: {', '.join(apart)}" if apart else "")
-    )
-    return data, report
+    return neighbours
 
 
 def _rounded(q: tuple[float, float]) -> tuple[float, float]:
