@@ -41,6 +41,7 @@ class Inbox:
         self.cfg = cfg
         self.client: IMAPClient | None = None
         self.uidvalidity = 0
+        self.idling = False  # between sending IDLE and the server's answer to DONE
 
     @property
     def account(self) -> str:
@@ -63,9 +64,13 @@ class Inbox:
 
     def drop(self) -> None:
         client, self.client = self.client, None
+        idling, self.idling = self.idling, False
         if client is not None:
             try:
-                client.logout()
+                if idling:  # cut short inside IDLE: the server waits for DONE, and would not answer a LOGOUT
+                    client.shutdown()
+                else:
+                    client.logout()
             except Exception:  # the connection is already broken; nothing to save
                 pass
 
@@ -136,11 +141,13 @@ class Inbox:
         if not self.cfg.idle or b"IDLE" not in self.client.capabilities():
             time.sleep(seconds)
             return False
+        self.idling = True
         self.client.idle()
         try:
             responses = self.client.idle_check(timeout=seconds)
         finally:
             self.client.idle_done()
+            self.idling = False
         for response in responses:
             if len(response) > 0 and response[0] == b"BYE":
                 raise ConnectionError("imap server closed the connection")
