@@ -239,7 +239,7 @@ class ImapTap:
         return self
 
     def stop(self) -> None:
-        self._listener.close()
+        _hang_up(self._listener)  # shutdown wakes the accept() waiting in its thread; close alone would not
         with self.changed:
             for sock in list(self._open):
                 _hang_up(sock)
