@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from aiosmtpd.controller import Controller
 from gamekit import raw_mail
-from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap
+from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap
 from test_daemon import POWERS, Clock, addr, make_config, new_game, phase, send, text_of
 
 from judge.config import Config, ImapConfig, SmtpConfig
@@ -363,8 +363,9 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
             )
         finally:
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+            assert proc.wait(10) == -signal.SIGKILL  # killed, not ended on its own
             kills += 1
+        assert target <= db.execute("select count(*) from phases").fetchone()[0] < games  # landed mid-wave
     done = subprocess.run(
         [sys.executable, "-m", "judge.cli", "serve", "--config", str(config), "--once"],
         capture_output=True,
@@ -580,20 +581,18 @@ def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp
 
     for attempt in range(3):  # the interrupt used to be replaced by the error of the IDLE it cut short, and lost
         server = start_imap("pymap", tmp_path / f"imap{attempt}")
-        cfg = make_config(tmp_path, server, smtp)
-        config = write_config(tmp_path / "judge.toml", server, smtp, cfg.db, imap_extra="poll_seconds = 30")
+        tap = ImapTap(server.port).start()  # the daemon connects through it: the test sees when it is in IDLE
+        cfg = make_config(tmp_path, tap, smtp)
+        config = write_config(tmp_path / "judge.toml", tap, smtp, cfg.db, imap_extra="poll_seconds = 30")
         proc = subprocess.Popen(
             [sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stderr=subprocess.DEVNULL,
             cwd=Path(__file__).parent.parent,
         )
         try:
-            assert proc.stderr is not None
-            while "connected to" not in proc.stderr.readline():
-                assert proc.poll() is None
-            time.sleep(1.5)  # nothing to do: it is in IDLE well before this (if not, this round proves less)
+            tap.wait_until(lambda t: t.waiting_in_idle() or proc.poll() is not None)  # noqa: B023
+            assert proc.poll() is None
             assert server.proc is not None
             server.proc.terminate()
             proc.send_signal(signal.SIGTERM)
@@ -602,4 +601,5 @@ def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
+            tap.stop()
             server.stop()
