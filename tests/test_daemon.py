@@ -183,6 +183,7 @@ def test_crash_between_fetch_and_commit_and_between_commit_and_move(tmp_path: Pa
     assert len(list(db.query("select * from messages"))) == 3
 
 
+@pytest.mark.slow
 def test_sigkilled_daemon_loses_and_doubles_nothing(tmp_path: Path, imap: Any, smtp: Any) -> None:
     cfg, clock = make_config(tmp_path, imap, smtp), Clock()
     new_game(cfg, clock)

@@ -332,6 +332,7 @@ def _due_games(cfg: Config, games: int, master: str | None = None) -> None:
         db.execute("update games set deadline = '2000-01-01T00:00:00Z'")
 
 
+@pytest.mark.slow
 def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result_once(
     tmp_path: Path, imap: Any, smtp: Any
 ) -> None:
@@ -392,6 +393,7 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
     assert sum(received.values()) - len(received) <= kills  # a kill during one DATA may repeat that one mail
 
 
+@pytest.mark.slow
 def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_nothing(
     tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -546,6 +548,7 @@ def test_a_database_busy_for_too_long_is_a_passing_error_not_the_end(
     ) == 1
 
 
+@pytest.mark.slow
 def test_mail_keeps_flowing_during_a_deadline_wave(tmp_path: Path, imap: Any, smtp: Any) -> None:
     cfg = make_config(tmp_path, imap, smtp)
     games = 80
@@ -572,6 +575,7 @@ def test_mail_keeps_flowing_during_a_deadline_wave(tmp_path: Path, imap: Any, sm
     assert results_when_answered < games * 7  # and results were going out too
 
 
+@pytest.mark.slow
 def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp_path: Path, smtp: Any) -> None:
     import signal
     import subprocess

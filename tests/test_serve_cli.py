@@ -54,6 +54,7 @@ def test_check_config_tries_both_servers(tmp_path: Path, capsys) -> None:
         imap.stop()
 
 
+@pytest.mark.slow
 def test_demo_plays_a_game_by_mail(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "judge.cli", "demo", "--years", "1", "--dir", str(tmp_path / "d")],
