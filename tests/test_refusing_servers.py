@@ -13,13 +13,14 @@ import logging
 import re
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
 from mailservers import ImapTap, SmtpSink, folder_uids, start_imap
-from test_daemon import SERVERS, Clock, addr, make_config, new_game, send, text_of
+from test_daemon import POWERS, SERVERS, Clock, addr, make_config, new_game, send, text_of
 
 from judge.game import records
 from judge.store import open_db
@@ -271,6 +272,55 @@ def test_smtp_refusals_in_the_middle_of_a_batch(tmp_path: Path) -> None:
         assert {a: r["status"] for a, r in rows.items()} == {
             a: "failed" if a == addr("Germany") else "sent" for a in order
         }
+    finally:
+        imap.stop()
+        controller.stop()
+
+
+def test_refused_logins_keep_the_game_going_and_mail_flows_once_they_are_right(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The IMAP server refuses the login (a wrong password) and the SMTP server refuses AUTH (535): deadlines are
+    still kept, the results wait in the outbox, each round says it failed in one line with no password in it; with
+    the right passwords everything waiting goes, once."""
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+
+    sink = Scripted({}, {}, {})
+
+    def authenticate(server: Any, session: Any, envelope: Any, mechanism: str, data: Any) -> AuthResult:
+        ok = isinstance(data, LoginPassword) and (data.login, data.password) == (b"judge", b"smtp-right")
+        return AuthResult(success=ok, handled=False)  # handled=False: the client hears 535
+
+    port = free_port()
+    controller = Controller(sink, hostname="127.0.0.1", port=port, authenticator=authenticate, auth_require_tls=False)
+    controller.start()
+    imap = start_imap("pymap", tmp_path / "imap")
+    try:
+        right, clock = make_config(tmp_path, imap, SmtpSink(port)), Clock()
+        assert right.imap is not None and right.smtp is not None
+        wrong = dataclasses.replace(
+            right,
+            imap=dataclasses.replace(right.imap, password="imap-wrong"),
+            smtp=dataclasses.replace(right.smtp, username="judge", password="smtp-wrong"),
+        )
+        new_game(wrong, clock)
+        send(imap, "France", "A par - bur")
+        clock.advance(hours=1, seconds=1)  # the deadline passes while neither server lets the judge in
+        with caplog.at_level(logging.INFO):
+            assert serve(wrong, once=True, clock=clock) == 1
+        game = records.load_game(open_db(right.db), "g")
+        assert game is not None and game.phase == "F1901M"  # adjudicated on time all the same
+        assert sink.accepted == [] and len(folder_uids(imap, "INBOX")) == 1
+        failures = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert any(m.startswith("mail: ") for m in failures) and any(m.startswith("outbox: ") for m in failures)
+        assert "wrong" not in caplog.text and not [r for r in caplog.records if r.exc_info]  # one line, no secret
+        fixed = dataclasses.replace(
+            right, smtp=dataclasses.replace(right.smtp, username="judge", password="smtp-right")
+        )
+        assert serve(fixed, once=True, clock=clock) == 0
+        assert folder_uids(imap, "INBOX") == []
+        received = Counter(to for to, _ in sink.accepted)  # the start and the results to each, France's reply
+        assert received == {addr(p): 3 if p == "France" else 2 for p in POWERS}
     finally:
         imap.stop()
         controller.stop()
