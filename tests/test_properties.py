@@ -319,7 +319,13 @@ _NOT_ORDERS = [
     "\u00a0",
     "—",
 ]
-garbage_line = st.lists(st.sampled_from(_NOT_ORDERS), min_size=1, max_size=5).map(" ".join)
+garbage_line = (
+    st.lists(st.sampled_from(_NOT_ORDERS), min_size=1, max_size=5)
+    .map(" ".join)
+    .filter(
+        lambda line: isinstance(parse_order(line, CLASSIC.geo, Step.MOVEMENT), OrderError)
+    )  # "Paris — Brest" is one
+)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
