@@ -5,11 +5,15 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
+import re
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -198,3 +202,165 @@ port = {smtp.port}
 security = "none"
 """)
     return path
+
+
+class ImapTap:
+    """A relay on 127.0.0.1 in front of a real IMAP server, for what a test must wait for or make happen.
+
+    It records the command of every line the clients send, so a test waits for a condition ("the daemon is in IDLE")
+    instead of sleeping; it leaves chosen capabilities out of what the server announces (a server without MOVE,
+    UIDPLUS or IDLE); and it can answer the server's go-ahead to an IDLE with a BYE and hang up (a server going away
+    under a waiting client). Bytes pass unchanged otherwise; literals are passed through without being looked at.
+    """
+
+    def __init__(self, upstream_port: int, *, hide: tuple[str, ...] = ()) -> None:
+        self.upstream_port = upstream_port
+        self.hide = re.compile(
+            rb" (?:" + b"|".join(re.escape(h.encode()) for h in hide) + rb")(?=[ \]\r\n])", re.IGNORECASE
+        )
+        self.hiding = bool(hide)
+        self.commands: list[str] = []  # "LOGIN", "UID MOVE", "IDLE", "DONE", ... in the order sent
+        self.connections = 0  # clients accepted
+        self.unreachable = 0  # clients hung up on because the server could not be reached
+        self.byes = 0  # IDLEs answered with BYE
+        self.idles = 0  # IDLEs the server said go-ahead to, and the client heard it
+        self.bye_on_idle = 0  # answer this many of the next IDLEs with BYE and a hang-up
+        self.slow_idle = False  # while set, the server's go-ahead to an IDLE never reaches the client
+        self.changed = threading.Condition()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._listener.getsockname()[1])
+        self._open: set[socket.socket] = set()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> ImapTap:
+        self._spawn(self._accept)
+        return self
+
+    def stop(self) -> None:
+        _hang_up(self._listener)  # shutdown wakes the accept() waiting in its thread; close alone would not
+        with self.changed:
+            for sock in list(self._open):
+                _hang_up(sock)
+        for thread in self._threads:
+            thread.join(10)
+
+    def count(self, command: str) -> int:
+        with self.changed:
+            return self.commands.count(command)
+
+    def wait_until(self, condition: Callable[[ImapTap], bool], seconds: float = 60) -> None:
+        """Wait until ``condition(tap)`` holds (checked at every change); fail the test after ``seconds``."""
+        with self.changed:
+            assert self.changed.wait_for(lambda: condition(self), seconds), f"timed out; commands: {self.commands}"
+
+    def waiting_in_idle(self) -> bool:
+        """A client is in IDLE: it heard the server's go-ahead and has not ended it (with DONE) since."""
+        return self.idles > self.commands.count("DONE") + self.byes
+
+    def _spawn(self, target: Callable[..., None], *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _note(self, **changes: int) -> None:
+        with self.changed:
+            for name, step in changes.items():
+                setattr(self, name, getattr(self, name) + step)
+            self.changed.notify_all()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:  # the listener was closed: the tap stops
+                return
+            try:
+                server = socket.create_connection(("127.0.0.1", self.upstream_port), 5)
+            except OSError:
+                _hang_up(client)
+                self._note(connections=1, unreachable=1)
+                continue
+            server.settimeout(None)
+            with self.changed:
+                self._open |= {client, server}
+            state = {"bye": False, "idle": False}
+            self._note(connections=1)
+            self._spawn(self._pump, client, server, True, state)
+            self._spawn(self._pump, server, client, False, state)
+
+    def _pump(self, source: socket.socket, sink: socket.socket, from_client: bool, state: dict[str, bool]) -> None:
+        buffer = b""
+        literal = 0  # bytes of a literal still to pass through unread
+        try:
+            while chunk := source.recv(65536):
+                buffer += chunk
+                out = b""
+                while buffer:
+                    if literal:
+                        taken, buffer = buffer[:literal], buffer[literal:]
+                        literal -= len(taken)
+                        out += taken
+                        continue
+                    end = buffer.find(b"\r\n")
+                    if end < 0:
+                        break
+                    line, buffer = buffer[: end + 2], buffer[end + 2 :]
+                    found = re.search(rb"\{(\d+)\+?\}\r\n$", line)
+                    literal = int(found.group(1)) if found else 0
+                    relayed, hang_up = self._relay(line, from_client, state)
+                    out += relayed
+                    if hang_up:
+                        sink.sendall(out)
+                        return
+                if out:
+                    sink.sendall(out)
+        except OSError:
+            pass
+        finally:
+            _hang_up(source)
+            _hang_up(sink)
+            with self.changed:
+                self._open -= {source, sink}
+                self.changed.notify_all()
+
+    def _relay(self, line: bytes, from_client: bool, state: dict[str, bool]) -> tuple[bytes, bool]:
+        """What to pass on for one line, and whether to hang up after it."""
+        if from_client:
+            self._command(line, state)
+            return line, False
+        if self.hiding and b"CAPABILITY" in line.upper():
+            return self.hide.sub(b"", line), False
+        if not (state["idle"] and line.startswith(b"+")):
+            return line, False
+        if self.slow_idle:  # the go-ahead to IDLE: held back, ...
+            return b"", False
+        state["idle"] = False
+        self._note(idles=1, byes=int(state["bye"]))
+        if state["bye"]:  # ... or followed by a BYE and a hang-up
+            return line + b"* BYE [UNAVAILABLE] the server is going away\r\n", True
+        return line, False
+
+    def _command(self, line: bytes, state: dict[str, bool]) -> None:
+        words = line.split()
+        if not words:
+            return
+        if len(words) == 1:  # DONE, or a continuation line
+            command = words[0].decode("ascii", "replace").upper()
+        else:
+            command = words[1].decode("ascii", "replace").upper()
+            if command == "UID" and len(words) > 2:
+                command += " " + words[2].decode("ascii", "replace").upper()
+        with self.changed:
+            if command == "IDLE":
+                state["idle"] = True
+                if self.bye_on_idle > 0:
+                    self.bye_on_idle -= 1
+                    state["bye"] = True
+            self.commands.append(command)
+            self.changed.notify_all()
+
+
+def _hang_up(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    sock.close()

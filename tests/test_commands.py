@@ -466,7 +466,6 @@ def test_random_garbage_never_raises(seed: int) -> None:
     rng = random.Random(seed)
     text = "".join(rng.choice(_ALPHABET) for _ in range(rng.randrange(0, 400)))
     body = parse_body(text, max_lines=rng.choice([1, 5, 400]), max_line_length=rng.choice([10, 1000]))
-    assert isinstance(body, ParsedBody)
     _check_invariants(text, body)
 
 

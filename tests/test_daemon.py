@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from gamekit import raw_mail
-from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap, write_config
+from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap, write_config
 
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import records, service
@@ -183,30 +183,44 @@ def test_crash_between_fetch_and_commit_and_between_commit_and_move(tmp_path: Pa
     assert len(list(db.query("select * from messages"))) == 3
 
 
+@pytest.mark.slow
 def test_sigkilled_daemon_loses_and_doubles_nothing(tmp_path: Path, imap: Any, smtp: Any) -> None:
     cfg, clock = make_config(tmp_path, imap, smtp), Clock()
     new_game(cfg, clock)
     config_file = write_config(tmp_path / "judge.toml", imap, smtp, cfg.db, imap_extra="poll_seconds = 1")
-    n = 24
+    orders = {"France": "A par - ", "Germany": "A mun - ", "England": "F lon - ", "Italy": "A ven - "}
+    places = {"France": ("bur", "pic"), "Germany": ("ruh", "bur"), "England": ("nth", "eng"), "Italy": ("tyr", "pie")}
+    n = 48  # 12 from each of four players: each under the cap on replies an hour, so each message is answered
     for i in range(n):
+        power = list(orders)[i % 4]
         imap.append(
             "judge",
             raw_mail(
-                addr("France"),
-                f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
+                addr(power),
+                f"SIGNON {power} g pw-{power}\n{orders[power]}{places[power][i // 4 % 2]}",
                 message_id=f"<kill{i}@players.test>",
             ),
         )
-    for attempt in range(3):  # kill it mid-work a few times
+    db = open_db(cfg.db)
+    at_kill = [0]
+    for _ in range(3):  # kill it mid-work a few times: each time once this daemon has handled 4 messages more
+        target = at_kill[-1] + 4
         proc = subprocess.Popen(
             [sys.executable, "-m", "judge.cli", "serve", "--config", str(config_file)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=Path(__file__).parent.parent,
         )
-        time.sleep(1.0 + attempt * 0.7)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        end = time.monotonic() + 120
+        try:  # a message takes milliseconds: look often, so that the kill lands soon after the target
+            while _count(db, "messages") < target and proc.poll() is None:
+                assert time.monotonic() < end, f"timed out: {at_kill}"
+                time.sleep(0.002)
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            assert proc.wait(10) == -signal.SIGKILL  # killed, not ended on its own
+        at_kill.append(_count(db, "messages"))
+    assert at_kill == sorted(set(at_kill)) and at_kill[-1] < n, at_kill  # each kill landed in the middle of the work
     done = subprocess.run(
         [sys.executable, "-m", "judge.cli", "serve", "--config", str(config_file), "--once"],
         capture_output=True,
@@ -215,7 +229,6 @@ def test_sigkilled_daemon_loses_and_doubles_nothing(tmp_path: Path, imap: Any, s
         cwd=Path(__file__).parent.parent,
     )
     assert done.returncode == 0, done.stderr
-    db = open_db(cfg.db)
     handled = [r["message_id"] for r in db.query("select message_id from messages")]
     assert sorted(handled) == sorted(f"kill{i}@players.test" for i in range(n))  # each exactly once
     assert folder_uids(imap, "INBOX") == [] and len(folder_uids(imap, "Processed")) == n
@@ -223,7 +236,7 @@ def test_sigkilled_daemon_loses_and_doubles_nothing(tmp_path: Path, imap: Any, s
     rows = list(db.query("select in_reply_to, status from outbox where in_reply_to is not null"))
     assert sorted(r["in_reply_to"] for r in rows) == sorted(f"kill{i}@players.test" for i in range(n))
     assert {r["status"] for r in rows} == {"sent"}
-    replies = {m["In-Reply-To"] for m in smtp.to(addr("France")) if m["Subject"].startswith("Re:")}
+    replies = {m["In-Reply-To"] for m in smtp.sink.messages if m["Subject"].startswith("Re:")}
     assert replies == {f"<kill{i}@players.test>" for i in range(n)}  # none lost (a kill between the server's
     # acceptance and the "sent" mark could repeat one: SMTP cannot be exactly-once, the handling is)
 
@@ -256,7 +269,8 @@ def test_imap_restarted_while_the_daemon_idles(tmp_path: Path, smtp: Any) -> Non
     from mailservers import start_imap as start
 
     server = start("pymap", tmp_path / "imap")
-    cfg = make_config(tmp_path, server, smtp)
+    tap = ImapTap(server.port).start()  # the daemon connects through it: the test sees when it is in IDLE
+    cfg = make_config(tmp_path, tap, smtp)
     clock = Clock()
     new_game(cfg, clock)
     stop = threading.Event()
@@ -265,14 +279,16 @@ def test_imap_restarted_while_the_daemon_idles(tmp_path: Path, smtp: Any) -> Non
     try:
         send(server, "France", "A par - bur")
         _wait(lambda: any("OK: A par - bur" in text_of(m) for m in smtp.to(addr("France"))), 30)
-        server.stop()  # the daemon is in IDLE now
-        time.sleep(1.0)
+        tap.wait_until(lambda t: t.waiting_in_idle())
+        server.stop()  # in the middle of its IDLE
+        tap.wait_until(lambda t: t.unreachable >= 1)  # it noticed, and tried again while the server was down
         server = _restart_pymap(server)
         send(server, "England", "F lon - nth")
         _wait(lambda: any("OK: F lon - nth" in text_of(m) for m in smtp.to(addr("England"))), 60)
     finally:
         stop.set()
         daemon.join(30)
+        tap.stop()
         server.stop()
     assert not daemon.is_alive()
 
@@ -283,6 +299,10 @@ def _restart_pymap(old: Any) -> Any:
     new = EmbeddedImap(old.root, old.users, old.password)
     new.port = old.port
     return new.start()
+
+
+def _count(db: Any, table: str) -> int:
+    return int(db.execute(f"select count(*) from {table}").fetchone()[0])
 
 
 def _wait(condition: Any, seconds: float) -> None:

@@ -11,13 +11,14 @@ import logging
 import threading
 import time
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
 from gamekit import raw_mail
-from mailservers import PASSWORD, SmtpSink, folder_uids, start_imap
+from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap
 from test_daemon import POWERS, Clock, addr, make_config, new_game, phase, send, text_of
 
 from judge.config import Config, ImapConfig, SmtpConfig
@@ -332,6 +333,7 @@ def _due_games(cfg: Config, games: int, master: str | None = None) -> None:
         db.execute("update games set deadline = '2000-01-01T00:00:00Z'")
 
 
+@pytest.mark.slow
 def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result_once(
     tmp_path: Path, imap: Any, smtp: Any
 ) -> None:
@@ -349,7 +351,8 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
     db = open_db(cfg.db)
     root = Path(__file__).parent.parent
     kills = 0
-    for target in (2, 6, 10):  # kill it mid-wave, each time after more games were adjudicated
+    for _ in range(3):  # kill it mid-wave, each time once this daemon has adjudicated 3 games more
+        target = db.execute("select count(*) from phases").fetchone()[0] + 3
         proc = subprocess.Popen(
             [sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
             stdout=subprocess.DEVNULL,
@@ -357,14 +360,12 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
             cwd=root,
         )
         try:
-            wait_for(
-                lambda: db.execute("select count(*) from phases").fetchone()[0] >= target or proc.poll() is not None,
-                120,
-            )
+            wait_for(partial(_reached_or_ended, db, target, proc), 120)
         finally:
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+            assert proc.wait(10) == -signal.SIGKILL  # killed, not ended on its own
             kills += 1
+        assert target <= db.execute("select count(*) from phases").fetchone()[0] < games  # landed mid-wave
     done = subprocess.run(
         [sys.executable, "-m", "judge.cli", "serve", "--config", str(config), "--once"],
         capture_output=True,
@@ -391,14 +392,62 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
     assert sum(received.values()) - len(received) <= kills  # a kill during one DATA may repeat that one mail
 
 
-def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_nothing(
-    tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture
-) -> None:
+@pytest.mark.slow
+def _reached_or_ended(db: Any, target: int, proc: Any) -> bool:
+    """The daemon has adjudicated ``target`` phases in all, or has ended by itself."""
+    return bool(db.execute("select count(*) from phases").fetchone()[0] >= target or proc.poll() is not None)
+
+
+def _game_master(cfg: Any, n: int, errors: list[str]) -> None:
+    """The game master at the command line, in other processes and in this one."""
     import subprocess
     import sys
 
     from judge.cli import main
 
+    for i in range(n):
+        if i % 4 == 0:
+            done = subprocess.run(
+                [sys.executable, "-m", "judge.cli", "game", "extend", "g", "1h", "--db", cfg.db],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            if done.returncode:
+                errors.append(done.stderr)
+        elif main(["game", "extend", "g", "1h", "--db", cfg.db]) != 0:
+            errors.append(f"extend {i}")
+
+
+def _by_hand(tmp_path: Path, cfg: Any, n: int, errors: list[str]) -> None:
+    """`judge mail handle`, as a host would feed a message."""
+    from judge.cli import main
+
+    for i in range(n):
+        path = tmp_path / f"hand{i}.eml"
+        path.write_bytes(
+            raw_mail(addr("Germany"), "SIGNON Germany g pw-Germany\nA mun - ruh", message_id=f"<hand{i}@players.test>")
+        )
+        if main(["mail", "handle", str(path), "--db", cfg.db]) != 0:
+            errors.append(f"handle {i}")
+
+
+def _players(imap: Any, n: int) -> None:
+    """Mail arriving over IMAP."""
+    for i in range(n):
+        imap.append(
+            "judge",
+            raw_mail(
+                addr("France"),
+                f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
+                message_id=f"<imap{i}@players.test>",
+            ),
+        )
+
+
+def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_nothing(
+    tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     cfg = make_config(tmp_path, imap, smtp)
     clock = Clock()
     new_game(cfg, clock)  # deadlines an hour away on a clock that does not move: no phase ends by itself
@@ -407,43 +456,11 @@ def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_n
     errors: list[str] = []
     n = 24
 
-    def game_master() -> None:  # the game master at the command line, in other processes and in this one
-        for i in range(n):
-            if i % 4 == 0:
-                done = subprocess.run(
-                    [sys.executable, "-m", "judge.cli", "game", "extend", "g", "1h", "--db", cfg.db],
-                    capture_output=True,
-                    text=True,
-                    timeout=120,
-                )
-                if done.returncode:
-                    errors.append(done.stderr)
-            elif main(["game", "extend", "g", "1h", "--db", cfg.db]) != 0:
-                errors.append(f"extend {i}")
-
-    def by_hand() -> None:  # `judge mail handle`, as a host would feed a message
-        for i in range(n):
-            path = tmp_path / f"hand{i}.eml"
-            path.write_bytes(
-                raw_mail(
-                    addr("Germany"), "SIGNON Germany g pw-Germany\nA mun - ruh", message_id=f"<hand{i}@players.test>"
-                )
-            )
-            if main(["mail", "handle", str(path), "--db", cfg.db]) != 0:
-                errors.append(f"handle {i}")
-
-    def players() -> None:  # mail arriving over IMAP
-        for i in range(n):
-            imap.append(
-                "judge",
-                raw_mail(
-                    addr("France"),
-                    f"SIGNON France g pw-France\nA par - {'bur' if i % 2 else 'pic'}",
-                    message_id=f"<imap{i}@players.test>",
-                ),
-            )
-
-    workers = [threading.Thread(target=f) for f in (game_master, by_hand, players)]
+    workers = [
+        threading.Thread(target=partial(_game_master, cfg, n, errors)),
+        threading.Thread(target=partial(_by_hand, tmp_path, cfg, n, errors)),
+        threading.Thread(target=partial(_players, imap, n)),
+    ]
     with caplog.at_level(logging.WARNING):
         daemon.start()
         for w in workers:
@@ -545,6 +562,7 @@ def test_a_database_busy_for_too_long_is_a_passing_error_not_the_end(
     ) == 1
 
 
+@pytest.mark.slow
 def test_mail_keeps_flowing_during_a_deadline_wave(tmp_path: Path, imap: Any, smtp: Any) -> None:
     cfg = make_config(tmp_path, imap, smtp)
     games = 80
@@ -571,6 +589,7 @@ def test_mail_keeps_flowing_during_a_deadline_wave(tmp_path: Path, imap: Any, sm
     assert results_when_answered < games * 7  # and results were going out too
 
 
+@pytest.mark.slow
 def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp_path: Path, smtp: Any) -> None:
     import signal
     import subprocess
@@ -580,20 +599,18 @@ def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp
 
     for attempt in range(3):  # the interrupt used to be replaced by the error of the IDLE it cut short, and lost
         server = start_imap("pymap", tmp_path / f"imap{attempt}")
-        cfg = make_config(tmp_path, server, smtp)
-        config = write_config(tmp_path / "judge.toml", server, smtp, cfg.db, imap_extra="poll_seconds = 30")
+        tap = ImapTap(server.port).start()  # the daemon connects through it: the test sees when it is in IDLE
+        cfg = make_config(tmp_path, tap, smtp)
+        config = write_config(tmp_path / "judge.toml", tap, smtp, cfg.db, imap_extra="poll_seconds = 30")
         proc = subprocess.Popen(
             [sys.executable, "-m", "judge.cli", "serve", "--config", str(config)],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
+            stderr=subprocess.DEVNULL,
             cwd=Path(__file__).parent.parent,
         )
         try:
-            assert proc.stderr is not None
-            while "connected to" not in proc.stderr.readline():
-                assert proc.poll() is None
-            time.sleep(1.5)  # nothing to do: it is in IDLE well before this (if not, this round proves less)
+            tap.wait_until(lambda t: t.waiting_in_idle() or proc.poll() is not None)  # noqa: B023
+            assert proc.poll() is None
             assert server.proc is not None
             server.proc.terminate()
             proc.send_signal(signal.SIGTERM)
@@ -602,4 +619,5 @@ def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
+            tap.stop()
             server.stop()

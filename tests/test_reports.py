@@ -4,6 +4,7 @@ golden file; results carry the tally (with changes) and the map; reminders; the 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC
 from email import message_from_bytes, policy
 from pathlib import Path
@@ -35,9 +36,15 @@ def sign(power: str, *lines: str) -> str:
     return "\n".join([f"SIGNON {power} g pw-{power}", *lines])
 
 
-@pytest.fixture
-def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list[tuple[str, dict[str, Any]]]]:
-    """A short real game that sends every kind of mail; returns the table and each (template, context) used."""
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Table, list[tuple[str, dict[str, Any]]]]]:
+    """A short real game that sends every kind of mail; returns the table and each (template, context) used.
+    Played once for the module: the tests that use it only read it."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield _play(tmp_path_factory.mktemp("played"), monkeypatch)
+
+
+def _play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list[tuple[str, dict[str, Any]]]]:
     seen: list[tuple[str, dict[str, Any]]] = []
     real = outbox.render_mail
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mailservers import PASSWORD, SmtpSink, start_imap, write_config
+from mailservers import PASSWORD, ImapTap, SmtpSink, start_imap, write_config
 
 from judge.cli import main
 from judge.config import ConfigError, config_from_data, load_config
@@ -54,6 +54,7 @@ def test_check_config_tries_both_servers(tmp_path: Path, capsys) -> None:
         imap.stop()
 
 
+@pytest.mark.slow
 def test_demo_plays_a_game_by_mail(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "judge.cli", "demo", "--years", "1", "--dir", str(tmp_path / "d")],
@@ -72,14 +73,18 @@ def test_demo_plays_a_game_by_mail(tmp_path: Path) -> None:
     assert (tmp_path / "d" / "judge.db").is_file() and (tmp_path / "d" / "mail" / "england").is_dir()
 
 
-def test_sigterm_stops_the_daemon_while_it_waits(tmp_path: Path) -> None:
+@pytest.mark.parametrize("go_ahead", ["answered", "not yet answered"])
+def test_sigterm_stops_the_daemon_while_it_waits(tmp_path: Path, go_ahead: str) -> None:
+    """SIGTERM in IDLE stops it at once; also before the server has answered the IDLE (it used to send LOGOUT into
+    the IDLE then, and wait for the server's answer until its timeout, 60 s)."""
     import signal
-    import time
 
     imap = start_imap("pymap", tmp_path / "imap")
+    tap = ImapTap(imap.port).start()  # to see the daemon's commands: it is waited for in IDLE, not slept on
+    tap.slow_idle = go_ahead == "not yet answered"
     smtp = SmtpSink().start()
     try:
-        path = write_config(tmp_path / "judge.toml", imap, smtp, tmp_path / "judge.db", imap_extra="poll_seconds = 600")
+        path = write_config(tmp_path / "judge.toml", tap, smtp, tmp_path / "judge.db", imap_extra="poll_seconds = 600")
         proc = subprocess.Popen(
             [sys.executable, "-m", "judge.cli", "serve", "--config", str(path)],
             cwd=ROOT,
@@ -87,13 +92,18 @@ def test_sigterm_stops_the_daemon_while_it_waits(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "judge.db").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(2)  # connected and waiting in IDLE by now
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(15) == 0
-        assert "s3cret" not in proc.stderr.read()  # no password in the log
+        try:
+            ready = tap.waiting_in_idle if go_ahead == "answered" else lambda: tap.count("IDLE") > 0
+            tap.wait_until(lambda t: ready() or proc.poll() is not None)
+            assert proc.poll() is None, "the daemon ended before it waited for mail"
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(15) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        assert proc.stderr is not None and "s3cret" not in proc.stderr.read()  # no password in the log
     finally:
+        tap.stop()
         smtp.stop()
         imap.stop()

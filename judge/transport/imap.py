@@ -43,6 +43,7 @@ class Inbox:
         self.cfg = cfg
         self.client: IMAPClient | None = None
         self.uidvalidity = 0
+        self.idling = False  # between sending IDLE and the server's answer to DONE
 
     @property
     def account(self) -> str:
@@ -65,11 +66,15 @@ class Inbox:
 
     def drop(self) -> None:
         client, self.client = self.client, None
+        idling, self.idling = self.idling, False
         if client is not None:
             # the connection may be broken already: nothing to save. IMAPClientError is an IMAP4.error; ValueError
             # is imaplib reading a socket file already closed
             with contextlib.suppress(imaplib.IMAP4.error, OSError, ValueError):
-                client.logout()
+                if idling:  # cut short inside IDLE: the server waits for DONE, and would not answer a LOGOUT
+                    client.shutdown()
+                else:
+                    client.logout()
 
     @property
     def connected(self) -> bool:
@@ -138,11 +143,13 @@ class Inbox:
         if not self.cfg.idle or b"IDLE" not in self.client.capabilities():
             time.sleep(seconds)
             return False
+        self.idling = True
         self.client.idle()
         try:
             responses = self.client.idle_check(timeout=seconds)
         finally:
             self.client.idle_done()
+            self.idling = False
         for response in responses:
             if len(response) > 0 and response[0] == b"BYE":
                 raise ConnectionError("imap server closed the connection")

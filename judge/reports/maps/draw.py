@@ -106,10 +106,11 @@ def render_map(
 ) -> bytes:
     """The PNG picture of ``position``, with the orders of ``results`` (as the game server stores them: dicts with
     "power", "typed" (the order as JSON, judge.rules.order_json) and "outcome") drawn over it. With ``after`` (the
-    position the phase led to) the picture is the results picture: the board after the phase (units, dislodged units, who holds what, the legend's centres)
-    with the phase's orders drawn from where the units stood. ``words`` overrides the legend's words (keys as in
-    ``legend_words``). A variant with board geometry is drawn as a board (a palette PNG), any other as a diagram.
-    The same input gives the same bytes. MapError when the variant has no coordinates."""
+    position the phase led to) the picture is the results picture: the board after the phase (units, dislodged
+    units, who holds what, the legend's centres) with the phase's orders drawn from where the units stood. ``words``
+    overrides the legend's words (keys as in ``legend_words``). A variant with board geometry is drawn as a board (a
+    palette PNG), any other as a diagram. The same input gives the same bytes. MapError when the variant has no
+    coordinates."""
     return draw_map(variant, position, results, title=title, language=language, after=after, words=words).png()
 
 
