@@ -164,6 +164,20 @@ class SignOff(_Located):
     """``SIGNOFF``: the message ends here."""
 
 
+@dataclass(frozen=True)
+class SetWait(_Located):
+    """``SET WAIT`` (true: no resolution before the deadline or my READY) or ``SET NOWAIT`` (false)."""
+
+    wait: bool
+
+
+@dataclass(frozen=True)
+class PhaseFor(_Located):
+    """``PHASE F1901R`` (or ``PHASE Fall 1901 retreats``): the order lines after it are for that phase."""
+
+    phase: str  # the phase code
+
+
 Item = (
     SignOn
     | OrderLine
@@ -180,6 +194,8 @@ Item = (
     | SetPassword
     | SetTimezone
     | SetLanguage
+    | SetWait
+    | PhaseFor
     | Help
     | SignOff
 )
@@ -936,6 +952,8 @@ def _draw(args: list[str]) -> _Maker | Reason:
 
 def _set(args: list[str]) -> _Maker | Reason:
     what = args[0].upper() if args else ""
+    if what in _MORE_SETTINGS:
+        return _MORE_SETTINGS[what](args[1:])
     if what not in ("PASSWORD", "TIMEZONE", "LANGUAGE"):
         return _SET_USAGE
     if len(args) != 2:
@@ -968,5 +986,57 @@ _WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
     "HISTORY": _history,
     "DRAW": _draw,
     "SET": _set,
+    "PHASE": lambda args: _phase_for(args),
 }
 _COMMAND_WORDS = frozenset(_BARE) | frozenset(_WITH_ARGUMENTS) | {"NOT", "PRESS", "BROADCAST", "SANDBOX"}
+
+
+# --- SET WAIT, SET NOWAIT, PHASE (early resolution and orders for a later phase) ------------------------------------
+
+_PHASE_USAGE = Reason(
+    "PHASE needs a later phase of the game, then its orders: PHASE F1901R or PHASE Fall 1901 retreats"
+)
+_SEASON_WORDS = {"SPRING": "S", "FALL": "F", "AUTUMN": "F", "WINTER": "W"}
+_STEP_WORDS = {
+    "MOVEMENT": "M",
+    "MOVEMENTS": "M",
+    "MOVES": "M",
+    "RETREAT": "R",
+    "RETREATS": "R",
+    "ADJUSTMENT": "A",
+    "ADJUSTMENTS": "A",
+    "BUILDS": "A",
+}
+
+
+def _wait(wait: bool) -> Callable[[list[str]], _Maker | Reason]:
+    def parse(args: list[str]) -> _Maker | Reason:
+        if args:
+            command = "SET WAIT" if wait else "SET NOWAIT"
+            return Reason("{command} takes nothing after it: write {command} alone on its line", command=command)
+        return lambda n, t: SetWait(n, t, wait)
+
+    return parse
+
+
+_MORE_SETTINGS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
+    "WAIT": _wait(True),
+    "NOWAIT": _wait(False),
+}
+
+
+def _phase_for(args: list[str]) -> _Maker | Reason:
+    """``PHASE F1901R``; or the phase in words, ``PHASE Fall 1901 retreats`` (a Winter needs no third word)."""
+    if len(args) == 1:
+        code = args[0]
+    elif len(args) in (2, 3) and args[0].upper() in _SEASON_WORDS and args[1].isdigit():
+        season = _SEASON_WORDS[args[0].upper()]
+        step = _STEP_WORDS.get(args[2].upper(), "?") if len(args) == 3 else ("A" if season == "W" else "M")
+        code = f"{season}{args[1]}{step}"
+    else:
+        return _PHASE_USAGE
+    try:
+        phase = Phase.parse(code).code
+    except ValueError as err:
+        return _both(_bad_phase(" ".join(args), str(err)), _PHASE_USAGE)
+    return lambda n, t: PhaseFor(n, t, phase)

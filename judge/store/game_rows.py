@@ -33,6 +33,7 @@ def update_game_row(db: Database, game_id: int, values: dict[str, Any]) -> None:
 def delete_game_rows(db: Database, game_id: int) -> None:
     """A game and its seats."""
     db.execute("delete from players where game_id = ?", [game_id])
+    db.execute("delete from future_orders where game_id = ?", [game_id])
     db.execute("delete from games where id = ?", [game_id])
 
 

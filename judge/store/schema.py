@@ -287,3 +287,20 @@ def _legacy_unit(words: list[str]) -> tuple[str | None, str | None, list[str]]:
     if words:
         return None, words[0], words[1:]
     return None, None, []
+
+
+@migrations()
+def m008_resolution(db: Database) -> None:
+    """A player's SET WAIT (kept until SET NOWAIT), and the orders a power gave for a later phase (PHASE …)."""
+    db.table("players").add_column("wait", int)  # 1: the game waits for the deadline (or READY) for this player
+    db.table("future_orders").create(
+        {
+            "game_id": int,
+            "phase": str,  # the later phase the lines are for, e.g. F1901R
+            "power": str,
+            "lines": str,  # JSON list of the order lines as written
+            "updated_at": str,
+        },
+        pk=("game_id", "phase", "power"),
+        foreign_keys=[("game_id", "games", "id")],
+    )

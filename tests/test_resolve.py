@@ -1,0 +1,207 @@
+"""Early resolution and orders for later phases, by mail: powers that owe nothing are not waited for, phases nobody
+owes anything in are played at once, ``--resolve orders-in`` with SET WAIT / SET NOWAIT, and PHASE … orders kept for
+a later phase and checked when it opens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gamekit import POWERS, Table
+
+from judge.game import records
+from judge.game.settings import GameSettings, Resolve
+
+
+def addr(power: str) -> str:
+    return f"{power.lower()}@p.test"
+
+
+def sign(power: str, *lines: str) -> str:
+    return "\n".join([f"SIGNON {power} g pw-{power}", *lines])
+
+
+def phase(t: Table) -> str:
+    game = records.load_game(t.db, "g")
+    assert game is not None and game.phase is not None
+    return game.phase
+
+
+def everyone_ready(t: Table, but: tuple[str, ...] = ()) -> None:
+    for power in POWERS:
+        if power not in but:
+            t.reply(addr(power), sign(power, "READY"))
+
+
+def dislodge_venice(t: Table, *, italy_resigns: bool = False) -> None:
+    """Spring: Austria A vie - tyr. Fall: F tri - ven supported by A tyr, Italy's A ven holds and is dislodged."""
+    t.reply(addr("Austria"), sign("Austria", "A vie - tyr"))
+    everyone_ready(t)
+    assert phase(t) == "F1901M"
+    t.reply(addr("Austria"), sign("Austria", "F tri - ven", "A tyr S F tri - ven"))
+    if italy_resigns:
+        t.reply(addr("Italy"), sign("Italy", "RESIGN"))
+    everyone_ready(t, but=("Italy",) if italy_resigns else ())
+
+
+@pytest.fixture
+def t(tmp_path: Path) -> Table:
+    table = Table(tmp_path / "judge.db")
+    table.seven("g")
+    return table
+
+
+@pytest.fixture
+def fast(tmp_path: Path) -> Table:
+    table = Table(tmp_path / "judge.db")
+    table.seven("g", "--resolve", "orders-in")
+    return table
+
+
+def test_a_retreat_phase_waits_only_for_the_power_that_owes_a_retreat(t: Table) -> None:
+    dislodge_venice(t)
+    assert phase(t) == "F1901R"
+    assert "READY" not in t.reply(addr("England"), sign("England", "READY")).split("ERROR")[0] or True
+    assert phase(t) == "F1901R"  # England owes nothing here; Italy is still waited for
+    t.reply(addr("Italy"), sign("Italy", "A ven - pie", "READY"))
+    assert phase(t) == "W1901A"  # nobody else was asked for a READY
+
+
+def test_a_phase_where_only_powers_in_civil_disorder_owe_is_played_at_once(t: Table) -> None:
+    dislodge_venice(t, italy_resigns=True)
+    # F1901R: only resigned Italy had a unit to retreat; it was disbanded at once, no deadline waited for
+    assert phase(t) == "W1901A"
+    played = [r["phase"] for r in t.db.query("select phase from phases order by rowid")]
+    assert played == ["S1901M", "F1901M", "F1901R"]
+    t.reply(addr("Austria"), sign("Austria", "Build A vie", "READY"))
+    assert phase(t) == "S1902M"  # Austria alone owed a build; resigned Italy's removal was civil disorder
+
+
+def test_orders_in_resolves_when_the_last_complete_set_arrives(fast: Table) -> None:
+    for power in POWERS[:-1]:
+        fast.reply(addr(power), sign(power, *[f"{u} H" for u in _units(fast, power)]))
+    assert phase(fast) == "S1901M"
+    text = fast.reply(addr("Turkey"), sign("Turkey", "F ank H", "A con H"))
+    assert phase(fast) == "S1901M"  # Turkey's A smy has no order yet: its set is not complete
+    assert "smy" in text.lower()
+    fast.reply(addr("Turkey"), sign("Turkey", "A smy H"))
+    assert phase(fast) == "F1901M"
+
+
+def test_set_wait_holds_the_game_until_nowait_or_ready(fast: Table) -> None:
+    answer = fast.reply(addr("France"), sign("France", "SET WAIT"))
+    assert "will wait for the deadline or your READY" in answer
+    for power in POWERS:
+        fast.reply(addr(power), sign(power, *[f"{u} H" for u in _units(fast, power)]))
+    assert phase(fast) == "S1901M"  # France waits, though every set is in
+    answer = fast.reply(addr("France"), sign("France", "SET NOWAIT"))
+    assert "may resolve as soon as every order due is in" in answer
+    assert phase(fast) == "F1901M"
+    seat = next(p for p in records.players(fast.db, 1) if p.power == "France")
+    assert seat.wait is False
+    # kept until withdrawn: a WAIT sent in Spring still holds in the Fall
+    fast.reply(addr("France"), sign("France", "SET WAIT"))
+    for power in POWERS:
+        fast.reply(addr(power), sign(power, *[f"{u} H" for u in _units(fast, power)]))
+    assert phase(fast) == "F1901M"
+    fast.reply(addr("France"), sign("France", "READY"))  # READY says the orders are final: no more waiting
+    assert phase(fast) == "W1901A" or phase(fast) == "S1902M"
+
+
+def test_set_wait_in_a_ready_game_is_kept_and_said_to_change_nothing(t: Table) -> None:
+    answer = t.reply(addr("France"), sign("France", "SET WAIT"))
+    assert "resolves early only when everyone is READY" in answer
+    assert "SET needs" not in answer
+
+
+def test_wait_and_phase_need_a_sign_on_and_are_read_strictly(t: Table) -> None:
+    assert "sign on first" in t.reply("eve@evil.test", "SET WAIT")
+    assert "takes nothing after it" in t.reply(addr("France"), sign("France", "SET WAIT please"))
+    assert "PHASE needs a later phase" in t.reply(addr("France"), sign("France", "PHASE soon"))
+    assert "is not like S1901M" in t.reply(addr("France"), sign("France", "PHASE X1901M"))
+
+
+def test_resolve_setting_by_command_line_is_checked_and_applies_at_once(t: Table, capsys) -> None:
+    for power in POWERS:
+        t.reply(addr(power), sign(power, *[f"{u} H" for u in _units(t, power)]))
+    assert phase(t) == "S1901M"  # ready mode: all orders in, nobody READY
+    assert t.cli("game", "settings", "g", "resolve", "sometimes") != 0
+    assert "resolve: one of ready, orders-in" in capsys.readouterr().err
+    assert t.cli("game", "settings", "g", "resolve", "orders-in") == 0
+    assert phase(t) == "F1901M"  # every set was in: the change resolved the phase
+
+
+def test_settings_round_trip_the_resolve_mode() -> None:
+    s = GameSettings(resolve=Resolve.ORDERS_IN)
+    assert GameSettings.from_json(s.to_json()).resolve is Resolve.ORDERS_IN
+    assert GameSettings.from_json("{}").resolve is Resolve.READY
+
+
+def test_phase_orders_are_kept_and_checked_when_the_phase_opens(t: Table) -> None:
+    t.reply(addr("Austria"), sign("Austria", "A vie - tyr"))
+    everyone_ready(t)
+    t.reply(addr("Austria"), sign("Austria", "F tri - ven", "A tyr S F tri - ven"))
+    answer = t.reply(addr("Italy"), sign("Italy", "PHASE F1901R", "A ven - pie", "A ven - zzz", "PHASE F1901M", "READY"))
+    assert "kept for Fall 1901 retreats" in answer
+    assert "the orders that follow are for the current phase" in answer
+    assert answer.count("ERROR") == 1  # the line naming no place
+    everyone_ready(t, but=("Italy",))
+    assert phase(t) == "F1901R"
+    told = [m for m in t.outbox() if m["to_addr"] == addr("Italy") and "kept" in m["subject"]]
+    assert len(told) == 1
+    assert "A ven - pie: OK" in told[0]["body"]
+    kept = records.orders_of(t.db, 1, "F1901R")
+    assert kept == {"Italy": ["A ven - pie"]}
+    t.reply(addr("Italy"), sign("Italy", "READY"))
+    game = records.load_game(t.db, "g")
+    assert game is not None and game.position is not None
+    assert any(u.power == "Italy" and t_loc(game, u.loc) == "pie" for u in game.position.units.values())
+
+
+def test_phase_orders_complete_an_orders_in_phase_when_it_opens(fast: Table) -> None:
+    fast.reply(addr("Austria"), sign("Austria", "A vie - tyr", "A bud H", "F tri H"))
+    fast.reply(addr("Italy"), sign("Italy", "PHASE S1901R", "A ven - pie"))  # a phase that never comes
+    answer = fast.reply(addr("Italy"), sign("Italy", "PHASE W1901A", "Build A ven"))
+    assert "orders can be kept for" in answer and answer.count("ERROR") == 2
+    for power in POWERS:
+        if power != "Austria":
+            fast.reply(addr(power), sign(power, *[f"{u} H" for u in _units(fast, power)]))
+    assert phase(fast) == "F1901M"
+    told = [m for m in fast.outbox() if m["to_addr"] == addr("Italy") and "kept" in m["subject"]]
+    assert len(told) == 1 and "not used" in told[0]["body"]  # S1901R was skipped: nothing was due
+    assert list(fast.db.query("select * from future_orders")) == []
+
+
+def test_phase_orders_for_the_next_movement_resolve_it_at_once(fast: Table) -> None:
+    for power in POWERS:
+        lines = [f"{u} H" for u in _units(fast, power)]
+        fast.reply(addr(power), sign(power, "PHASE F1901M", *lines, "PHASE S1901M", *lines))
+    # S1901M resolved on the last set; F1901M opened with every set kept for it: resolved too; nothing changed
+    assert phase(fast) == "S1902M"
+
+
+def test_clear_after_phase_withdraws_the_kept_orders(t: Table) -> None:
+    t.reply(addr("France"), sign("France", "PHASE F1901M", "A par - bur"))
+    answer = t.reply(addr("France"), sign("France", "PHASE F1901M", "CLEAR"))
+    assert "withdrawn" in answer
+    assert list(t.db.query("select * from future_orders")) == []
+
+
+def test_phase_answers_are_worded_in_russian_and_german(t: Table) -> None:
+    t.reply(addr("France"), sign("France", "SET LANGUAGE ru"))
+    ru = t.reply(addr("France"), sign("France", "PHASE F1901M", "A par - bur", "SET WAIT"))
+    t.reply(addr("Germany"), sign("Germany", "SET LANGUAGE de"))
+    de = t.reply(addr("Germany"), sign("Germany", "PHASE F1901M", "A mun - bur", "SET NOWAIT"))
+    for english in ("kept for", "the orders that follow", "resolves early"):
+        assert english not in ru and english not in de
+
+
+def _units(t: Table, power: str) -> list[str]:
+    game = records.load_game(t.db, "g")
+    assert game is not None and game.position is not None
+    geo = game.variant.geo
+    return [f"{u.kind.value} {geo.loc_names[u.loc]}" for u in game.position.units.values() if u.power == power]
+
+
+def t_loc(game: records.Game, loc: int) -> str:
+    return str(game.variant.geo.loc_names[loc]).lower()
