@@ -61,7 +61,7 @@ def fast(tmp_path: Path) -> Table:
 def test_a_retreat_phase_waits_only_for_the_power_that_owes_a_retreat(t: Table) -> None:
     dislodge_venice(t)
     assert phase(t) == "F1901R"
-    assert "READY" not in t.reply(addr("England"), sign("England", "READY")).split("ERROR")[0] or True
+    assert "ERROR" not in t.reply(addr("England"), sign("England", "READY"))
     assert phase(t) == "F1901R"  # England owes nothing here; Italy is still waited for
     t.reply(addr("Italy"), sign("Italy", "A ven - pie", "READY"))
     assert phase(t) == "W1901A"  # nobody else was asked for a READY
@@ -105,7 +105,7 @@ def test_set_wait_holds_the_game_until_nowait_or_ready(fast: Table) -> None:
         fast.reply(addr(power), sign(power, *[f"{u} H" for u in _units(fast, power)]))
     assert phase(fast) == "F1901M"
     fast.reply(addr("France"), sign("France", "READY"))  # READY says the orders are final: no more waiting
-    assert phase(fast) == "W1901A" or phase(fast) == "S1902M"
+    assert phase(fast) == "S1902M"  # nothing changed hands: no adjustments, straight to the next Spring
 
 
 def test_set_wait_in_a_ready_game_is_kept_and_said_to_change_nothing(t: Table) -> None:
@@ -141,7 +141,9 @@ def test_phase_orders_are_kept_and_checked_when_the_phase_opens(t: Table) -> Non
     t.reply(addr("Austria"), sign("Austria", "A vie - tyr"))
     everyone_ready(t)
     t.reply(addr("Austria"), sign("Austria", "F tri - ven", "A tyr S F tri - ven"))
-    answer = t.reply(addr("Italy"), sign("Italy", "PHASE F1901R", "A ven - pie", "A ven - zzz", "PHASE F1901M", "READY"))
+    answer = t.reply(
+        addr("Italy"), sign("Italy", "PHASE F1901R", "A ven - pie", "A ven - zzz", "PHASE F1901M", "READY")
+    )
     assert "kept for Fall 1901 retreats" in answer
     assert "the orders that follow are for the current phase" in answer
     assert answer.count("ERROR") == 1  # the line naming no place
