@@ -60,7 +60,7 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
             "DRAW PROPOSE",
         ),
     )
-    t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP"))
+    t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP", "PHASE F1901M", "F lon H"))  # future_orders
     t.reply("eve@evil.test", "SIGNON Germany g wrong")
     for _ in range(31):  # a mail loop: the 31st message in an hour gets the one "replies paused" notice
         t.mail("loop@p.test", "HELP")
