@@ -76,6 +76,7 @@ def played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list
     t.reply(addr("Germany"), sign("Germany", "A mun - bur", "A ber - mun", "A bur S A mun"))
     t.cli("game", "process", "g")  # Fall: France takes Belgium
     t.cli("game", "process", "g")  # Winter: France's build waived
+    t.reply(addr("England"), sign("England", "SET ABSENCE 2026-12-05"))  # deadline_moved, to the others
     t.cli("game", "replace", "g", "--power", "Italy", "--email", "it2@p.test", "--password", "pw-it2")  # seat mail
     t.cli("game", "eject", "g", "Italy")
     for power in POWERS:

@@ -207,3 +207,58 @@ def _units(t: Table, power: str) -> list[str]:
 
 def t_loc(game: records.Game, loc: int) -> str:
     return str(game.variant.geo.loc_names[loc]).lower()
+
+
+# --- SET ABSENCE ----------------------------------------------------------------------------------------------------
+
+
+def deadline(t: Table) -> str:
+    game = records.load_game(t.db, "g")
+    assert game is not None and game.deadline is not None
+    return f"{game.deadline:%Y-%m-%d %H:%M}"
+
+
+def test_absence_moves_the_deadline_and_tells_the_others(t: Table) -> None:
+    assert deadline(t) == "2026-12-03 12:00"
+    before = len(t.outbox())
+    answer = t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-03 TO 2026-12-05"))
+    assert "absence noted: no deadline of g falls from 2026-12-03 to 2026-12-05" in answer
+    assert deadline(t) == "2026-12-06 00:00"
+    told = [m for m in t.outbox()[before:] if "deadline moved" in m["subject"]]
+    assert sorted(m["to_addr"] for m in told) == sorted(addr(p) for p in POWERS if p != "France")
+    assert "Sun 6 Dec 2026 00:00 UTC" in told[0]["body"]
+
+
+def test_the_next_deadline_skips_an_absence_too(t: Table) -> None:
+    t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-02 TO 2026-12-03"))
+    assert deadline(t) == "2026-12-04 00:00"
+    everyone_ready(t)
+    assert phase(t) == "F1901M"
+    assert deadline(t) == "2026-12-04 00:00"  # now + 48h fell on 2026-12-03 12:00, inside the absence
+
+
+def test_absences_are_days_in_the_players_zone(t: Table) -> None:
+    t.reply(addr("France"), sign("France", "SET TIMEZONE Europe/Moscow", "SET ABSENCE 2026-12-03"))
+    assert deadline(t) == "2026-12-03 21:00"  # midnight in Moscow
+
+
+def test_absence_limit_per_year_and_clear(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--absence-days", "5")
+    assert "absence noted" in t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-10 TO 2026-12-13"))
+    refused = t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-20 TO 2026-12-21"))
+    assert "allows at most 5 days of absence a year; you have declared 4 in 2026, and this is 2" in refused
+    assert len(list(t.db.query("select * from absences"))) == 1
+    assert "withdrawn (1)" in t.reply(addr("France"), sign("France", "SET ABSENCE CLEAR"))
+    assert "absence noted" in t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-20 TO 2026-12-21"))
+    assert "over already" in t.reply(addr("France"), sign("France", "SET ABSENCE 2026-11-20"))
+    assert "sign on first" in t.reply("eve@evil.test", "SET ABSENCE 2026-12-20")
+    assert t.cli("game", "settings", "g", "absence_days_per_year", "400") != 0
+
+
+def test_a_resigned_players_absence_no_longer_holds_deadlines(t: Table) -> None:
+    t.reply(addr("Italy"), sign("Italy", "SET ABSENCE 2026-12-02 TO 2026-12-03"))
+    assert deadline(t) == "2026-12-04 00:00"
+    t.reply(addr("Italy"), sign("Italy", "RESIGN"))
+    everyone_ready(t, but=("Italy",))
+    assert deadline(t) == "2026-12-03 12:00"  # now + 48h: Italy no longer plays

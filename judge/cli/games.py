@@ -70,6 +70,12 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="early resolution: when every player who owes orders is READY (default), or as soon as every power that "
         "owes orders has them all in (unless a player sent SET WAIT)",
     )
+    p.add_argument(
+        "--absence-days",
+        type=int,
+        default=14,
+        help="days a player may declare absent (SET ABSENCE) per year; no deadline falls inside an absence",
+    )
     p.add_argument("--master", default=None, help="the game master's address")
     p.add_argument(
         "--assign",
@@ -155,6 +161,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
         "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
         "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), resolve (ready|orders-in), "
+        "absence_days_per_year (days), "
         "master (an address or none), assignment (before the start).",
     )
     p.add_argument("name")
@@ -248,6 +255,7 @@ def _create(args: argparse.Namespace) -> int:
         tie_others=args.tie_others,
         combined=args.combined,
         resolve=Resolve(args.resolve),
+        absence_days_per_year=args.absence_days,
     )
 
     def body() -> int:

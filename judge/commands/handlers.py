@@ -24,6 +24,7 @@ from judge.commands.session import Session, signed
 from judge.data.catalog import load_variant, variant_names
 from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH
 from judge.game import draws, service
+from judge.game.absences import declare_absence, withdraw_absences
 from judge.game.future_orders import clear_future_orders, keep_future_order, later_phases
 from judge.game.order_sets import merge_orders
 from judge.game.passwords import hash_password
@@ -404,3 +405,17 @@ def _phase_for(db: Database, s: Session, item: c.PhaseFor) -> Answer:
 
 HANDLERS[c.SetWait] = _set_wait
 HANDLERS[c.PhaseFor] = _phase_for
+
+
+# --- SET ABSENCE ----------------------------------------------------------------------------------------------------
+
+
+def _set_absence(db: Database, s: Session, item: c.SetAbsence) -> Answer:
+    """SET ABSENCE <first> [TO <last>]: no deadline of the game falls in those days; SET ABSENCE CLEAR."""
+    game, player = signed(db, s, setting=True)
+    if item.first is None:
+        return Answer(item.text, withdraw_absences(db, game, player, s.now))
+    return Answer(item.text, declare_absence(db, game, player, item.first, item.last, s.now))
+
+
+HANDLERS[c.SetAbsence] = _set_absence

@@ -21,6 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from enum import Enum
 from typing import Literal
 
@@ -178,6 +179,15 @@ class PhaseFor(_Located):
     phase: str  # the phase code
 
 
+@dataclass(frozen=True)
+class SetAbsence(_Located):
+    """``SET ABSENCE 2026-12-24 [TO 2027-01-02]`` (``last`` None: one day), or ``SET ABSENCE CLEAR`` (``first``
+    None)."""
+
+    first: date | None
+    last: date | None
+
+
 Item = (
     SignOn
     | OrderLine
@@ -196,6 +206,7 @@ Item = (
     | SetLanguage
     | SetWait
     | PhaseFor
+    | SetAbsence
     | Help
     | SignOff
 )
@@ -1022,6 +1033,7 @@ def _wait(wait: bool) -> Callable[[list[str]], _Maker | Reason]:
 _MORE_SETTINGS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
     "WAIT": _wait(True),
     "NOWAIT": _wait(False),
+    "ABSENCE": lambda args: _absence(args),
 }
 
 
@@ -1040,3 +1052,30 @@ def _phase_for(args: list[str]) -> _Maker | Reason:
     except ValueError as err:
         return _both(_bad_phase(" ".join(args), str(err)), _PHASE_USAGE)
     return lambda n, t: PhaseFor(n, t, phase)
+
+
+_ABSENCE_USAGE = Reason(
+    "SET ABSENCE needs the first day and may name the last: SET ABSENCE 2026-12-24 TO 2027-01-02 (or SET ABSENCE CLEAR)"
+)
+
+
+def _day(word: str) -> date | None:
+    try:
+        return date.fromisoformat(word) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", word) else None
+    except ValueError:
+        return None
+
+
+def _absence(args: list[str]) -> _Maker | Reason:
+    if len(args) == 1 and args[0].upper() == "CLEAR":
+        return lambda n, t: SetAbsence(n, t, None, None)
+    if len(args) not in (1, 3) or (len(args) == 3 and args[1].upper() != "TO"):
+        return _ABSENCE_USAGE
+    days = [_day(word) for word in args[::2]]
+    for word, day in zip(args[::2], days, strict=True):
+        if day is None:
+            return _both(Reason("{word} is not a day written like 2026-12-24", word=repr(word)), _ABSENCE_USAGE)
+    first, last = days[0], days[-1] if len(days) == 2 else None
+    if last is not None and first is not None and last < first:
+        return Reason("an absence ends on or after the day it starts")
+    return lambda n, t: SetAbsence(n, t, first, last)

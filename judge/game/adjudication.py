@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from judge.game import notices
+from judge.game.absences import clear_of_absences
 from judge.game.draws import lapse
 from judge.game.duties import has_presence, owing_powers, waiting_on
 from judge.game.future_orders import open_phase
@@ -116,7 +117,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
             "by": "rule",
         }
     elif game.status == GameStatus.ACTIVE:
-        game.deadline = now + game.settings.deadline_for(turn.position.phase.step)
+        game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(turn.position.phase.step))
     save_game(db, game, now)
     log_event(
         db,

@@ -40,6 +40,7 @@ SETTING_KEYS = {
     "tie_others": "play-on, draw or none",
     "combined": "true or false",
     "resolve": "ready or orders-in",
+    "absence_days_per_year": "days a player may declare absent per year, e.g. 14",
 }
 
 
@@ -128,6 +129,9 @@ _SETTERS: dict[str, Setter] = {
     "shared_addresses": _switch("shared_addresses"),
     "combined": _switch("combined"),
     "resolve": _resolve,
+    "absence_days_per_year": lambda game, value, none: {
+        "absence_days_per_year": 0 if none else _whole(value, "absence_days_per_year")
+    },
     "master": _master,
     "assignment": _assignment,
 }

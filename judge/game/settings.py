@@ -37,6 +37,7 @@ class GameSettings:
     tie_others: str | None = None  # a tie no order settles: "play-on" or "draw" (None: the variant's rule)
     combined: bool = False  # the powers one player holds count their centres (or points) together for victory
     resolve: Resolve = Resolve.READY  # early resolution: on everyone's READY, or as soon as all orders are in
+    absence_days_per_year: int = 14  # SET ABSENCE: the days a player may declare absent per year
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {
@@ -90,6 +91,8 @@ class GameSettings:
                 problems.append(f"{name.replace('_', ' ')} must be between 1 minute and {MAX_DEADLINE_DAYS} days")
         if not 0 <= self.grace <= 7 * 86400:
             problems.append("grace must be between 0 and 7 days")
+        if not 0 <= self.absence_days_per_year <= 366:
+            problems.append("absence_days_per_year must be between 0 and 366")
         return problems
 
     def _tie_problems(self, variant: Variant) -> list[str]:

@@ -291,7 +291,8 @@ def _legacy_unit(words: list[str]) -> tuple[str | None, str | None, list[str]]:
 
 @migrations()
 def m008_resolution(db: Database) -> None:
-    """A player's SET WAIT (kept until SET NOWAIT), and the orders a power gave for a later phase (PHASE …)."""
+    """A player's SET WAIT (kept until SET NOWAIT), the orders a power gave for a later phase (PHASE …), and the
+    periods players declared absent (SET ABSENCE)."""
     db.table("players").add_column("wait", int)  # 1: the game waits for the deadline (or READY) for this player
     db.table("future_orders").create(
         {
@@ -304,3 +305,18 @@ def m008_resolution(db: Database) -> None:
         pk=("game_id", "phase", "power"),
         foreign_keys=[("game_id", "games", "id")],
     )
+    db.table("absences").create(
+        {  # SET ABSENCE: a period in which no deadline of the game falls, declared by one player
+            "id": int,
+            "game_id": int,
+            "player_id": int,
+            "starts": str,  # ISO 8601 UTC: the start of the first day, in the player's zone
+            "ends": str,  # ISO 8601 UTC: the end of the last day
+            "year": int,  # the year of the first day (the yearly limit counts the days by it)
+            "days": int,
+            "declared_at": str,
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id"), ("player_id", "players", "id")],
+    )
+    db.table("absences").create_index(["game_id"])
