@@ -262,3 +262,10 @@ def test_a_resigned_players_absence_no_longer_holds_deadlines(t: Table) -> None:
     t.reply(addr("Italy"), sign("Italy", "RESIGN"))
     everyone_ready(t, but=("Italy",))
     assert deadline(t) == "2026-12-03 12:00"  # now + 48h: Italy no longer plays
+
+
+def test_a_resumed_game_keeps_its_deadline_out_of_an_absence(t: Table) -> None:
+    assert t.cli("game", "pause", "g") == 0
+    assert "absence noted" in t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-01 TO 2026-12-04"))
+    assert t.cli("game", "resume", "g") == 0
+    assert deadline(t) == "2026-12-05 00:00"  # the 48 hours left would have ended inside France's absence

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from sqlite_utils import Database
 
 from judge.game import notices
+from judge.game.absences import clear_of_absences
 from judge.game.duties import has_presence
 from judge.game.lookup import GameError, get_game
 from judge.game.passwords import hash_password
@@ -44,7 +45,7 @@ def resume_game(db: Database, name: str, now: datetime, sender: str = "master") 
     if game.status != GameStatus.PAUSED:
         raise GameError(f"game {game.name} is {game.status}, not paused")
     game.status = GameStatus.ACTIVE
-    game.deadline = now + timedelta(seconds=max(game.paused_remaining or 0, 3600))
+    game.deadline = clear_of_absences(db, game, now + timedelta(seconds=max(game.paused_remaining or 0, 3600)))
     game.paused_remaining = None
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.RESUME, None)
@@ -78,7 +79,7 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
     draw_votes.lapse_open(db, game.id)
     game.position = position_from_json(game.variant, json.loads(board_before))
     game.status, game.result, game.in_grace = GameStatus.ACTIVE, None, False
-    game.deadline = now + game.settings.deadline_for(game.position.phase.step)
+    game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(game.position.phase.step))
     for p in players(db, game.id):
         p.ready = False
         p.eliminated = p.eliminated and not has_presence(game.position, p.power)
