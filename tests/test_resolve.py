@@ -269,3 +269,11 @@ def test_a_resumed_game_keeps_its_deadline_out_of_an_absence(t: Table) -> None:
     assert "absence noted" in t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-01 TO 2026-12-04"))
     assert t.cli("game", "resume", "g") == 0
     assert deadline(t) == "2026-12-05 00:00"  # the 48 hours left would have ended inside France's absence
+
+
+def test_a_replaced_player_leaves_no_wait_or_absence_behind(fast: Table) -> None:
+    fast.reply(addr("France"), sign("France", "SET WAIT", "SET ABSENCE 2026-12-20 TO 2026-12-22"))
+    assert fast.cli("game", "replace", "g", "--power", "France", "--email", "fr2@p.test", "--password", "pw-fr2") == 0
+    seat = next(p for p in records.players(fast.db, 1) if p.power == "France")
+    assert seat.wait is False
+    assert list(fast.db.query("select * from absences")) == []

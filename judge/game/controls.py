@@ -23,6 +23,7 @@ from judge.game.records import (
 )
 from judge.rules.position_json import position_from_json
 from judge.store import draw_votes
+from judge.store.absence_rows import drop_player_absences
 from judge.store.events import EventKind
 from judge.store.phases import discard_phases_from
 from judge.store.statuses import GameStatus, Role
@@ -63,6 +64,8 @@ def replace_player(
         raise GameError(f"nobody plays {power!r} in {game.name}")
     old = seat.email
     seat.email, seat.password_hash, seat.resigned = email.lower(), hash_password(password), False
+    seat.wait = False  # SET WAIT and absences were the old player's
+    drop_player_absences(db, seat.id)
     save_player(db, seat)
     log_event(db, game.id, now, sender, EventKind.REPLACE, {"power": found, "from": old, "to": email.lower()})
     return seat

@@ -37,3 +37,8 @@ def clear_absences(db: Database, game_id: int, player_id: int, after: str) -> in
         "delete from absences where game_id = ? and player_id = ? and starts > ?", [game_id, player_id, after]
     )
     return int(cursor.rowcount)
+
+
+def drop_player_absences(db: Database, player_id: int) -> None:
+    """Every absence of a seat (its player is replaced: the new one declares their own)."""
+    db.execute("delete from absences where player_id = ?", [player_id])
