@@ -277,3 +277,18 @@ def test_a_replaced_player_leaves_no_wait_or_absence_behind(fast: Table) -> None
     seat = next(p for p in records.players(fast.db, 1) if p.power == "France")
     assert seat.wait is False
     assert list(fast.db.query("select * from absences")) == []
+
+
+def test_orders_kept_by_a_power_that_resigned_are_not_used(t: Table) -> None:
+    t.reply(addr("Italy"), sign("Italy", "PHASE F1901M", "A ven H", "RESIGN"))
+    everyone_ready(t, but=("Italy",))
+    assert phase(t) == "F1901M"
+    told = [m for m in t.outbox() if m["to_addr"] == addr("Italy") and "kept" in m["subject"]]
+    assert len(told) == 1 and "A ven H: not used" in told[0]["body"]
+    assert records.orders_of(t.db, 1, "F1901M") == {}
+
+
+def test_no_absence_in_a_finished_game(t: Table) -> None:
+    assert t.cli("game", "end", "g", "--abandoned") == 0
+    answer = t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-20"))
+    assert "no deadlines to keep clear" in answer
