@@ -4,11 +4,15 @@ a later phase and checked when it opens."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
 from gamekit import POWERS, Table
+from hypothesis import given
+from hypothesis import strategies as st
 
+from judge.commands.language import SetAbsence, parse_body
 from judge.game import records
 from judge.game.settings import GameSettings, Resolve
 
@@ -292,3 +296,39 @@ def test_no_absence_in_a_finished_game(t: Table) -> None:
     assert t.cli("game", "end", "g", "--abandoned") == 0
     answer = t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-20"))
     assert "no deadlines to keep clear" in answer
+
+
+# --- the parsers, as properties -------------------------------------------------------------------------------------
+
+_days = st.dates(min_value=date(1900, 1, 1), max_value=date(9999, 12, 31))
+
+
+@given(_days, _days)
+def test_set_absence_reads_any_two_days(first: date, last: date) -> None:
+    body = parse_body(f"SET ABSENCE {first.isoformat()} TO {last.isoformat()}")
+    if last < first:
+        assert body.items == () and "ends on or after" in str(body.problems[0].reason)
+    else:
+        assert body.items == (SetAbsence(1, body.items[0].text, first, last),)
+
+
+@given(st.integers(1, 99999), st.sampled_from(["S", "F", "W"]), st.sampled_from(["M", "R", "A"]))
+def test_phase_reads_codes_and_words_alike(year: int, season: str, step: str) -> None:
+    code = f"{season}{year}{step}"
+    valid = (season == "W") == (step == "A")
+    names = {"S": "Spring", "F": "Fall", "W": "Winter"}, {"M": "movement", "R": "retreats", "A": "adjustments"}
+    for line in (f"PHASE {code}", f"PHASE {names[0][season]} {year} {names[1][step]}"):
+        body = parse_body(line)
+        if valid:
+            assert [getattr(i, "phase", None) for i in body.items] == [code]
+        else:
+            assert body.items == () and len(body.problems) == 1
+
+
+@given(st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=60))
+def test_phase_and_absence_lines_never_raise_and_are_one_entry(rest: str) -> None:
+    """Whatever follows the command word on its line, the line is one command or one problem, never an order."""
+    for head in ("PHASE", "SET ABSENCE", "SET WAIT", "SET NOWAIT"):
+        body = parse_body(f"{head} {rest}")
+        assert len(body.items) + len(body.problems) == 1
+        assert not any(type(i).__name__ == "OrderLine" for i in body.items)
