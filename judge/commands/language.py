@@ -735,7 +735,8 @@ _LIST_USAGE = Reason("LIST takes at most a game: LIST (all games) or LIST mygame
 _HISTORY_USAGE = Reason("HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M")
 _DRAW_USAGE = Reason("DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT")
 _SET_USAGE = Reason(
-    "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin or SET LANGUAGE ru"
+    "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin, SET LANGUAGE ru, "
+    "SET WAIT, SET NOWAIT or SET ABSENCE 2026-12-24"
 )
 _PRESS_USAGE = Reason(
     "PRESS needs the powers it goes to: PRESS TO France, Germany (or BROADCAST for everyone), then the "
