@@ -332,3 +332,11 @@ def test_phase_and_absence_lines_never_raise_and_are_one_entry(rest: str) -> Non
         body = parse_body(f"{head} {rest}")
         assert len(body.items) + len(body.problems) == 1
         assert not any(type(i).__name__ == "OrderLine" for i in body.items)
+
+
+def test_a_rollback_drops_the_orders_kept_for_later_phases(t: Table) -> None:
+    everyone_ready(t)
+    t.reply(addr("France"), sign("France", "PHASE S1902M", "A par H"))
+    assert len(list(t.db.query("select * from future_orders"))) == 1
+    assert t.cli("game", "rollback", "g", "S1901M") == 0
+    assert list(t.db.query("select * from future_orders")) == []

@@ -25,6 +25,7 @@ from judge.rules.position_json import position_from_json
 from judge.store import draw_votes
 from judge.store.absence_rows import drop_player_absences
 from judge.store.events import EventKind
+from judge.store.future_rows import drop_game_future_lines
 from judge.store.phases import discard_phases_from
 from judge.store.statuses import GameStatus, Role
 
@@ -80,6 +81,7 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
         raise GameError(f"{game.name} has no played phase {code}")
     board_before, later = discarded
     draw_votes.lapse_open(db, game.id)
+    drop_game_future_lines(db, game.id)  # orders kept for later phases were given for a course the game no longer takes
     game.position = position_from_json(game.variant, json.loads(board_before))
     game.status, game.result, game.in_grace = GameStatus.ACTIVE, None, False
     game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(game.position.phase.step))

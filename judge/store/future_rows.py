@@ -35,3 +35,8 @@ def all_future_lines(db: Database, game_id: int) -> list[tuple[str, str, list[st
 
 def drop_future_lines(db: Database, game_id: int, phase: str, power: str) -> None:
     db.execute("delete from future_orders where game_id = ? and phase = ? and power = ?", [game_id, phase, power])
+
+
+def drop_game_future_lines(db: Database, game_id: int) -> int:
+    """Every order kept for a later phase of the game (a rollback makes them meaningless); return how many sets."""
+    return int(db.execute("delete from future_orders where game_id = ?", [game_id]).rowcount)
