@@ -67,7 +67,7 @@ def _play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list[
             "DRAW PROPOSE",
         ),
     )
-    t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP"))
+    t.reply(addr("England"), sign("England", "DRAW REJECT", "HELP", "PHASE F1901M", "F lon H"))  # future_orders
     t.reply("eve@evil.test", "SIGNON Germany g wrong")
     for _ in range(31):  # a mail loop: the 31st message in an hour gets the one "replies paused" notice
         t.mail("loop@p.test", "HELP")
@@ -83,6 +83,7 @@ def _play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list[
     t.reply(addr("Germany"), sign("Germany", "A mun - bur", "A ber - mun", "A bur S A mun"))
     t.cli("game", "process", "g")  # Fall: France takes Belgium
     t.cli("game", "process", "g")  # Winter: France's build waived
+    t.reply(addr("England"), sign("England", "SET ABSENCE 2026-12-05"))  # deadline_moved, to the others
     t.cli("game", "replace", "g", "--power", "Italy", "--email", "it2@p.test", "--password", "pw-it2")  # seat mail
     t.cli("game", "eject", "g", "Italy")
     for power in POWERS:

@@ -63,6 +63,19 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="the powers one player holds count their centres (or points) together for victory",
     )
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
+    p.add_argument(
+        "--resolve",
+        choices=("ready", "orders-in"),
+        default="ready",
+        help="early resolution: when every player who owes orders is READY (default), or as soon as every power that "
+        "owes orders has them all in (unless a player sent SET WAIT)",
+    )
+    p.add_argument(
+        "--absence-days",
+        type=int,
+        default=14,
+        help="days a player may declare absent (SET ABSENCE) per year; no deadline falls inside an absence",
+    )
     p.add_argument("--master", default=None, help="the game master's address")
     p.add_argument(
         "--assign",
@@ -147,7 +160,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Without KEY VALUE: show every setting. Keys: press (white|grey|none), deadline, "
         "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
         "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
-        "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), "
+        "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), resolve (ready|orders-in), "
+        "absence_days_per_year (days), "
         "master (an address or none), assignment (before the start).",
     )
     p.add_argument("name")
@@ -223,7 +237,7 @@ def _guarded(body: Callable[[], int]) -> int:
 
 def _create(args: argparse.Namespace) -> int:
     from judge.game.service import create_game
-    from judge.game.settings import GameSettings
+    from judge.game.settings import GameSettings, Resolve
 
     settings = GameSettings(
         movement_deadline=int(_duration(args.deadline, "--deadline").total_seconds()),
@@ -240,6 +254,8 @@ def _create(args: argparse.Namespace) -> int:
         tie_break=tuple(args.tie_break.replace(",", " ").split()) if args.tie_break else None,
         tie_others=args.tie_others,
         combined=args.combined,
+        resolve=Resolve(args.resolve),
+        absence_days_per_year=args.absence_days,
     )
 
     def body() -> int:

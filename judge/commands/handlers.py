@@ -24,14 +24,18 @@ from judge.commands.session import Session, signed
 from judge.data.catalog import load_variant, variant_names
 from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH
 from judge.game import draws, service
+from judge.game.absences import declare_absence, withdraw_absences
+from judge.game.future_orders import clear_future_orders, keep_future_order, later_phases
 from judge.game.order_sets import merge_orders
 from judge.game.passwords import hash_password
 from judge.game.records import Game, log_event, players, save_player, set_orders, set_user, user_settings
 from judge.game.service import GameError
+from judge.game.settings import Resolve
 from judge.i18n import T, Text, phase_words
 from judge.reports import outbox
 from judge.reports.render import render_mail
 from judge.rules.parse import ORDER_WORDS
+from judge.rules.phase import Phase
 from judge.timeutil import check_timezone
 
 Handler = Callable[[Database, Session, Any], Answer]
@@ -53,6 +57,8 @@ def _order(db: Database, s: Session, item: c.OrderLine) -> Answer:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     if not player.active:
         raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
+    if s.future_phase is not None:
+        return Answer.of(item.text, keep_future_order(db, game, player, s.future_phase, item.text, s.now))
     answer = Answer.of(item.text, merge_orders(db, game, player, item.text, s.now))
     s.changed_orders = s.changed_orders or answer.verdict is Verdict.OK
     return answer
@@ -68,6 +74,11 @@ def _ready(db: Database, s: Session, item: c.Ready) -> Answer:
 
 def _clear(db: Database, s: Session, item: c.Clear) -> Answer:
     game, player = signed(db, s)
+    if s.future_phase is not None:
+        clear_future_orders(db, game, player, s.future_phase)
+        return Answer(
+            item.text, T("your orders kept for {phase} are withdrawn", phase=phase_words(Phase.parse(s.future_phase)))
+        )
     if game.phase:
         set_orders(db, game.id, game.phase, player.power or "", [], s.now)
     return Answer(item.text, T("all your orders for this phase are withdrawn"))
@@ -341,3 +352,70 @@ def _history_text(db: Database, name: str, phase: str | None) -> Text:
         f"\n  {r['power']:<10} {r['order'] or r['input']}: {r['outcome']}" for r in json.loads(picked[0]["results"])
     )
     return T("{game}, {phase}:{results}", game=game.name, phase=picked[0]["phase"], results=results)
+
+
+# --- SET WAIT, SET NOWAIT, PHASE ------------------------------------------------------------------------------------
+
+
+def _set_wait(db: Database, s: Session, item: c.SetWait) -> Answer:
+    """SET WAIT / SET NOWAIT: kept for this player in this game until withdrawn; NOWAIT may let the phase resolve."""
+    game, player = signed(db, s, setting=True)
+    player.wait = item.wait
+    save_player(db, player)
+    s.ready_changed = True  # the early resolution is checked again once the message is handled
+    if game.settings.resolve is not Resolve.ORDERS_IN:
+        return Answer(
+            item.text,
+            T(
+                "noted; game {game} resolves early only when everyone is READY, so it waits for you anyway",
+                game=game.name,
+            )
+            if item.wait
+            else T("noted; game {game} resolves early only when everyone is READY", game=game.name),
+        )
+    if item.wait:
+        return Answer(item.text, T("game {game} will wait for the deadline or your READY", game=game.name))
+    return Answer(item.text, T("game {game} may resolve as soon as every order due is in", game=game.name))
+
+
+def _phase_for(db: Database, s: Session, item: c.PhaseFor) -> Answer:
+    """PHASE …: the order lines after it (in this message) are kept for that later phase; the current phase's code
+    goes back to ordering for now."""
+    game, _player = signed(db, s)
+    if game.position is None or game.status not in ("active", "paused"):
+        raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
+    if item.phase == game.position.phase.code:
+        s.future_phase = None
+        return Answer(item.text, T("the orders that follow are for the current phase"))
+    s.future_phase = item.phase  # even when refused: the lines that follow must not count for the current phase
+    allowed = later_phases(game.position.phase)
+    if Phase.parse(item.phase) not in allowed:
+        raise GameError(
+            T(
+                "orders can be kept for {phases} only (the game is in {phase}); the orders that follow are refused",
+                phases=[phase_words(p) for p in allowed],
+                phase=phase_words(game.position.phase),
+            )
+        )
+    return Answer(
+        item.text,
+        T("the orders that follow are kept for {phase}", phase=phase_words(Phase.parse(item.phase))),
+    )
+
+
+HANDLERS[c.SetWait] = _set_wait
+HANDLERS[c.PhaseFor] = _phase_for
+
+
+# --- SET ABSENCE ----------------------------------------------------------------------------------------------------
+
+
+def _set_absence(db: Database, s: Session, item: c.SetAbsence) -> Answer:
+    """SET ABSENCE <first> [TO <last>]: no deadline of the game falls in those days; SET ABSENCE CLEAR."""
+    game, player = signed(db, s, setting=True)
+    if item.first is None:
+        return Answer(item.text, withdraw_absences(db, game, player, s.now))
+    return Answer(item.text, declare_absence(db, game, player, item.first, item.last, s.now))
+
+
+HANDLERS[c.SetAbsence] = _set_absence

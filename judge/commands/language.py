@@ -21,6 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date
 from enum import Enum
 from typing import Literal
 
@@ -164,6 +165,29 @@ class SignOff(_Located):
     """``SIGNOFF``: the message ends here."""
 
 
+@dataclass(frozen=True)
+class SetWait(_Located):
+    """``SET WAIT`` (true: no resolution before the deadline or my READY) or ``SET NOWAIT`` (false)."""
+
+    wait: bool
+
+
+@dataclass(frozen=True)
+class PhaseFor(_Located):
+    """``PHASE F1901R`` (or ``PHASE Fall 1901 retreats``): the order lines after it are for that phase."""
+
+    phase: str  # the phase code
+
+
+@dataclass(frozen=True)
+class SetAbsence(_Located):
+    """``SET ABSENCE 2026-12-24 [TO 2027-01-02]`` (``last`` None: one day), or ``SET ABSENCE CLEAR`` (``first``
+    None)."""
+
+    first: date | None
+    last: date | None
+
+
 Item = (
     SignOn
     | OrderLine
@@ -180,6 +204,9 @@ Item = (
     | SetPassword
     | SetTimezone
     | SetLanguage
+    | SetWait
+    | PhaseFor
+    | SetAbsence
     | Help
     | SignOff
 )
@@ -708,7 +735,8 @@ _LIST_USAGE = Reason("LIST takes at most a game: LIST (all games) or LIST mygame
 _HISTORY_USAGE = Reason("HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M")
 _DRAW_USAGE = Reason("DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT")
 _SET_USAGE = Reason(
-    "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin or SET LANGUAGE ru"
+    "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin, SET LANGUAGE ru, "
+    "SET WAIT, SET NOWAIT or SET ABSENCE 2026-12-24"
 )
 _PRESS_USAGE = Reason(
     "PRESS needs the powers it goes to: PRESS TO France, Germany (or BROADCAST for everyone), then the "
@@ -936,6 +964,8 @@ def _draw(args: list[str]) -> _Maker | Reason:
 
 def _set(args: list[str]) -> _Maker | Reason:
     what = args[0].upper() if args else ""
+    if what in _MORE_SETTINGS:
+        return _MORE_SETTINGS[what](args[1:])
     if what not in ("PASSWORD", "TIMEZONE", "LANGUAGE"):
         return _SET_USAGE
     if len(args) != 2:
@@ -968,5 +998,85 @@ _WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
     "HISTORY": _history,
     "DRAW": _draw,
     "SET": _set,
+    "PHASE": lambda args: _phase_for(args),
 }
 _COMMAND_WORDS = frozenset(_BARE) | frozenset(_WITH_ARGUMENTS) | {"NOT", "PRESS", "BROADCAST", "SANDBOX"}
+
+
+# --- SET WAIT, SET NOWAIT, PHASE (early resolution and orders for a later phase) ------------------------------------
+
+_PHASE_USAGE = Reason(
+    "PHASE needs a later phase of the game, then its orders: PHASE F1901R or PHASE Fall 1901 retreats"
+)
+_SEASON_WORDS = {"SPRING": "S", "FALL": "F", "AUTUMN": "F", "WINTER": "W"}
+_STEP_WORDS = {
+    "MOVEMENT": "M",
+    "MOVEMENTS": "M",
+    "MOVES": "M",
+    "RETREAT": "R",
+    "RETREATS": "R",
+    "ADJUSTMENT": "A",
+    "ADJUSTMENTS": "A",
+    "BUILDS": "A",
+}
+
+
+def _wait(wait: bool) -> Callable[[list[str]], _Maker | Reason]:
+    def parse(args: list[str]) -> _Maker | Reason:
+        if args:
+            command = "SET WAIT" if wait else "SET NOWAIT"
+            return Reason("{command} takes nothing after it: write {command} alone on its line", command=command)
+        return lambda n, t: SetWait(n, t, wait)
+
+    return parse
+
+
+_MORE_SETTINGS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
+    "WAIT": _wait(True),
+    "NOWAIT": _wait(False),
+    "ABSENCE": lambda args: _absence(args),
+}
+
+
+def _phase_for(args: list[str]) -> _Maker | Reason:
+    """``PHASE F1901R``; or the phase in words, ``PHASE Fall 1901 retreats`` (a Winter needs no third word)."""
+    if len(args) == 1:
+        code = args[0]
+    elif len(args) in (2, 3) and args[0].upper() in _SEASON_WORDS and args[1].isdigit():
+        season = _SEASON_WORDS[args[0].upper()]
+        step = _STEP_WORDS.get(args[2].upper(), "?") if len(args) == 3 else ("A" if season == "W" else "M")
+        code = f"{season}{args[1]}{step}"
+    else:
+        return _PHASE_USAGE
+    try:
+        phase = Phase.parse(code).code
+    except ValueError as err:
+        return _both(_bad_phase(" ".join(args), str(err)), _PHASE_USAGE)
+    return lambda n, t: PhaseFor(n, t, phase)
+
+
+_ABSENCE_USAGE = Reason(
+    "SET ABSENCE needs the first day and may name the last: SET ABSENCE 2026-12-24 TO 2027-01-02 (or SET ABSENCE CLEAR)"
+)
+
+
+def _day(word: str) -> date | None:
+    try:
+        return date.fromisoformat(word) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", word) else None
+    except ValueError:
+        return None
+
+
+def _absence(args: list[str]) -> _Maker | Reason:
+    if len(args) == 1 and args[0].upper() == "CLEAR":
+        return lambda n, t: SetAbsence(n, t, None, None)
+    if len(args) not in (1, 3) or (len(args) == 3 and args[1].upper() != "TO"):
+        return _ABSENCE_USAGE
+    days = [_day(word) for word in args[::2]]
+    for word, day in zip(args[::2], days, strict=True):
+        if day is None:
+            return _both(Reason("{word} is not a day written like 2026-12-24", word=repr(word)), _ABSENCE_USAGE)
+    first, last = days[0], days[-1] if len(days) == 2 else None
+    if last is not None and first is not None and last < first:
+        return Reason("an absence ends on or after the day it starts")
+    return lambda n, t: SetAbsence(n, t, first, last)

@@ -29,6 +29,7 @@ class Session:
     password_hashes: int = 0  # new passwords hashed for this message (JOIN, SET PASSWORD; at most one)
     errors: list[str] = field(default_factory=list)  # internal failures of single commands
     mentioned: str = ""  # the first game a command named (whose master hears of an internal error before a sign-on)
+    future_phase: str | None = None  # PHASE …: the later phase the order lines that follow are kept for
 
     @property
     def scrypt_calls(self) -> int:

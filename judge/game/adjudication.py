@@ -9,8 +9,10 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from judge.game import notices
+from judge.game.absences import clear_of_absences
 from judge.game.draws import lapse
-from judge.game.duties import has_presence, owing_powers
+from judge.game.duties import has_presence, owing_powers, waiting_on
+from judge.game.future_orders import open_phase
 from judge.game.lookup import GameError, get_game
 from judge.game.master_notices import after_adjudication
 from judge.game.records import (
@@ -22,8 +24,10 @@ from judge.game.records import (
     save_game,
     save_player,
 )
+from judge.game.settings import Resolve
 from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
+from judge.rules.phase import Step
 from judge.rules.position_json import position_to_json
 from judge.rules.turn import TurnResult, parse_submissions, play
 from judge.store.events import EventKind
@@ -113,7 +117,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
             "by": "rule",
         }
     elif game.status == GameStatus.ACTIVE:
-        game.deadline = now + game.settings.deadline_for(turn.position.phase.step)
+        game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(turn.position.phase.step))
     save_game(db, game, now)
     log_event(
         db,
@@ -129,21 +133,36 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     after_adjudication(db, game, before, submitted, now)
     if game.status == GameStatus.FINISHED:
         notices.game_over(db, game, seats, now)
+    kept = game.status == GameStatus.ACTIVE and open_phase(db, game, now)
+    _skip_idle_phase(db, game, now)
+    if kept:  # orders kept for this phase may complete it (resolve = orders-in)
+        maybe_adjudicate_when_ready(db, game, now)
     return turn
 
 
 def maybe_adjudicate_when_ready(db: Database, game: Game, now: datetime) -> TurnResult | None:
-    """Adjudicate at once when every active player who owes orders has said READY.
+    """Adjudicate at once when no active player who owes orders is still waited for (judge.game.duties.waiting_on:
+    everyone READY, or with ``resolve = orders-in`` every complete set in and nobody waiting).
 
-    Called inside the caller's write transaction; the game is read again there, so a phase another writer has just
-    adjudicated (or a game just paused) is left alone."""
+    Called inside the caller's write transaction (the one that stored the orders or READY); the game is read again
+    there, so a phase another writer has just adjudicated (or a game just paused) is left alone."""
     current = load_game(db, game.name)
     if current is None or current.phase != game.phase:
         return None
     game = current
     seats = players(db, game.id)
     owing = owing_powers(game)
-    voters = [p for p in seats if p.active and p.power in owing]
-    if game.status == GameStatus.ACTIVE and voters and all(p.ready for p in voters):
-        return adjudicate(db, game, now, "ready")
+    due = game.status == GameStatus.ACTIVE and any(p.active and p.power in owing for p in seats)
+    if due and not waiting_on(db, game, seats):
+        return adjudicate(db, game, now, "orders in" if game.settings.resolve is Resolve.ORDERS_IN else "ready")
     return None
+
+
+def _skip_idle_phase(db: Database, game: Game, now: datetime) -> None:
+    """A retreat or adjustment phase in which no active player owes anything (only powers in civil disorder have a
+    unit to retreat or an adjustment due) is played at once: nobody is waited for."""
+    if game.status != GameStatus.ACTIVE or game.position is None or game.position.phase.step is Step.MOVEMENT:
+        return
+    owing = owing_powers(game)
+    if not any(p.active and p.power in owing for p in players(db, game.id)):
+        adjudicate(db, game, now, "nobody owes")

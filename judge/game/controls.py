@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from sqlite_utils import Database
 
 from judge.game import notices
+from judge.game.absences import clear_of_absences
 from judge.game.duties import has_presence
 from judge.game.lookup import GameError, get_game
 from judge.game.passwords import hash_password
@@ -22,7 +23,9 @@ from judge.game.records import (
 )
 from judge.rules.position_json import position_from_json
 from judge.store import draw_votes
+from judge.store.absence_rows import drop_player_absences
 from judge.store.events import EventKind
+from judge.store.future_rows import drop_game_future_lines
 from judge.store.phases import discard_phases_from
 from judge.store.statuses import GameStatus, Role
 
@@ -44,7 +47,7 @@ def resume_game(db: Database, name: str, now: datetime, sender: str = "master") 
     if game.status != GameStatus.PAUSED:
         raise GameError(f"game {game.name} is {game.status}, not paused")
     game.status = GameStatus.ACTIVE
-    game.deadline = now + timedelta(seconds=max(game.paused_remaining or 0, 3600))
+    game.deadline = clear_of_absences(db, game, now + timedelta(seconds=max(game.paused_remaining or 0, 3600)))
     game.paused_remaining = None
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.RESUME, None)
@@ -62,6 +65,8 @@ def replace_player(
         raise GameError(f"nobody plays {power!r} in {game.name}")
     old = seat.email
     seat.email, seat.password_hash, seat.resigned = email.lower(), hash_password(password), False
+    seat.wait = False  # SET WAIT and absences were the old player's
+    drop_player_absences(db, seat.id)
     save_player(db, seat)
     log_event(db, game.id, now, sender, EventKind.REPLACE, {"power": found, "from": old, "to": email.lower()})
     return seat
@@ -76,9 +81,10 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
         raise GameError(f"{game.name} has no played phase {code}")
     board_before, later = discarded
     draw_votes.lapse_open(db, game.id)
+    drop_game_future_lines(db, game.id)  # orders kept for later phases were given for a course the game no longer takes
     game.position = position_from_json(game.variant, json.loads(board_before))
     game.status, game.result, game.in_grace = GameStatus.ACTIVE, None, False
-    game.deadline = now + game.settings.deadline_for(game.position.phase.step)
+    game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(game.position.phase.step))
     for p in players(db, game.id):
         p.ready = False
         p.eliminated = p.eliminated and not has_presence(game.position, p.power)

@@ -9,8 +9,11 @@ from judge.game.records import (
     Player,
     orders_of,
 )
+from judge.game.settings import Resolve
 from judge.rules.adjustments import adjustment_delta, can_build_somewhere
 from judge.rules.board import Position
+from judge.rules.orders import Waive
+from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Step
 
 
@@ -39,3 +42,46 @@ def late_players(db: Database, game: Game, seats: list[Player]) -> list[Player]:
 
 def has_presence(pos: Position, power: str | None) -> bool:
     return power is not None and (any(u.power == power for u in pos.units.values()) or power in pos.owners.values())
+
+
+def orders_complete(db: Database, game: Game, power: str) -> bool:
+    """Whether ``power`` has a complete set of valid orders in for the current phase: an order for every unit (every
+    dislodged unit in a retreat phase), or as many removals as it owes, or as many builds and waives as it owes and
+    has free home centres for. Lines are stored only when valid on arrival, and read again here."""
+    pos = game.position
+    if pos is None:
+        return False
+    geo, step = game.variant.geo, pos.phase.step
+    covered: set[int] = set()
+    counted = 0
+    for line in orders_of(db, game.id, pos.phase.code).get(power, []):
+        order = parse_order(line, geo, step)
+        if isinstance(order, OrderError):
+            continue
+        counted += 1
+        if not isinstance(order, Waive):
+            covered.add(geo.loc_province[order.loc])
+    if step is Step.MOVEMENT:
+        return all(prov in covered for prov, u in pos.units.items() if u.power == power)
+    if step is Step.RETREAT:
+        return all(prov in covered for prov, d in pos.dislodged.items() if d.unit.power == power)
+    delta = adjustment_delta(game.variant, pos, power)
+    if delta < 0:
+        return counted >= -delta
+    free = sum(1 for c in game.variant.home_centres(power) if pos.owners.get(c) == power and c not in pos.units)
+    return counted >= min(delta, free)
+
+
+def waiting_on(db: Database, game: Game, seats: list[Player]) -> list[Player]:
+    """The active players an early resolution still waits for, by the game's ``resolve`` setting: those who owe orders
+    and have not said READY; or (``orders-in``) those who owe orders and lack a complete set, or sent SET WAIT and
+    have not said READY. A power that owes nothing is never waited for."""
+    owing = owing_powers(game)
+    waiting = []
+    for p in seats:
+        if not p.active or p.power not in owing or p.ready:
+            continue
+        if game.settings.resolve is Resolve.ORDERS_IN and not p.wait and orders_complete(db, game, p.power):
+            continue
+        waiting.append(p)
+    return waiting

@@ -40,6 +40,8 @@ class NoticeKind(StrEnum):
     DRAW = "draw"
     SEAT_CHANGE = "seat_change"
     MASTER_NOTICE = "master_notice"
+    FUTURE_ORDERS = "future_orders"  # orders kept for a later phase (PHASE …), checked when it opened
+    DEADLINE_MOVED = "deadline_moved"  # a player's declared absence moved the deadline
 
 
 @dataclass(frozen=True)

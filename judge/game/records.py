@@ -65,6 +65,7 @@ class Player:
     resigned: bool = False
     eliminated: bool = False
     preferences: list[str] = field(default_factory=list)
+    wait: bool = False  # SET WAIT: the game does not resolve early (orders-in) while this player waits
 
     @property
     def active(self) -> bool:
@@ -171,6 +172,7 @@ def _player(row: dict[str, Any]) -> Player:
         bool(row["resigned"]),
         bool(row["eliminated"]),
         json.loads(row["preferences"] or "[]"),
+        bool(row.get("wait")),
     )
 
 
@@ -205,6 +207,7 @@ def save_player(db: Database, player: Player) -> None:
             "resigned": int(player.resigned),
             "eliminated": int(player.eliminated),
             "preferences": json.dumps(player.preferences),
+            "wait": int(player.wait),
         },
     )
 

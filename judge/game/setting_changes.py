@@ -12,10 +12,11 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.facts import ASSIGNMENTS, PRESS_KINDS
+from judge.game.adjudication import maybe_adjudicate_when_ready
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
-from judge.game.settings import GameSettings
+from judge.game.settings import GameSettings, Resolve
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import parse_duration
@@ -38,6 +39,8 @@ SETTING_KEYS = {
     "tie_break": "powers in order, e.g. England,France (or none)",
     "tie_others": "play-on, draw or none",
     "combined": "true or false",
+    "resolve": "ready or orders-in",
+    "absence_days_per_year": "days a player may declare absent per year, e.g. 14",
 }
 
 
@@ -89,6 +92,13 @@ def _assignment(game: Game, value: str, none: bool) -> dict[str, Any]:
     return {"assignment": value}
 
 
+def _resolve(game: Game, value: str, none: bool) -> dict[str, Any]:
+    try:
+        return {"resolve": Resolve(value.strip().lower())}
+    except ValueError:
+        raise GameError(f"resolve: one of {', '.join(r.value for r in Resolve)}") from None
+
+
 def _duration(field: str) -> Setter:
     return lambda game, value, none: {field: _seconds(value)}
 
@@ -118,6 +128,10 @@ _SETTERS: dict[str, Setter] = {
     "anonymous": _switch("anonymous"),
     "shared_addresses": _switch("shared_addresses"),
     "combined": _switch("combined"),
+    "resolve": _resolve,
+    "absence_days_per_year": lambda game, value, none: {
+        "absence_days_per_year": 0 if none else _whole(value, "absence_days_per_year")
+    },
     "master": _master,
     "assignment": _assignment,
 }
@@ -165,6 +179,8 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
                 what="settings",
                 detail=f"{field} = {'none' if shown is None else str(shown).lower()}",
             )
+    if k == "resolve" and game.status == GameStatus.ACTIVE:  # every order may already be in: check now, once
+        maybe_adjudicate_when_ready(db, game, now)
     return game
 
 

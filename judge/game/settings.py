@@ -5,11 +5,19 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
+from enum import StrEnum
 
 from judge.facts import ASSIGNMENTS, MAX_DEADLINE_DAYS, PRESS_KINDS
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
+
+
+class Resolve(StrEnum):
+    """When a phase is adjudicated before its deadline."""
+
+    READY = "ready"  # when every player who owes orders has said READY (seed 001)
+    ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
 
 
 @dataclass(frozen=True)
@@ -28,6 +36,8 @@ class GameSettings:
     tie_break: tuple[str, ...] | None = None  # overrides the variant's tie-break order (first listed wins a tie)
     tie_others: str | None = None  # a tie no order settles: "play-on" or "draw" (None: the variant's rule)
     combined: bool = False  # the powers one player holds count their centres (or points) together for victory
+    resolve: Resolve = Resolve.READY  # early resolution: on everyone's READY, or as soon as all orders are in
+    absence_days_per_year: int = 14  # SET ABSENCE: the days a player may declare absent per year
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {
@@ -58,6 +68,8 @@ class GameSettings:
         data = json.loads(text) if text else {}
         if isinstance(data.get("tie_break"), list):
             data["tie_break"] = tuple(data["tie_break"])
+        if "resolve" in data:
+            data["resolve"] = Resolve(data["resolve"])
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -79,6 +91,8 @@ class GameSettings:
                 problems.append(f"{name.replace('_', ' ')} must be between 1 minute and {MAX_DEADLINE_DAYS} days")
         if not 0 <= self.grace <= 7 * 86400:
             problems.append("grace must be between 0 and 7 days")
+        if not 0 <= self.absence_days_per_year <= 366:
+            problems.append("absence_days_per_year must be between 0 and 366")
         return problems
 
     def _tie_problems(self, variant: Variant) -> list[str]:

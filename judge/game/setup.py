@@ -13,6 +13,7 @@ from sqlite_utils import Database
 
 from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, is_game_name
 from judge.game import notices
+from judge.game.absences import clear_of_absences
 from judge.game.lookup import GameError, get_game
 from judge.game.master_notices import game_filled
 from judge.game.passwords import hash_password
@@ -145,7 +146,7 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
         variant.start_ownership(),
     )
     game.status = GameStatus.ACTIVE
-    game.deadline = now + game.settings.deadline_for(Step.MOVEMENT)
+    game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(Step.MOVEMENT))
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.START, {p.power: p.email for p in seated})
     notices.game_started(db, game, players(db, game.id), now)

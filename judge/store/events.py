@@ -54,3 +54,4 @@ class EventKind(StrEnum):
     SIGNON_ALERT = "signon-alert"
     REPLIES_PAUSED = "replies-paused"
     INTERNAL_ERROR = "internal-error"
+    ABSENCE = "absence"  # SET ABSENCE declared or withdrawn

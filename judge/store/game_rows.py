@@ -33,6 +33,8 @@ def update_game_row(db: Database, game_id: int, values: dict[str, Any]) -> None:
 def delete_game_rows(db: Database, game_id: int) -> None:
     """A game and its seats."""
     db.execute("delete from players where game_id = ?", [game_id])
+    db.execute("delete from future_orders where game_id = ?", [game_id])
+    db.execute("delete from absences where game_id = ?", [game_id])
     db.execute("delete from games where id = ?", [game_id])
 
 
@@ -49,6 +51,7 @@ def update_player_row(db: Database, player_id: int, values: dict[str, Any]) -> N
 
 
 def delete_player_row(db: Database, player_id: int) -> None:
+    db.execute("delete from absences where player_id = ?", [player_id])
     db.execute("delete from players where id = ?", [player_id])
 
 

@@ -287,3 +287,36 @@ def _legacy_unit(words: list[str]) -> tuple[str | None, str | None, list[str]]:
     if words:
         return None, words[0], words[1:]
     return None, None, []
+
+
+@migrations()
+def m008_resolution(db: Database) -> None:
+    """A player's SET WAIT (kept until SET NOWAIT), the orders a power gave for a later phase (PHASE …), and the
+    periods players declared absent (SET ABSENCE)."""
+    db.table("players").add_column("wait", int)  # 1: the game waits for the deadline (or READY) for this player
+    db.table("future_orders").create(
+        {
+            "game_id": int,
+            "phase": str,  # the later phase the lines are for, e.g. F1901R
+            "power": str,
+            "lines": str,  # JSON list of the order lines as written
+            "updated_at": str,
+        },
+        pk=("game_id", "phase", "power"),
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("absences").create(
+        {  # SET ABSENCE: a period in which no deadline of the game falls, declared by one player
+            "id": int,
+            "game_id": int,
+            "player_id": int,
+            "starts": str,  # ISO 8601 UTC: the start of the first day, in the player's zone
+            "ends": str,  # ISO 8601 UTC: the end of the last day
+            "year": int,  # the year of the first day (the yearly limit counts the days by it)
+            "days": int,
+            "declared_at": str,
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id"), ("player_id", "players", "id")],
+    )
+    db.table("absences").create_index(["game_id"])
