@@ -221,3 +221,42 @@ def test_map_parser_reads_game_and_phase() -> None:
     assert item == c.MapOf(1, "MAP MyGame", "mygame", None)
     (item,) = c.parse_body("GET rules MyGame").items
     assert item == c.GetFile(1, "GET rules MyGame", "rules", "mygame")
+
+
+# --- HISTORY --------------------------------------------------------------------------------------------------------
+
+
+def test_history_tells_each_phase_as_its_results_mail_did(t: Table) -> None:
+    assert "Phases played in g: none yet" in t.reply("x@q.test", "HISTORY g")
+    t.reply(addr("France"), sign("France", "A par - bur", "F bre - mao"))
+    t.reply(addr("Germany"), sign("Germany", "A mun - bur"))
+    t.cli("game", "process", "g")
+    mailed = next(r for r in t.outbox() if r["subject"].startswith("Diplomacy game g: results"))["body"]
+    told = t.reply("x@q.test", "HISTORY g S1901M")
+    for part in ("Results of Spring 1901 movement in game g", "bounced", "Supply centres (solo at 18):", "Units after"):
+        assert part in mailed and part in told
+    results = mailed.split("Results of", 1)[1].split("Next:", 1)[0]
+    assert results.replace("The map of the phase is attached (map.png).\n", "") in told  # the same words
+    assert "Next:" not in told  # no deadline of a past phase
+    t.reply(addr("France"), sign("France", "F mao - spa/sc"))
+    t.cli("game", "process", "g")
+    both = t.reply("x@q.test", "HISTORY g")
+    assert both.index("Spring 1901 movement in game g") < both.index("Fall 1901 movement in game g")
+    assert "ERROR: g has no played phase S1905M" in t.reply("x@q.test", "HISTORY g S1905M")
+
+
+def test_history_names_the_earlier_phases_beyond_thirty_and_speaks_russian(t: Table) -> None:
+    from judge.commands import handlers
+
+    for _ in range(3):
+        t.cli("game", "process", "g")
+    handlers_limit = handlers._HISTORY_PHASES
+    handlers._HISTORY_PHASES = 2
+    try:
+        text = t.reply("x@q.test", "HISTORY g")
+    finally:
+        handlers._HISTORY_PHASES = handlers_limit
+    assert "Earlier phases (HISTORY g <phase>): S1901M" in text
+    assert text.count("Results of") == 2
+    t.reply(addr("France"), sign("France", "SET LANGUAGE ru"))
+    assert "Результаты фазы «Весна 1901" in t.reply(addr("France"), sign("France", "HISTORY g S1901M"))

@@ -7,9 +7,9 @@ line); anything else it raises is an internal error, undone by the caller's save
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
-import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -28,12 +28,13 @@ from judge.game.order_sets import merge_orders
 from judge.game.passwords import hash_password
 from judge.game.records import Game, log_event, players, save_player, set_orders, set_user, user_settings
 from judge.game.service import GameError
-from judge.i18n import T, Text, format_length, phase_words
+from judge.i18n import T, Text, format_length, phase_words, translate
 from judge.reports import outbox
 from judge.reports.render import render_mail
 from judge.rules.parse import ORDER_WORDS
 from judge.store.events import EventKind
 from judge.store.mail_queue import kept_picture
+from judge.store.statuses import GameStatus
 from judge.timeutil import check_timezone
 
 Handler = Callable[[Database, Session, Any], Answer]
@@ -154,7 +155,8 @@ def _list(db: Database, s: Session, item: c.ListGames) -> Answer:
 
 
 def _history(db: Database, s: Session, item: c.History) -> Answer:
-    return Answer(item.text, T("see below"), note=_history_text(db, item.game, item.phase))
+    language = user_settings(db, s.reply_to)["language"]
+    return Answer(item.text, T("see below"), note=_history_text(db, item.game, item.phase, language))
 
 
 def _sandbox(db: Database, s: Session, item: c.Sandbox) -> Answer:
@@ -332,22 +334,28 @@ def _player_row(p: dict[str, Any], game: Game, playing: bool) -> Row:
     return Row(((power, 12), (who, 26), (states, 0)), indent="  ", trim=True)
 
 
-def _history_text(db: Database, name: str, phase: str | None) -> Text:
-    """HISTORY: the phases played in a game, or one phase's orders and what became of them."""
+def _history_text(db: Database, name: str, phase: str | None, language: str) -> Text | str:
+    """HISTORY: the results of every played phase (the latest 30 in full, the earlier ones named), or of one phase,
+    each as its results mail told it, in the reader's language."""
     game = service.get_game(db, name)
-    rows = list(db.query("select phase, results from phases where game_id = ? order by rowid", [game.id]))
-    if phase is None:
-        played = ", ".join(r["phase"] for r in rows)
-        if not played:
-            return T("Phases played in {game}: none yet", game=game.name)
-        return T("Phases played in {game}: {phases}", game=game.name, phases=played)
-    picked = [r for r in rows if r["phase"] == phase.upper()]
-    if not picked:
+    told = summaries.phase_results(db, game, phase.upper() if phase else None)
+    if phase is not None and not told:
         raise GameError(T("{game} has no played phase {phase}", game=game.name, phase=phase.upper()))
-    results = "".join(
-        f"\n  {r['power']:<10} {r['order'] or r['input']}: {r['outcome']}" for r in json.loads(picked[0]["results"])
-    )
-    return T("{game}, {phase}:{results}", game=game.name, phase=picked[0]["phase"], results=results)
+    if not told:
+        return T("Phases played in {game}: none yet", game=game.name)
+    shown = told[-_HISTORY_PHASES:]
+    past = dataclasses.replace(game, status=GameStatus.FINISHED)  # an old phase: no "next deadline" line
+    texts = [render_mail("results", language, game=past, deadline=None, has_map=False, **facts).text for facts in shown]
+    if len(told) > len(shown):
+        earlier = ", ".join(f["phase"].code for f in told[: -len(shown)])
+        lead = translate(
+            T("Earlier phases (HISTORY {game} <phase>): {phases}", game=game.name, phases=earlier), language
+        )
+        texts.insert(0, lead + "\n")
+    return "\n".join(texts)
+
+
+_HISTORY_PHASES = 30
 
 
 # --- information commands: ORDERS, WHOGAME, SUMMARY, GET, MAP -------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.game.duties import owing_powers
-from judge.game.notices import centre_history
+from judge.game.notices import centre_history, tally
 from judge.game.order_sets import order_summary
 from judge.game.records import Game, Player, players
 from judge.rules.board import Position
@@ -122,3 +122,37 @@ def phase_picture(db: Database, game: Game, phase: str | None) -> PhasePicture |
             after = position_from_json(game.variant, json.loads(row["board_after"]))
             return PhasePicture(row["phase"], before, json.loads(row["results"]), after)
     return None
+
+
+def phase_results(db: Database, game: Game, phase: str | None = None) -> list[dict[str, Any]]:
+    """The facts the results mail of each played phase was written from (all phases, first to last, or the one
+    named): the phase, each power's orders and results, the board after, the centre tally with its changes, the
+    solo line, the next phase and the winner of a solo won in it. Points are not kept per phase: they are left out."""
+    out = []
+    result = game.result or {}
+    rows = played_phases(db, game.id)
+    for i, row in enumerate(rows):
+        if phase is not None and row["phase"] != phase:
+            continue
+        before = position_from_json(game.variant, json.loads(row["board_before"]))
+        board = json.loads(row["board_after"])
+        after = position_from_json(game.variant, board)
+        by_power: dict[str, list[dict[str, Any]]] = {}
+        for line in json.loads(row["results"]):
+            by_power.setdefault(line["power"], []).append(line)
+        last = i == len(rows) - 1
+        out.append(
+            {
+                "phase": before.phase,
+                "results": by_power,
+                "board": board,
+                "next_phase": after.phase,
+                "tally": tally(game, after, before),
+                "winner": result.get("winner") if last and result.get("kind") == "solo" else None,
+                "threshold": game.settings.victory(game.variant).threshold(
+                    game.variant.victory.total(game.variant.centres), before.phase.year
+                ),
+                "scores": None,
+            }
+        )
+    return out
