@@ -260,3 +260,27 @@ def test_history_names_the_earlier_phases_beyond_thirty_and_speaks_russian(t: Ta
     assert text.count("Results of") == 2
     t.reply(addr("France"), sign("France", "SET LANGUAGE ru"))
     assert "Результаты фазы «Весна 1901" in t.reply(addr("France"), sign("France", "HISTORY g S1901M"))
+
+
+def test_summary_tells_the_year_a_power_was_eliminated(t: Table) -> None:
+    from judge.game import records
+    from judge.rules.position_json import position_from_json
+
+    g = records.load_game(t.db, "g")
+    assert g is not None
+    board = {
+        "phase": "F1905M",
+        "units": {"France": ["A par"], "Germany": ["A bur", "A pic"]},
+        "supply_centers": {"Germany": ["ber", "kie", "mun"], "France": ["par"], "Austria": ["vie"]},
+    }
+    with t.db.atomic():
+        g.position = position_from_json(g.variant, board)
+        records.save_game(t.db, g, t.now)
+    t.reply(addr("Germany"), sign("Germany", "A bur - par", "A pic S A bur - par"))
+    t.cli("game", "process", "g")  # France dislodged
+    t.cli("game", "process", "g")  # its retreat not ordered: disbanded, Paris German
+    text = t.reply("x@q.test", "SUMMARY g")
+    assert "France was eliminated in 1905" in text
+    table = _after(text, "after each year:").splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in table if line.startswith("  ")}
+    assert rows["start"] == ["1905"] and rows["Germany"] == ["3", "4"] and rows["France"] == ["1", "0"]
