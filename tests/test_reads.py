@@ -284,3 +284,65 @@ def test_summary_tells_the_year_a_power_was_eliminated(t: Table) -> None:
     table = _after(text, "after each year:").splitlines()
     rows = {line.split()[0]: line.split()[1:] for line in table if line.startswith("  ")}
     assert rows["start"] == ["1905"] and rows["Germany"] == ["3", "4"] and rows["France"] == ["1", "0"]
+
+
+def test_get_rules_tells_every_house_rule_set(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven(
+        "g",
+        "--grace",
+        "6h",
+        "--press",
+        "grey",
+        "--anonymous",
+        "--last-year",
+        "1910",
+        "--tie-break",
+        "France,England",
+        "--tie-others",
+        "draw",
+        "--combined",
+        "--shared-addresses",
+    )
+    rules = t.reply("x@p.test", "GET RULES g")
+    for told in (
+        "Orders are still taken 6 hours after a deadline",
+        "Press: grey (the sender is not named)",
+        "After the Fall of 1910 the leader wins",
+        "A tie of leaders goes by the order France, England",
+        "A tie that order does not settle is a draw among the tied leaders",
+        "A player holding several powers counts them together for victory",
+        "Anonymous: players' addresses are not shown until the game ends",
+    ):
+        assert told in rules
+    assert t.cli("game", "create", "quiet", "--press", "none", "--tie-others", "play-on") == 0
+    quiet = t.reply("x@p.test", "GET RULES quiet")
+    assert "Press: none" in quiet and "A tie that order does not settle plays on" in quiet
+
+
+def test_whogame_of_a_forming_game_shows_unassigned_seats(t: Table) -> None:
+    t.cli("game", "create", "forming")
+    t.reply("new@p.test", "JOIN forming s3cret-pw")
+    text = t.reply("x@q.test", "WHOGAME forming")
+    assert "forming (Classic): forming" in text or "forming (Classic)" in text
+    assert "  ?" in text and "new@p.test" in text
+
+
+def test_orders_counts_removals_due_and_summary_tells_an_ejection(t: Table) -> None:
+    from judge.game import records
+    from judge.rules.position_json import position_from_json
+
+    g = records.load_game(t.db, "g")
+    assert g is not None
+    board = {
+        "phase": "W1901A",
+        "units": {"France": ["A par", "A mar", "F bre"], "Germany": ["A mun"]},
+        "supply_centers": {"France": ["par", "mar"], "Germany": ["ber", "kie", "mun", "bre"]},
+    }
+    with t.db.atomic():
+        g.position = position_from_json(g.variant, board)
+        records.save_game(t.db, g, t.now)
+    assert "1 more removals due" in t.reply(addr("France"), sign("France", "ORDERS"))
+    assert "1 more removals due" not in t.reply(addr("France"), sign("France", "Remove F bre", "ORDERS"))
+    assert t.cli("game", "eject", "g", "Italy") == 0
+    assert "Italy's player was removed by the game master on 2026-12-01" in t.reply("x@q.test", "SUMMARY g")

@@ -506,6 +506,12 @@ def _house_rules(game: Game, language: str) -> Lines:
         lines.append(T("After the Fall of {year} the leader wins", year=rule.last_year))
     if rule.tie_break:
         lines.append(T("A tie of leaders goes by the order {powers}", powers=[T(p) for p in rule.tie_break]))
+    if rule.tie_others is not None:
+        lines.append(
+            T("A tie that order does not settle is a draw among the tied leaders")
+            if rule.tie_others.value == "draw"
+            else T("A tie that order does not settle plays on")
+        )
     if st.combined:
         lines.append(T("A player holding several powers counts them together for victory"))
     lines.append(T("A draw needs the votes of every player still in the game"))
