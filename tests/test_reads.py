@@ -346,3 +346,11 @@ def test_orders_counts_removals_due_and_summary_tells_an_ejection(t: Table) -> N
     assert "1 more removals due" not in t.reply(addr("France"), sign("France", "Remove F bre", "ORDERS"))
     assert t.cli("game", "eject", "g", "Italy") == 0
     assert "Italy's player was removed by the game master on 2026-12-01" in t.reply("x@q.test", "SUMMARY g")
+
+
+def test_a_message_gets_one_map_and_three_histories(t: Table) -> None:
+    text = t.reply("x@q.test", "MAP g\nMAP g\nHISTORY g\nHISTORY g\nHISTORY g\nHISTORY g")
+    assert text.count("is sent in a mail of its own") == 1
+    assert "at most 1 MAP lines are answered per message" in text
+    assert "at most 3 HISTORY lines are answered per message" in text
+    assert len([r for r in t.outbox() if r["to_addr"] == "x@q.test" and "map of" in r["subject"]]) == 1

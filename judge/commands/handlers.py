@@ -155,6 +155,7 @@ def _list(db: Database, s: Session, item: c.ListGames) -> Answer:
 
 
 def _history(db: Database, s: Session, item: c.History) -> Answer:
+    _costly(s, "HISTORY")
     language = user_settings(db, s.reply_to)["language"]
     return Answer(item.text, T("see below"), note=_history_text(db, item.game, item.phase, language))
 
@@ -522,6 +523,7 @@ def _house_rules(game: Game, language: str) -> Lines:
 
 def _map(db: Database, s: Session, item: c.MapOf) -> Answer:
     """MAP: a mail of its own with the board picture of the current phase, or of a played phase with its orders."""
+    _costly(s, "MAP")
     game = service.get_game(db, _named_game(s, item.game, "MAP"))
     picture = summaries.phase_picture(db, game, item.phase)
     if picture is None:
@@ -554,3 +556,21 @@ def _map(db: Database, s: Session, item: c.MapOf) -> Answer:
     return Answer(
         item.text, T("the map of {phase} is sent in a mail of its own", phase=phase_words(picture.before.phase))
     )
+
+
+_COSTLY_PER_MESSAGE = {"MAP": 1, "HISTORY": 3}
+
+
+def _costly(s: Session, command: str) -> None:
+    """MAP draws a picture and HISTORY may tell thirty phases: a message gets only a few of each, so that no message
+    can keep the judge busy or grow a reply without end."""
+    limit = _COSTLY_PER_MESSAGE[command]
+    if s.costly_reads.count(command) >= limit:
+        raise GameError(
+            T(
+                "at most {count} {command} lines are answered per message; send the others in another message",
+                count=limit,
+                command=command,
+            )
+        )
+    s.costly_reads.append(command)
