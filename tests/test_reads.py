@@ -354,3 +354,14 @@ def test_a_message_gets_one_map_and_three_histories(t: Table) -> None:
     assert "at most 1 MAP lines are answered per message" in text
     assert "at most 3 HISTORY lines are answered per message" in text
     assert len([r for r in t.outbox() if r["to_addr"] == "x@q.test" and "map of" in r["subject"]]) == 1
+
+
+def test_orders_covers_every_power_the_sender_holds(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven(
+        "g", "--shared-addresses", email=lambda power: "two@p.test" if power in ("France", "Italy") else addr(power)
+    )
+    t.reply("two@p.test", "SIGNON Italy g pw-Italy\nA ven - pie")
+    text = t.reply("two@p.test", "SIGNON France g pw-France\nA par - bur\nORDERS")
+    note = _after(text, "France, Spring 1901 movement:")
+    assert "A par - bur" in note and "Italy, Spring 1901 movement:" in note and "A ven - pie" in note
