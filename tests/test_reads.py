@@ -168,7 +168,7 @@ def test_map_of_the_current_phase_is_mailed_with_its_picture(t: Table) -> None:
     said, mail = _map_mail(t, "x@q.test", "MAP g")
     assert "the map of Spring 1901 movement is sent in a mail of its own" in said
     assert isinstance(mail["image"], bytes) and mail["image"].startswith(b"\x89PNG")
-    assert "stands now" in str(mail["body"])
+    assert "stands now" in str(mail["body"]) and "before the deadline" in str(mail["body"])
 
 
 def test_map_of_a_played_phase_reuses_the_results_picture(t: Table) -> None:
