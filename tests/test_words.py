@@ -104,8 +104,8 @@ def _allowed() -> set[str]:
             "kb",
             "re",
             "iana",
-            "whogame",
-            "summary",
+            "gossip",
+            "rumour",
             "signof",
             "orders",
         }
@@ -207,8 +207,8 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Table:
             addr(power),
             sign(
                 power,
-                "WHOGAME",
-                "SUMMARY",
+                "GOSSIP",
+                "RUMOUR",
                 "SIGNOF",
                 "A xyz - abc",
                 "F stp - nwy",
@@ -323,7 +323,7 @@ def test_void_orders_are_refused_on_arrival_with_the_reason(game: Table) -> None
 def test_unknown_command_is_named_with_the_nearest(game: Table) -> None:
     rows = [r for r in game.outbox() if r["to_addr"] == addr("Russia") and r["subject"].startswith("Re:")]
     body = rows[1]["body"]
-    assert "ОШИБКА: WHOGAME — не команда и не приказ" in body
+    assert "ОШИБКА: GOSSIP — не команда и не приказ" in body
     assert "может быть, SIGNOFF?" in body
     assert "не провинция" not in body.split("> SIGNOF")[0]
 

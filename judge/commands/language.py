@@ -126,6 +126,41 @@ class History(_Located):
 
 
 @dataclass(frozen=True)
+class MyOrders(_Located):
+    """``ORDERS``: the sender's orders for this phase and what is still owed, per power they hold."""
+
+
+@dataclass(frozen=True)
+class WhoGame(_Located):
+    """``WHOGAME`` (the game signed on to) or ``WHOGAME mygame``: the powers and their players."""
+
+    game: str | None
+
+
+@dataclass(frozen=True)
+class Summary(_Located):
+    """``SUMMARY`` or ``SUMMARY mygame``: centres per power per year, eliminations, takeovers."""
+
+    game: str | None
+
+
+@dataclass(frozen=True)
+class GetFile(_Located):
+    """``GET HELP``, ``GET RULES [mygame]``, ``GET <topic>``: a file the judge keeps, by mail."""
+
+    topic: str  # lower case
+    game: str | None
+
+
+@dataclass(frozen=True)
+class MapOf(_Located):
+    """``MAP [mygame] [phase]``: the board picture of a phase (the current one when none is named)."""
+
+    game: str | None
+    phase: str | None
+
+
+@dataclass(frozen=True)
 class Sandbox(_Located):
     """``SANDBOX`` … ``ENDSANDBOX``: the lines between, for the server to read as a position and orders.
     ``SANDBOX FROM GAME name``: the lines are changes and orders from that game's current position."""
@@ -200,6 +235,11 @@ Item = (
     | Observe
     | ListGames
     | History
+    | MyOrders
+    | WhoGame
+    | Summary
+    | GetFile
+    | MapOf
     | Sandbox
     | SetPassword
     | SetTimezone
@@ -1080,3 +1120,82 @@ def _absence(args: list[str]) -> _Maker | Reason:
     if last is not None and first is not None and last < first:
         return Reason("an absence ends on or after the day it starts")
     return lambda n, t: SetAbsence(n, t, first, last)
+
+
+# --- information commands (reads) -----------------------------------------------------------------------------------
+
+_GAME_ONLY_USAGE = {
+    "WHOGAME": Reason("WHOGAME takes at most a game: WHOGAME or WHOGAME mygame"),
+    "SUMMARY": Reason("SUMMARY takes at most a game: SUMMARY or SUMMARY mygame"),
+}
+_GET_USAGE = Reason("GET needs what to send: GET HELP, GET RULES mygame or GET ORDERS")
+_MAP_USAGE = Reason("MAP may name a game and a phase: MAP, MAP mygame or MAP mygame F1901M")
+
+
+def _my_orders(args: list[str]) -> _Maker | Reason:
+    if args:
+        return Reason("{command} takes nothing after it: write {command} alone on its line", command="ORDERS")
+    return MyOrders
+
+
+def _game_only(command: str, make: Callable[[int, str, str | None], Item]) -> Callable[[list[str]], _Maker | Reason]:
+    def parse(args: list[str]) -> _Maker | Reason:
+        if len(args) > 1:
+            return _GAME_ONLY_USAGE[command]
+        game = _game(args[0]) if args else None
+        if args and game is None:
+            return _both(_not_a_game(args[0]), _GAME_ONLY_USAGE[command])
+        return lambda n, t: make(n, t, game)
+
+    return parse
+
+
+def _get(args: list[str]) -> _Maker | Reason:
+    if not 1 <= len(args) <= 2 or not args[0].isalpha():
+        return _GET_USAGE
+    game = _game(args[1]) if len(args) == 2 else None
+    if len(args) == 2 and game is None:
+        return _both(_not_a_game(args[1]), _GET_USAGE)
+    topic = args[0].lower()
+    return lambda n, t: GetFile(n, t, topic, game)
+
+
+def _phase_code(word: str) -> str | Reason:
+    try:
+        return Phase.parse(word).code
+    except ValueError as err:
+        return _bad_phase(word, str(err))
+
+
+def _map(args: list[str]) -> _Maker | Reason:
+    if len(args) > 2:
+        return _MAP_USAGE
+    game: str | None = None
+    phase: str | None = None
+    if len(args) == 1:  # a phase of the game signed on to, or a game's current phase
+        code = _phase_code(args[0])
+        if not isinstance(code, Reason):
+            phase = code
+        elif (game := _game(args[0])) is None:
+            return _both(_not_a_game(args[0]), _MAP_USAGE)
+    elif len(args) == 2:
+        game = _game(args[0])
+        if game is None:
+            return _both(_not_a_game(args[0]), _MAP_USAGE)
+        code = _phase_code(args[1])
+        if isinstance(code, Reason):
+            return _both(code, _MAP_USAGE)
+        phase = code
+    return lambda n, t: MapOf(n, t, game, phase)
+
+
+_WITH_ARGUMENTS.update(
+    {
+        "ORDERS": _my_orders,
+        "WHOGAME": _game_only("WHOGAME", WhoGame),
+        "SUMMARY": _game_only("SUMMARY", Summary),
+        "GET": _get,
+        "MAP": _map,
+    }
+)
+_COMMAND_WORDS = _COMMAND_WORDS | {"ORDERS", "WHOGAME", "SUMMARY", "GET", "MAP"}

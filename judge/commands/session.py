@@ -24,6 +24,7 @@ class Session:
     player: Player | None = None
     changed_orders: bool = False
     ready_changed: bool = False
+    costly_reads: list[str] = field(default_factory=list)  # MAP and HISTORY answered (a few per message)
     quiet: bool = False  # the reply quota is spent: act on the message, answer nothing
     password_checks: int = 0  # scrypt verifications run for this message (at most one)
     password_hashes: int = 0  # new passwords hashed for this message (JOIN, SET PASSWORD; at most one)

@@ -70,3 +70,11 @@ def new_message_id(db: Database) -> str:
     rows = list(db.query("select value from meta where key = 'judge_address'"))
     domain = rows[0]["value"].rpartition("@")[2] if rows and rows[0]["value"] else ""
     return f"<{token}@{domain}>" if domain else token
+
+
+def kept_picture(db: Database, game_id: int, phase: str, language: str) -> int | None:
+    """The row id of the kept picture of ``phase`` in ``language``, if there is one."""
+    rows = list(
+        db.query("select id from pictures where game_id = ? and phase = ? and language = ?", [game_id, phase, language])
+    )
+    return int(rows[0]["id"]) if rows else None
