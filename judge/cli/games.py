@@ -21,7 +21,8 @@ from judge.cli.common import (
     settings,
 )
 from judge.facts import ASSIGNMENTS, PRESS_KINDS
-from judge.store import write
+from judge.store import mail_queue, write
+from judge.store.statuses import OutboxStatus
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
 
 
@@ -505,7 +506,6 @@ def _mail_handle(args: argparse.Namespace) -> int:
 
 def _outbox_list(args: argparse.Namespace) -> int:
     db = _db(args)
-    where, params = ("where status = ?", [args.status]) if args.status else ("", [])
     rows = [
         {
             "id": r["id"],
@@ -519,7 +519,7 @@ def _outbox_list(args: argparse.Namespace) -> int:
             "next_attempt": r.get("next_attempt"),
             "last_error": r.get("last_error"),
         }
-        for r in db.query(f"select * from outbox {where} order by id", params)
+        for r in mail_queue.outbox_rows(db, OutboxStatus(args.status) if args.status else None)
     ]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
