@@ -483,6 +483,7 @@ def _tick(args: argparse.Namespace) -> int:
 
 
 def _mail_handle(args: argparse.Namespace) -> int:
+    from judge.commands.handler import MessageOutcome
     from judge.transport.imap import handle_one, mail_handle_settings
 
     if args.file == "-":
@@ -495,10 +496,10 @@ def _mail_handle(args: argparse.Namespace) -> int:
     if note:
         print(f"judge: {note}", file=sys.stderr)
     handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age)
-    if handled.outcome == "duplicate":
+    if handled.outcome is MessageOutcome.DUPLICATE:
         print("duplicate: this message was handled before; nothing changed and nothing was sent")
     elif not handled.replies:
-        print(f"{handled.outcome}; no reply")
+        print(f"{handled.text}; no reply")
     for reply in handled.replies:
         print(f"To: {reply['to_addr']}\nSubject: {reply['subject']}\n\n{reply['body']}\n" + "-" * 72)
     return EXIT_OK

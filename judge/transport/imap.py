@@ -26,7 +26,7 @@ from datetime import datetime
 from imapclient import IMAPClient
 from sqlite_utils import Database
 
-from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, handle_message
+from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, MessageOutcome, handle_message
 from judge.config import Config, ImapConfig
 from judge.store import inbox as inbox_rows
 from judge.store import is_busy, write
@@ -233,7 +233,7 @@ def _folder_of_earlier(db: Database, inbox: Inbox, raw: bytes) -> str:
     digest = hashlib.sha256(raw).hexdigest()
     if inbox_rows.quarantined(db, digest):
         return quarantine_folder(inbox.cfg)
-    earlier = Handled(inbox_rows.handled_outcome(db, digest) or "", [])
+    earlier = Handled.of(inbox_rows.handled_outcome(db, digest) or "", [])
     if earlier.quarantine_reason is not None:
         return quarantine_folder(inbox.cfg)
     return inbox.cfg.rejected_folder if earlier.rejected else inbox.cfg.processed_folder
@@ -345,13 +345,13 @@ def _handle_fetched(
         log.exception("imap: message uid %s could not be handled", uid)
         _quarantine(db, inbox, uid, raw, f"{type(exc).__name__}: {exc}", now, advance)
         return quarantine_folder(inbox.cfg)
-    if handled.outcome == "duplicate":
+    if handled.outcome is MessageOutcome.DUPLICATE:
         log.info("imap: message uid %s was handled before; moved", uid)
         return _folder_of_earlier(db, inbox, raw)
     log.info(
         "imap: message uid %s: %s, %d repl%s queued",
         uid,
-        handled.outcome.split(":")[0],
+        handled.outcome.value,
         len(handled.replies),
         "y" if len(handled.replies) == 1 else "ies",
     )
