@@ -168,3 +168,59 @@ def test_a_breach_is_caught(module: str, source: str) -> None:
 )
 def test_what_a_layer_may_import_passes(module: str, source: str) -> None:
     assert problems_of(module, source) == []
+
+
+# --- SQL lives in judge/store/ ----------------------------------------------------------------------------------------
+
+SQL_CALLS = {"execute", "executemany", "executescript", "query", "table"}  # a query run, or a table taken to write
+DATABASE_NAMES = {"db", "database"}  # ``db["games"]`` is sqlite-utils' other way to a table
+
+
+def sql_outside_store(module: str, source: str) -> list[str]:
+    """Where ``source`` (the text of ``module``) runs SQL or takes a table, unless the module is in the store."""
+    if within(module, {"judge.store"}):
+        return []
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SQL_CALLS:
+            out.append(f"{module}:{node.lineno} calls .{node.func.attr}(")
+        elif isinstance(node, ast.Subscript):
+            base = node.value
+            name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+            if name in DATABASE_NAMES:
+                out.append(f"{module}:{node.lineno} takes {name}[...]")
+    return out
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(JUDGE)))
+def test_sql_lives_in_the_store(path: Path) -> None:
+    assert sql_outside_store(module_name(path), path.read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("judge.transport.smtp", "def f(db):\n    db.execute('update outbox set status = 1')"),
+        ("judge.transport.imap", "rows = list(db.query('select 1 from quarantine'))"),
+        ("judge.cli.games", "self.db.conn.executemany('delete from games', [])"),
+        ("judge.commands.seen", "db.table('messages').insert({})"),
+        ("judge.game.records", "db['games'].insert({})"),
+        ("judge.reports.outbox", "self.db['pictures'].get(1)"),
+        ("judge.commands.security", "conn.executescript('drop table games')"),
+        ("judge.commands.handler", "rows = list(db.query('select max(id) as m from outbox'))"),
+    ],
+)
+def test_sql_outside_the_store_is_caught(module: str, source: str) -> None:
+    assert sql_outside_store(module, source) != []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("judge.store.mail_queue", "db.execute('update outbox set status = ?', ['sent'])\ndb['outbox'].get(1)"),
+        ("judge.store.inbox", "rows = list(db.query('select max(id) as m from messages'))"),
+        ("judge.transport.smtp", "rows = [r['id'] for r in rows]\nfrom judge.store import mail_queue"),
+    ],
+)
+def test_sql_in_the_store_passes(module: str, source: str) -> None:
+    assert sql_outside_store(module, source) == []

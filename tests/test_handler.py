@@ -128,13 +128,13 @@ def test_over_the_cap_unreadable_and_old_mail_get_no_answer(t: Table) -> None:
     too_large = handler.handle_message(
         t.db, _raw("eve@p.test", "LIST"), t.now, max_replies_per_hour=2, declared_size=5_000_000
     )
-    assert too_large.outcome == "refused: too large" and too_large.replies == []
+    assert too_large.text == "refused: too large" and too_large.replies == []
     old = _raw("eve@p.test", "LIST", Date="Mon, 23 Nov 2026 11:00:00 +0000")
     too_old = handler.handle_message(t.db, old, t.now, max_replies_per_hour=2)
-    assert too_old.outcome == "refused: too old" and too_old.replies == []
+    assert too_old.text == "refused: too old" and too_old.replies == []
     # under the cap, the same mail is answered
     fresh = handler.handle_message(t.db, _raw("bob@p.test", "LIST"), t.now, declared_size=5_000_000)
-    assert fresh.outcome == "refused: too large" and "too large (4882 KB" in fresh.replies[0]["body"]
+    assert fresh.text == "refused: too large" and "too large (4882 KB" in fresh.replies[0]["body"]
 
 
 def test_over_the_cap_an_internal_error_is_told_to_the_master_only(t: Table, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,9 +166,9 @@ def test_over_the_cap_the_message_still_counts_and_one_notice_goes(t: Table) -> 
 
 def test_mail_from_the_judges_own_address_is_never_answered(t: Table) -> None:
     handled = handler.handle_message(t.db, _raw(JUDGE, "LIST"), t.now, judge_address=JUDGE)
-    assert handled.outcome == "dropped: automatic message" and handled.replies == []
+    assert handled.text == "dropped: automatic message" and handled.replies == []
     upper = handler.handle_message(t.db, _raw(JUDGE.upper(), "HELP"), t.now, judge_address=JUDGE)
-    assert upper.outcome == "dropped: automatic message" and upper.replies == []
+    assert upper.text == "dropped: automatic message" and upper.replies == []
 
 
 def test_the_judges_own_reply_coming_back_is_never_answered(t: Table) -> None:
@@ -179,7 +179,7 @@ def test_the_judges_own_reply_coming_back_is_never_answered(t: Table) -> None:
     del bounced["From"]
     bounced["From"] = "bob@p.test"  # e.g. a forwarding rule at the player's provider sends it back
     handled = handler.handle_message(t.db, bytes(bounced), t.now, judge_address=JUDGE)
-    assert handled.outcome == "dropped: automatic message" and handled.replies == []
+    assert handled.text == "dropped: automatic message" and handled.replies == []
 
 
 def test_a_reply_to_the_judge_itself_goes_to_the_sender(t: Table) -> None:
@@ -206,3 +206,37 @@ def test_problems_sandbox_and_history_are_worded_for_the_reader(
     )
     assert usage in text and sandbox in text and history in text
     assert "needs a power" not in text and "Next phase" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "outcome", "reason", "rejected", "quarantine", "failed"),
+    [
+        ("handled", handler.MessageOutcome.HANDLED, "", False, None, False),
+        ("duplicate", handler.MessageOutcome.DUPLICATE, "", False, None, False),
+        ("dropped: automatic message", handler.MessageOutcome.DROPPED, "automatic message", False, None, False),
+        ("refused: too old", handler.MessageOutcome.REFUSED, "too old", True, None, False),
+        ("refused: too complex", handler.MessageOutcome.REFUSED, "too complex", True, "too complex", False),
+        ("error", handler.MessageOutcome.ERROR, "", False, "internal error (error)", True),
+        (
+            "error: RuntimeError",
+            handler.MessageOutcome.ERROR,
+            "RuntimeError",
+            False,
+            "internal error (error: RuntimeError)",
+            True,
+        ),
+    ],
+)
+def test_the_recorded_outcome_reads_back_as_a_value(
+    text: str, outcome: handler.MessageOutcome, reason: str, rejected: bool, quarantine: str | None, failed: bool
+) -> None:
+    handled = handler.Handled.of(text, [])
+    assert (handled.outcome, handled.reason) == (outcome, reason)
+    assert (handled.rejected, handled.quarantine_reason, handled.failed) == (rejected, quarantine, failed)
+    assert handled.text == text  # what the store keeps for the message, unchanged
+
+
+def test_an_outcome_text_unknown_to_this_version_counts_as_handled() -> None:
+    handled = handler.Handled.of("ignored: by an older judge", [])
+    assert (handled.outcome, handled.reason) == (handler.MessageOutcome.HANDLED, "ignored: by an older judge")
+    assert not handled.rejected and not handled.failed and handled.quarantine_reason is None

@@ -60,7 +60,7 @@ def test_client_message(table: Table, name: str) -> None:
     france = next(p for p in players(t.db, game.id) if p.power == "France")
     orders = sorted(order_summary(t.db, get_game(t.db, "g"), france)["orders"])
     if want.get("auto"):
-        assert handled.outcome == "dropped: automatic message" and handled.replies == []
+        assert handled.text == "dropped: automatic message" and handled.replies == []
         assert orders == []
         return
     assert handled.outcome == "handled"

@@ -171,7 +171,7 @@ def test_one_new_password_per_message(t: Table, monkeypatch: pytest.MonkeyPatch)
 )
 def test_old_mail_is_not_acted_on(t: Table, headers: dict[str, str]) -> None:
     handled = handle_message(t.db, _raw(addr("France"), sign("France", "A par - bur"), **headers), t.now)
-    assert handled.outcome == "refused: too old" and _france_orders(t) == []
+    assert handled.text == "refused: too old" and _france_orders(t) == []
     assert "more than 7 days ago" in handled.replies[0]["body"]
     fresh = _raw(addr("France"), sign("France", "A par - bur"), Date="Tue, 01 Dec 2026 11:00:00 +0000")
     assert handle_message(t.db, fresh, t.now).outcome == "handled" and _france_orders(t) == ["A par - bur"]
@@ -179,9 +179,9 @@ def test_old_mail_is_not_acted_on(t: Table, headers: dict[str, str]) -> None:
 
 def test_age_limit_and_arrival_are_parameters(t: Table) -> None:
     raw = _raw(addr("France"), sign("France", "A par - bur"), Date="Sun, 29 Nov 2026 11:00:00 +0000")
-    assert handle_message(t.db, raw, t.now, max_mail_age_days=1).outcome == "refused: too old"
+    assert handle_message(t.db, raw, t.now, max_mail_age_days=1).text == "refused: too old"
     raw = _raw(addr("France"), sign("France", "A par - bur", "READY"))
-    assert handle_message(t.db, raw, t.now, arrived=t.now.replace(month=11)).outcome == "refused: too old"
+    assert handle_message(t.db, raw, t.now, arrived=t.now.replace(month=11)).text == "refused: too old"
 
 
 @pytest.mark.parametrize(
@@ -200,7 +200,7 @@ def test_age_limit_and_arrival_are_parameters(t: Table) -> None:
 )
 def test_out_of_office_is_not_answered(t: Table, subject: str, headers: dict[str, str]) -> None:
     handled = handle_message(t.db, _raw(addr("France"), "I am away.", Subject=subject, **headers), t.now)
-    assert handled.outcome == "dropped: automatic message" and handled.replies == []
+    assert handled.text == "dropped: automatic message" and handled.replies == []
 
 
 def test_a_failing_command_leaves_the_others_and_tells_the_master(t: Table, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -224,7 +224,7 @@ def test_handle_message_never_raises(t: Table, monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(seen, "seen", broken)
     handled = handle_message(t.db, _raw(addr("France"), "LIST"), t.now)
-    assert handled.outcome == "error: RuntimeError" and handled.failed and handled.replies == []
+    assert handled.text == "error: RuntimeError" and handled.failed and handled.replies == []
 
 
 def test_bare_place_name_never_replaces_an_order(t: Table) -> None:
@@ -338,7 +338,7 @@ def test_text_attachments_are_bounded(t: Table) -> None:
 def test_what_belongs_in_quarantine(t: Table) -> None:
     bomb = b"From: a@p.test\nSubject: " + b" ".join([b"=?utf-8?q?x?="] * 500) + b"\n\nLIST\n"
     handled = handle_message(t.db, bomb, t.now)
-    assert handled.outcome == "refused: too complex" and handled.quarantine_reason == "too complex"
+    assert handled.text == "refused: too complex" and handled.quarantine_reason == "too complex"
     assert handled.rejected and len(handled.replies) == 1  # the sender is told why
     assert "more parts, encoded words or header parameters than the judge reads" in handled.replies[0]["body"]
     ok = handle_message(t.db, _raw(addr("France"), "LIST"), t.now)

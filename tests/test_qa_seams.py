@@ -147,7 +147,7 @@ def test_a_bounce_is_never_answered(tmp_path: Path, raw: str) -> None:
 
     db = open_db(tmp_path / "judge.db")
     handled = handle_message(db, raw.encode(), NOW, judge_address=JUDGE)
-    assert handled.outcome == "dropped: automatic message" and handled.replies == []
+    assert handled.text == "dropped: automatic message" and handled.replies == []
 
 
 _CONFIG = {

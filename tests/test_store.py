@@ -108,3 +108,63 @@ def test_nested_write_is_a_savepoint(tmp_path: Path) -> None:
         db.execute("insert into meta (key, value) values ('outer', '1')")
         raise RuntimeError("outer")
     assert [r["key"] for r in db.query("select key from meta order by key")] == ["kept"]
+
+
+def test_the_outbox_as_the_sender_works_it(tmp_path: Path) -> None:
+    """Claims, outcomes and retries of queued mail, through judge.store.mail_queue, on a real file."""
+    from datetime import UTC, datetime
+
+    from judge.store import mail_queue
+    from judge.store.statuses import OutboxStatus
+
+    db = open_db(str(tmp_path / "judge.db"))
+    now = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
+    with write(db):
+        for n in range(3):
+            mail_queue.queue_mail(db, f"p{n}@example.org", f"mail {n}", "body", now, in_reply_to="<x>" if n else None)
+        assert [r["subject"] for r in mail_queue.due_mail(db, "2026-12-01T08:00:00Z", 2)] == ["mail 1", "mail 2"]
+        ids = [r["id"] for r in mail_queue.outbox_rows(db)]
+        mail_queue.mark_claimed(db, ids, "2026-12-01T08:00:00Z")
+        assert mail_queue.mail_waiting(db) and mail_queue.due_mail(db, "2026-12-01T09:00:00Z", 9) == []
+        assert mail_queue.requeue_claims(db, "2026-12-01T07:00:00Z") == 0  # not stale yet
+        mail_queue.mark_sent(db, ids[0], "2026-12-01T08:00:01Z", "<a@example.org>")
+        mail_queue.mark_failed(db, ids[1], "refused: 550 no such user")
+        mail_queue.defer(db, ids[2], 1, "2026-12-01T08:00:30Z", "451 later")
+        assert mail_queue.next_attempt_at(db) == "2026-12-01T08:00:30Z"
+        assert [r["id"] for r in mail_queue.outbox_rows(db, OutboxStatus.FAILED)] == [ids[1]]
+        assert [r["id"] for r in mail_queue.unreported_failures(db)] == [ids[1]]
+        mail_queue.mark_reported(db, [ids[1]])
+        assert mail_queue.unreported_failures(db) == []
+        mail_queue.mark_claimed(db, [ids[2]], "2026-12-01T08:00:30Z")
+        mail_queue.unclaim(db, [ids[2]])
+        mail_queue.mark_claimed(db, [ids[2]], "2026-12-01T08:00:30Z")
+        assert mail_queue.requeue_claims(db) == 1
+        mail_queue.mark_failed(db, ids[2], "not sent: the judge's own address", reported=True)
+        assert not mail_queue.mail_waiting(db) and mail_queue.next_attempt_at(db) is None
+        assert mail_queue.unreported_failures(db) == []
+        assert mail_queue.last_digest_at(db, "gm@example.org") is None
+        mail_queue.set_last_digest_at(db, "gm@example.org", "2026-12-01T08:01:00Z")
+        assert mail_queue.last_digest_at(db, "gm@example.org") == "2026-12-01T08:01:00Z"
+        assert mail_queue.picture_png(db, 12345) is None
+    rows = {r["id"]: r for r in mail_queue.outbox_rows(db)}
+    assert [rows[i]["status"] for i in ids] == ["sent", "failed", "failed"]
+    assert rows[ids[0]]["message_id"] == "<a@example.org>" and rows[ids[2]]["reported"] == 1
+
+
+def test_the_inbox_bookkeeping(tmp_path: Path) -> None:
+    from judge.store import inbox
+
+    db = open_db(str(tmp_path / "judge.db"))
+    with write(db):
+        assert inbox.mailbox_position(db, "judge") == (0, 0)
+        inbox.advance(db, "judge", 7, 41, "2026-12-01T08:00:00Z")
+        inbox.advance(db, "judge", 7, 42, "2026-12-01T08:00:01Z")
+        inbox.quarantine(db, "judge", 43, "d43", "x" * 600, "2026-12-01T08:00:02Z")
+        inbox.record_handled(db, "m1@example.org", "d44", "p@example.org", "2026-12-01T08:00:03Z", "refused: too old")
+    assert inbox.mailbox_position(db, "judge") == (7, 42)
+    assert inbox.quarantined(db, "d43") and not inbox.quarantined(db, "d44")
+    assert len(next(iter(db.query("select reason from quarantine")))["reason"]) == 500
+    assert inbox.handled_outcome(db, "d44") == "refused: too old" and inbox.handled_outcome(db, "d43") is None
+    assert inbox.handled_digest(db, "d44") and not inbox.handled_digest(db, "d43")
+    assert inbox.handled_message_id(db, "m1@example.org", "p@example.org")
+    assert not inbox.handled_message_id(db, "m1@example.org", "q@example.org")

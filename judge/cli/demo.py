@@ -32,7 +32,7 @@ from judge.rules.board import Position
 from judge.rules.legality import retreat_options
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
-from judge.store import open_db, write
+from judge.store import mail_queue, open_db, write
 from judge.transport.daemon import serve
 from judge.transport.embedded import EmbeddedImap, EmbeddedSmtp
 
@@ -155,7 +155,7 @@ def run_demo(
             _wait(partial(_moved_on, db, phase), 180)
             phases += 1
             say(f"  {phase} adjudicated -> {_game(db).phase}")
-        _wait(lambda: not list(db.query("select 1 from outbox where status in ('queued', 'sending')")), 60)
+        _wait(lambda: not mail_queue.mail_waiting(db), 60)
         elapsed = time.monotonic() - started
         _report(imap, variant_powers, say, quiet)
         shown = service.show_game(db, GAME)

@@ -21,7 +21,8 @@ from judge.cli.common import (
     settings,
 )
 from judge.facts import ASSIGNMENTS, PRESS_KINDS
-from judge.store import write
+from judge.store import mail_queue, write
+from judge.store.statuses import OutboxStatus
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
 
 
@@ -498,6 +499,7 @@ def _tick(args: argparse.Namespace) -> int:
 
 
 def _mail_handle(args: argparse.Namespace) -> int:
+    from judge.commands.handler import MessageOutcome
     from judge.transport.imap import handle_one, mail_handle_settings
 
     if args.file == "-":
@@ -510,10 +512,10 @@ def _mail_handle(args: argparse.Namespace) -> int:
     if note:
         print(f"judge: {note}", file=sys.stderr)
     handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age)
-    if handled.outcome == "duplicate":
+    if handled.outcome is MessageOutcome.DUPLICATE:
         print("duplicate: this message was handled before; nothing changed and nothing was sent")
     elif not handled.replies:
-        print(f"{handled.outcome}; no reply")
+        print(f"{handled.text}; no reply")
     for reply in handled.replies:
         print(f"To: {reply['to_addr']}\nSubject: {reply['subject']}\n\n{reply['body']}\n" + "-" * 72)
     return EXIT_OK
@@ -521,7 +523,6 @@ def _mail_handle(args: argparse.Namespace) -> int:
 
 def _outbox_list(args: argparse.Namespace) -> int:
     db = _db(args)
-    where, params = ("where status = ?", [args.status]) if args.status else ("", [])
     rows = [
         {
             "id": r["id"],
@@ -535,7 +536,7 @@ def _outbox_list(args: argparse.Namespace) -> int:
             "next_attempt": r.get("next_attempt"),
             "last_error": r.get("last_error"),
         }
-        for r in db.query(f"select * from outbox {where} order by id", params)
+        for r in mail_queue.outbox_rows(db, OutboxStatus(args.status) if args.status else None)
     ]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))

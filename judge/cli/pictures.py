@@ -96,7 +96,7 @@ def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> 
     from judge.reports.maps import render_map
     from judge.rules.phase import Phase
     from judge.rules.position_json import position_from_json
-    from judge.store import open_db
+    from judge.store import open_db, phases
 
     if db_path != ":memory:" and not Path(db_path).is_file():
         raise MapCommandError(f"there is no database at {db_path} (use --db or set JUDGE_DB)")
@@ -116,20 +116,16 @@ def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> 
         code = Phase.parse(phase).code
     except ValueError as exc:
         raise MapCommandError(str(exc)) from None
-    rows = list(
-        db.query(
-            "select board_before, board_after, results from phases where game_id = ? and phase = ?", [game.id, code]
-        )
-    )
-    if not rows:
-        played = [r["phase"] for r in db.query("select phase from phases where game_id = ? order by rowid", [game.id])]
+    row = phases.played_phase(db, game.id, code)
+    if row is None:
+        played = phases.phase_codes(db, game.id)
         raise MapCommandError(
             f"{game.name} has no played phase {code}"
             + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet")
         )
-    before = position_from_json(game.variant, json.loads(rows[0]["board_before"]))
-    after = position_from_json(game.variant, json.loads(rows[0]["board_after"])) if rows[0]["board_after"] else None
-    results = json.loads(rows[0]["results"] or "[]")
+    before = position_from_json(game.variant, json.loads(row["board_before"]))
+    after = position_from_json(game.variant, json.loads(row["board_after"])) if row["board_after"] else None
+    results = json.loads(row["results"] or "[]")
     title = f"{game.name} — {before.phase.long_name}"
     return (
         render_map(game.variant, before, results, title=title, language=language, after=after),

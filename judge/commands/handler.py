@@ -18,6 +18,7 @@ import dataclasses
 import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from sqlite_utils import Database
@@ -37,7 +38,7 @@ from judge.i18n import T, Text
 from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from judge.mail.message import Attachment, Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
 from judge.reports import outbox
-from judge.store import is_busy, write
+from judge.store import is_busy, mail_queue, write
 
 log = logging.getLogger(__name__)
 
@@ -48,31 +49,55 @@ MAX_ENTRIES = 1000  # lines (commands, orders, problems) acted on in one message
 _UNPARSEABLE = frozenset({Problem.UNREADABLE, Problem.TOO_COMPLEX, Problem.HEADER_TOO_LARGE, Problem.BAD_MESSAGE_ID})
 
 
+class MessageOutcome(StrEnum):
+    """What became of a message (recorded with its reason as ``refused: too old`` and the like)."""
+
+    HANDLED = "handled"  # read and acted on
+    DUPLICATE = "duplicate"  # handled before: no second effect
+    DROPPED = "dropped"  # not answered: automatic mail, or no sender
+    REFUSED = "refused"  # not acted on: unreadable, too large or too old (the sender is told)
+    ERROR = "error"  # an internal error: nothing of it took effect
+
+
 @dataclass(frozen=True)
 class Handled:
-    outcome: str  # handled | duplicate | dropped: … | refused: … | error: …
+    outcome: MessageOutcome
     replies: list[dict[str, Any]]  # the outbox rows this message queued
+    reason: str = ""  # why it was dropped or refused; for an error, what failed when not even the record was kept
+
+    @classmethod
+    def of(cls, text: str, replies: list[dict[str, Any]]) -> Handled:
+        """From the text recorded for a message (``handled``, ``refused: too old``, ``error: OperationalError``…); a
+        text this version does not know counts as handled (it was recorded, so it took effect)."""
+        head, _, reason = text.partition(": ")
+        if head in {o.value for o in MessageOutcome}:
+            return cls(MessageOutcome(head), replies, reason)
+        return cls(MessageOutcome.HANDLED, replies, text)
+
+    @property
+    def text(self) -> str:
+        """The outcome as recorded: ``handled``, ``refused: too old``…"""
+        return f"{self.outcome.value}: {self.reason}" if self.reason else self.outcome.value
 
     @property
     def rejected(self) -> bool:
         """Mail that could not be read at all (it belongs in the rejected folder)."""
-        return self.outcome.startswith("refused")
+        return self.outcome is MessageOutcome.REFUSED
 
     @property
     def quarantine_reason(self) -> str | None:
         """Why the message belongs in quarantine (it could not be parsed, or its handling failed), else None."""
         if self.failed:
-            return f"internal error ({self.outcome})"
-        problem = self.outcome.removeprefix("refused: ")
-        return problem if problem in _UNPARSEABLE else None
+            return f"internal error ({self.text})"
+        return self.reason if self.rejected and self.reason in _UNPARSEABLE else None
 
     @property
     def failed(self) -> bool:
         """Nothing of the message took effect because of an internal error: it belongs in quarantine, not retried.
 
-        "error" (the sender got an apology, the message is recorded as handled) or "error: <what>" (even that failed:
-        nothing is recorded)."""
-        return self.outcome.startswith("error")
+        Without a reason the sender got an apology and the message is recorded as handled; with one (what failed)
+        even that failed: nothing is recorded."""
+        return self.outcome is MessageOutcome.ERROR
 
 
 def handle_raw(db: Database, raw: bytes, now: datetime) -> list[dict[str, Any]]:
@@ -110,16 +135,16 @@ def handle_message(
         limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address)
         with write(db):
             if seen.seen(db, msg):
-                return Handled("duplicate", [])
-            first_new = _last_outbox_id(db)
+                return Handled(MessageOutcome.DUPLICATE, [])
+            first_new = mail_queue.last_queued_id(db)
             outcome = _handle_guarded(db, msg, now, limits)
             seen.record(db, msg, now, outcome)
-        return Handled(outcome, list(db.query("select * from outbox where id > ? order by id", [first_new])))
+        return Handled.of(outcome, mail_queue.queued_after(db, first_new))
     except Exception as exc:  # nothing may stop the daemon: the caller moves the message aside
         if is_busy(exc):
             raise  # the database is busy: the daemon backs off and the message is tried again, not quarantined
         log.exception("a message could not be handled at all")
-        return Handled(f"error: {type(exc).__name__}", [])
+        return Handled(MessageOutcome.ERROR, [], type(exc).__name__)
 
 
 @dataclass(frozen=True)
@@ -127,11 +152,6 @@ class _Limits:
     max_replies_per_hour: int
     max_mail_age_days: float
     master_address: str
-
-
-def _last_outbox_id(db: Database) -> int:
-    rows = list(db.query("select max(id) as m from outbox"))
-    return rows[0]["m"] or 0
 
 
 def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits) -> str:

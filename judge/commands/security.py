@@ -31,6 +31,8 @@ from judge.game.service import GameError
 from judge.i18n import T
 from judge.mail.message import Incoming, thread_subject
 from judge.reports import outbox
+from judge.store import events, mail_queue, signons
+from judge.store.events import EventKind
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
 log = logging.getLogger(__name__)
@@ -48,30 +50,18 @@ REPLY_WINDOW = timedelta(hours=1)
 
 def replies_paused_until(db: Database, msg: Incoming, now: datetime, limit: int) -> datetime | None:
     """When replies to the sender may go again, if the hourly quota is spent; None if it is not."""
-    rows = list(
-        db.query(
-            "select created_at from outbox where to_addr = ? and in_reply_to is not null "
-            "and created_at > ? order by created_at",
-            [msg.reply_to or msg.sender, iso_utc(now - REPLY_WINDOW)],
-        )
-    )
+    rows = mail_queue.recent_replies(db, msg.reply_to or msg.sender, iso_utc(now - REPLY_WINDOW))
     if len(rows) < limit:
         return None
     # the quota frees up when the oldest answer that keeps it full leaves the hour
-    oldest = rows[len(rows) - limit]["created_at"]
+    oldest = rows[len(rows) - limit]
     return parse_iso_utc(oldest) + REPLY_WINDOW
 
 
 def tell_of_pause(db: Database, msg: Incoming, now: datetime, until: datetime, limit: int) -> None:
     """The one notice of a pause: sent unless one went to this address within the last hour."""
     address = msg.reply_to or msg.sender
-    sent = list(
-        db.query(
-            "select 1 from events where kind = 'replies-paused' and sender = ? and at > ?",
-            [address, iso_utc(now - REPLY_WINDOW)],
-        )
-    )
-    if sent:
+    if events.logged_since(db, EventKind.REPLIES_PAUSED, address, iso_utc(now - REPLY_WINDOW)):
         return
     log_event(db, None, now, address, "replies-paused", {"until": iso_utc(until)})
     outbox.send(
@@ -148,9 +138,7 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
     if verify_password(item.password, seat.password_hash):
         s.game, s.player = game, seat
         return Answer(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
-    db.table("signon_failures").insert(
-        {"address": sender, "at": iso_utc(s.now), "game": game.name, "power": seat.power}
-    )
+    signons.record_failure(db, sender, iso_utc(s.now), game.name, seat.power)
     log_event(db, game.id, s.now, sender, "signon-failed", {"game": item.game.lower(), "power": item.power})
     if not own:
         _alert_owner(db, game, seat, s.now)
@@ -165,12 +153,7 @@ def _power_for(game: Game, item: c.SignOn) -> str | None:
 
 
 def _failures(db: Database, game: Game, power: str, since: datetime) -> list[dict[str, Any]]:
-    return list(
-        db.query(
-            "select address, at from signon_failures where game = ? and power = ? and at > ? order by at",
-            [game.name, power, iso_utc(since)],
-        )
-    )
+    return signons.failures_since(db, game.name, power, iso_utc(since))
 
 
 def signon_wait(db: Database, game: Game, power: str, now: datetime) -> datetime | None:
@@ -189,17 +172,12 @@ def signon_wait(db: Database, game: Game, power: str, now: datetime) -> datetime
 
 def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
     """Warn the seat's owner of failed sign-ons from other addresses: at most once an hour, summing them up."""
-    recent = list(
-        db.query(
-            "select at from events where game_id = ? and kind = 'signon-alert' and sender = ? order by id desc limit 1",
-            [game.id, seat.email],
-        )
-    )
-    if recent and recent[0]["at"] > iso_utc(now - ALERT_INTERVAL):
+    recent = events.last_logged_at(db, game.id, EventKind.SIGNON_ALERT, seat.email)
+    if recent is not None and recent > iso_utc(now - ALERT_INTERVAL):
         return
     since = now - SIGNON_FAILURE_WINDOW
-    if recent:
-        since = max(since, parse_iso_utc(recent[0]["at"]))
+    if recent is not None:
+        since = max(since, parse_iso_utc(recent))
     failures = [f for f in _failures(db, game, seat.power or "", since) if f["address"] != seat.email]
     if not failures:
         return
@@ -238,9 +216,7 @@ def tell_master(db: Database, s: Session, master_address: str, what: str, *, par
         log.error("internal error in message %s from %s, and no game master to tell", s.msg.message_id, s.msg.sender)
         return
     since = s.now - ALERT_INTERVAL
-    earlier = db.execute(
-        "select count(*) from events where kind = 'internal-error' and sender = ? and at > ?", [to, iso_utc(since)]
-    ).fetchone()[0]
+    earlier = events.count_since(db, EventKind.INTERNAL_ERROR, to, iso_utc(since))
     log_event(
         db,
         game.id if game else None,

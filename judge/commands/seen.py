@@ -11,26 +11,17 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from judge.mail.message import Incoming
+from judge.store import inbox
 from judge.timeutil import iso_utc
 
 
 def seen(db: Database, msg: Incoming) -> bool:
     """Whether this message (the same bytes, or the same Message-ID from the same sender) was handled before."""
-    if list(db.query("select 1 from messages where digest = ?", [msg.digest])):
+    if inbox.handled_digest(db, msg.digest):
         return True
-    return bool(msg.message_id) and bool(
-        list(db.query("select 1 from messages where message_id = ? and sender = ?", [msg.message_id, msg.sender]))
-    )
+    return bool(msg.message_id) and inbox.handled_message_id(db, msg.message_id, msg.sender)
 
 
 def record(db: Database, msg: Incoming, now: datetime, outcome: str) -> None:
     """Remember that the message was handled, and how."""
-    db.table("messages").insert(
-        {
-            "message_id": msg.message_id,
-            "digest": msg.digest,
-            "sender": msg.sender,
-            "received_at": iso_utc(now),
-            "outcome": outcome,
-        }
-    )
+    inbox.record_handled(db, msg.message_id, msg.digest, msg.sender, iso_utc(now), outcome)

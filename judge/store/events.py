@@ -23,6 +23,28 @@ def events_of(db: Database, game_id: int, kind: EventKind) -> list[tuple[str, An
     return [(r["at"], json.loads(r["detail"]) if r["detail"] else None) for r in rows]
 
 
+def logged_since(db: Database, kind: EventKind, sender: str, since: str) -> bool:
+    """Whether an event of ``kind`` was logged for ``sender`` after ``since``."""
+    return bool(list(db.query("select 1 from events where kind = ? and sender = ? and at > ?", [kind, sender, since])))
+
+
+def count_since(db: Database, kind: EventKind, sender: str, since: str) -> int:
+    """How many events of ``kind`` were logged for ``sender`` after ``since``."""
+    row = db.execute("select count(*) from events where kind = ? and sender = ? and at > ?", [kind, sender, since])
+    return int(row.fetchone()[0])
+
+
+def last_logged_at(db: Database, game_id: int, kind: EventKind, sender: str) -> str | None:
+    """When the last event of ``kind`` in the game was logged for ``sender`` (None: never)."""
+    rows = list(
+        db.query(
+            "select at from events where game_id = ? and kind = ? and sender = ? order by id desc limit 1",
+            [game_id, kind, sender],
+        )
+    )
+    return rows[0]["at"] if rows else None
+
+
 class EventKind(StrEnum):
     """What an event records (stored as its value)."""
 

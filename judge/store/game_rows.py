@@ -78,3 +78,16 @@ def unreminded_games(db: Database, after: str, until: str) -> list[dict[str, Any
             [GameStatus.ACTIVE, after, until],
         )
     )
+
+
+def names_by_id(db: Database) -> dict[int, str]:
+    """Every game's name by its id."""
+    return {r["id"]: r["name"] for r in db.query("select id, name from games")}
+
+
+def earliest_deadline(db: Database) -> str | None:
+    """The earliest deadline of the active games (None: no active game has one)."""
+    rows = list(
+        db.query("select min(deadline) as d from games where status = ? and deadline is not null", [GameStatus.ACTIVE])
+    )
+    return rows[0]["d"] if rows and rows[0]["d"] else None

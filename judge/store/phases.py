@@ -42,3 +42,13 @@ def discard_phases_from(db: Database, game_id: int, phase: str) -> tuple[str, li
         [game_id, game_id],
     )
     return str(rows[0]["board_before"]), later
+
+
+def played_phase(db: Database, game_id: int, phase: str) -> dict[str, Any] | None:
+    """board_before, board_after and results (JSON texts) of the played ``phase`` (None: it was not played)."""
+    rows = list(
+        db.query(
+            "select board_before, board_after, results from phases where game_id = ? and phase = ?", [game_id, phase]
+        )
+    )
+    return rows[0] if rows else None

@@ -9,6 +9,12 @@ def set_judge_address(db: Database, address: str) -> None:
     db.table("meta").upsert({"key": "judge_address", "value": address.lower()}, pk="key")
 
 
+def known_judge_address(db: Database) -> str:
+    """The judge's own address as ``judge serve`` last recorded it ("" when it never ran on this database)."""
+    rows = list(db.query("select value from meta where key = 'judge_address'"))
+    return rows[0]["value"] if rows and rows[0]["value"] else ""
+
+
 def default_language(db: Database) -> str:
     """The judge's language for players who have not chosen one (``[judge] language`` of the config)."""
     rows = list(db.query("select value from meta where key = 'default_language'"))

@@ -42,7 +42,7 @@ import judge.wiring  # noqa: F401  (the game server given its variant loader and
 from judge.config import Config
 from judge.game.records import set_default_language, set_judge_address
 from judge.game.service import due_games, remind, tick_game
-from judge.store import is_busy, open_db, write
+from judge.store import game_rows, is_busy, mail_queue, open_db, write
 from judge.store.upkeep import prune
 from judge.timeutil import backoff_pause, parse_iso_utc
 from judge.transport.failures import report_failures
@@ -68,8 +68,8 @@ def utcnow() -> datetime:
 
 
 def next_deadline(db: Database) -> datetime | None:
-    rows = list(db.query("select min(deadline) as d from games where status = 'active' and deadline is not null"))
-    return parse_iso_utc(rows[0]["d"]) if rows and rows[0]["d"] else None
+    deadline = game_rows.earliest_deadline(db)
+    return parse_iso_utc(deadline) if deadline else None
 
 
 class Backoff:
@@ -210,11 +210,7 @@ class Daemon:
             set_judge_address(self.db, self.cfg.address)
             domain = self.cfg.address.rpartition("@")[2]
             # mail queued before the judge's address was known carries a bare random token: complete it now
-            self.db.execute(
-                "update outbox set message_id = '<' || message_id || '@' || ? || '>' "
-                "where status in ('queued', 'sending') and message_id not like '<%'",
-                [domain],
-            )
+            mail_queue.complete_message_ids(self.db, domain)
         released = release_stale_claims(self.db, self.clock(), everything=True)  # we hold the lock: no sender runs
         if released:
             log.warning("smtp: %d mail(s) claimed by a sender that stopped are queued again", released)

@@ -10,7 +10,7 @@ from sqlite_utils import Database
 
 from judge.game.settings import GameSettings
 from judge.reports.outbox import send
-from judge.store import write
+from judge.store import mail_queue, write
 from judge.timeutil import iso_utc, parse_iso_utc
 
 log = logging.getLogger(__name__)
@@ -22,11 +22,7 @@ def report_failures(db: Database, now: datetime) -> int:
     """Queue a digest of newly failed mail to each game's master (not more than one an hour); return how many."""
     by_master: dict[str, list[dict[str, Any]]] = {}
     nobody: list[int] = []
-    for row in db.query(
-        "select o.id, o.to_addr, o.subject, o.last_error, o.created_at, g.name as game, "
-        "g.settings from outbox o left join games g on g.id = o.game_id "
-        "where o.status = 'failed' and coalesce(o.reported, 0) = 0 order by o.id"
-    ):
+    for row in mail_queue.unreported_failures(db):
         master = (GameSettings.from_json(row["settings"]).master or "").lower() if row["settings"] else ""
         if not master or master == row["to_addr"].lower():  # no one to tell, or the master's own mail failed
             nobody.append(row["id"])
@@ -35,15 +31,14 @@ def report_failures(db: Database, now: datetime) -> int:
     queued = 0
     with write(db):
         if nobody:
-            db.execute(f"update outbox set reported = 1 where id in ({','.join('?' * len(nobody))})", nobody)
+            mail_queue.mark_reported(db, nobody)
             log.warning(
                 "smtp: %d undeliverable mail(s) with no game master to tell; see judge outbox list --status failed",
                 len(nobody),
             )
         for master, rows in by_master.items():
-            key = f"failure_digest:{master}"
-            last = list(db.query("select value from meta where key = ?", [key]))
-            if last and now - parse_iso_utc(last[0]["value"]) < DIGEST_EVERY:
+            last = mail_queue.last_digest_at(db, master)
+            if last is not None and now - parse_iso_utc(last) < DIGEST_EVERY:
                 continue
             failures = [
                 {
@@ -56,8 +51,7 @@ def report_failures(db: Database, now: datetime) -> int:
                 for r in rows
             ]
             send(db, master, "delivery_failed", now, failures=failures)
-            ids = [r["id"] for r in rows]
-            db.execute(f"update outbox set reported = 1 where id in ({','.join('?' * len(ids))})", ids)
-            db.table("meta").upsert({"key": key, "value": iso_utc(now)}, pk="key")
+            mail_queue.mark_reported(db, [r["id"] for r in rows])
+            mail_queue.set_last_digest_at(db, master, iso_utc(now))
             queued += 1
     return queued

@@ -26,9 +26,11 @@ from datetime import datetime
 from imapclient import IMAPClient
 from sqlite_utils import Database
 
-from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, handle_message
+from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, MessageOutcome, handle_message
 from judge.config import Config, ImapConfig
+from judge.store import inbox as inbox_rows
 from judge.store import is_busy, write
+from judge.store.users import known_judge_address
 from judge.timeutil import iso_utc
 
 log = logging.getLogger(__name__)
@@ -157,8 +159,7 @@ class Inbox:
 
 
 def _state(db: Database, account: str) -> tuple[int, int]:
-    rows = list(db.query("select uidvalidity, last_uid from mailbox_state where account = ?", [account]))
-    return (rows[0]["uidvalidity"], rows[0]["last_uid"]) if rows else (0, 0)
+    return inbox_rows.mailbox_position(db, account)
 
 
 def quarantine_folder(cfg: ImapConfig) -> str:
@@ -200,9 +201,9 @@ def mail_handle_settings(db: Database, cfg: Config | None) -> tuple[str, int, fl
 
     if cfg is not None and cfg.address:
         return cfg.address, cfg.max_replies_per_hour, cfg.max_mail_age_days, ""
-    rows = list(db.query("select value from meta where key = 'judge_address'"))
-    if rows and rows[0]["value"]:
-        return rows[0]["value"], MAX_REPLIES_PER_HOUR, MAX_MAIL_AGE_DAYS, ""
+    address = known_judge_address(db)
+    if address:
+        return address, MAX_REPLIES_PER_HOUR, MAX_MAIL_AGE_DAYS, ""
     return (
         "",
         MAX_REPLIES_PER_HOUR,
@@ -216,22 +217,12 @@ def mail_handle_settings(db: Database, cfg: Config | None) -> tuple[str, int, fl
 
 def _advance(db: Database, position: tuple[str, int, int], now: datetime) -> None:
     account, uidvalidity, uid = position
-    db.table("mailbox_state").upsert(
-        {"account": account, "uidvalidity": uidvalidity, "last_uid": uid, "updated_at": iso_utc(now)}, pk="account"
-    )
+    inbox_rows.advance(db, account, uidvalidity, uid, iso_utc(now))
 
 
 def _quarantine(db: Database, inbox: Inbox, uid: int, raw: bytes, reason: str, now: datetime, advance: bool) -> None:
     with write(db):
-        db.table("quarantine").insert(
-            {
-                "account": inbox.account,
-                "uid": uid,
-                "digest": hashlib.sha256(raw).hexdigest(),
-                "reason": reason[:500],
-                "at": iso_utc(now),
-            }
-        )
+        inbox_rows.quarantine(db, inbox.account, uid, hashlib.sha256(raw).hexdigest(), reason, iso_utc(now))
         if advance:
             _advance(db, (inbox.account, inbox.uidvalidity, uid), now)
     log.warning("imap: message uid %s quarantined: %s", uid, reason[:200])
@@ -240,10 +231,9 @@ def _quarantine(db: Database, inbox: Inbox, uid: int, raw: bytes, reason: str, n
 def _folder_of_earlier(db: Database, inbox: Inbox, raw: bytes) -> str:
     """Where a message handled before a crash (and not moved) belongs, from the record of its handling."""
     digest = hashlib.sha256(raw).hexdigest()
-    if list(db.query("select 1 from quarantine where digest = ?", [digest])):
+    if inbox_rows.quarantined(db, digest):
         return quarantine_folder(inbox.cfg)
-    rows = list(db.query("select outcome from messages where digest = ?", [digest]))
-    earlier = Handled(rows[0]["outcome"] if rows else "", [])
+    earlier = Handled.of(inbox_rows.handled_outcome(db, digest) or "", [])
     if earlier.quarantine_reason is not None:
         return quarantine_folder(inbox.cfg)
     return inbox.cfg.rejected_folder if earlier.rejected else inbox.cfg.processed_folder
@@ -340,7 +330,7 @@ def _handle_fetched(
 ) -> str:
     """Handle one fetched message; return the folder it belongs in."""
     position = (inbox.account, inbox.uidvalidity, uid) if advance else None
-    if list(db.query("select 1 from quarantine where digest = ?", [hashlib.sha256(raw).hexdigest()])):
+    if inbox_rows.quarantined(db, hashlib.sha256(raw).hexdigest()):
         if position is not None:
             with write(db):
                 _advance(db, position, now)
@@ -355,13 +345,13 @@ def _handle_fetched(
         log.exception("imap: message uid %s could not be handled", uid)
         _quarantine(db, inbox, uid, raw, f"{type(exc).__name__}: {exc}", now, advance)
         return quarantine_folder(inbox.cfg)
-    if handled.outcome == "duplicate":
+    if handled.outcome is MessageOutcome.DUPLICATE:
         log.info("imap: message uid %s was handled before; moved", uid)
         return _folder_of_earlier(db, inbox, raw)
     log.info(
         "imap: message uid %s: %s, %d repl%s queued",
         uid,
-        handled.outcome.split(":")[0],
+        handled.outcome.value,
         len(handled.replies),
         "y" if len(handled.replies) == 1 else "ies",
     )

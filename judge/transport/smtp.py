@@ -38,7 +38,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.config import SmtpConfig
-from judge.store import write
+from judge.store import game_rows, mail_queue, write
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
 log = logging.getLogger(__name__)
@@ -201,44 +201,23 @@ def release_stale_claims(db: Database, now: datetime, everything: bool = False) 
     """Put mail claimed by a sender that died back in the queue (all of it with ``everything``: the caller holds
     the daemon's lock, so no other sender exists). Only the one whose DATA was under way may have been delivered."""
     with write(db):
-        if everything:
-            cur = db.execute("update outbox set status = 'queued', claimed_at = null where status = 'sending'")
-        else:
-            cur = db.execute(
-                "update outbox set status = 'queued', claimed_at = null where status = 'sending' and claimed_at < ?",
-                [iso_utc(now - STALE_CLAIM)],
-            )
-        return cur.rowcount
+        return mail_queue.requeue_claims(db, None if everything else iso_utc(now - STALE_CLAIM))
 
 
 def claim_due(db: Database, now: datetime, limit: int) -> list[dict[str, Any]]:
     """Take up to ``limit`` due mails for sending, in one write transaction: answers to a player's own message first
     (a reply never waits behind a deadline wave's reports), then due first, oldest first."""
     with write(db):
-        rows = list(
-            db.query(
-                "select * from outbox where status = 'queued' and next_attempt <= ? "
-                "order by in_reply_to is null, next_attempt, id limit ?",
-                [iso_utc(now), limit],
-            )
-        )
+        rows = mail_queue.due_mail(db, iso_utc(now), limit)
         if rows:
-            ids = [r["id"] for r in rows]
-            db.execute(
-                f"update outbox set status = 'sending', claimed_at = ? where id in ({','.join('?' * len(ids))})",
-                [iso_utc(now), *ids],
-            )
+            mail_queue.mark_claimed(db, [r["id"] for r in rows], iso_utc(now))
     return rows
 
 
 def _unclaim(db: Database, ids: list[int]) -> None:
     if ids:
         with write(db):
-            db.execute(
-                f"update outbox set status = 'queued', claimed_at = null "
-                f"where status = 'sending' and id in ({','.join('?' * len(ids))})",
-                ids,
-            )
+            mail_queue.unclaim(db, ids)
 
 
 def drain_outbox(
@@ -288,7 +267,7 @@ class _Batch:
             rows,
             client,
         )
-        self.games = {r["id"]: r["name"] for r in db.query("select id, name from games")}
+        self.games = game_rows.names_by_id(db)
         self.pending = [r["id"] for r in rows]  # claimed and not yet settled: back to the queue if the batch stops
         self.sent = 0
         self.pictures: dict[int, bytes] = {}  # one at a time: the mails of a phase come together
@@ -303,8 +282,8 @@ class _Batch:
         pid = row.get("picture_id")
         if pid:
             if pid not in self.pictures:
-                found = list(self.db.query("select png from pictures where id = ?", [pid]))
-                self.pictures = {pid: found[0]["png"]} if found else {}
+                png = mail_queue.picture_png(self.db, pid)
+                self.pictures = {pid: png} if png is not None else {}
             image = self.pictures.get(pid)
         return message_bytes(row, self.judge_address, self.games.get(row["game_id"]), self.clock(), image, self.parts)
 
@@ -324,10 +303,7 @@ class _Batch:
         if row["to_addr"].strip().lower() == self.judge_address.strip().lower():
             # the judge as a game's master (as in the demo): its own mail would only come back to its inbox
             with write(db):
-                db.execute(
-                    "update outbox set status = 'failed', claimed_at = null, reported = 1, last_error = ? where id = ?",
-                    ["not sent: the judge's own address", row["id"]],
-                )
+                mail_queue.mark_failed(db, row["id"], "not sent: the judge's own address", reported=True)
             return self.settled(row)
         try:
             raw = self.build(row)
@@ -344,11 +320,7 @@ class _Batch:
         if not self.deliver(row, raw, options, index):
             return self.settled(row)
         with write(db):
-            db.execute(
-                "update outbox set status = 'sent', sent_at = ?, message_id = ?, last_error = null, "
-                "claimed_at = null where id = ?",
-                [iso_utc(self.clock()), message_id_of(row, self.judge_address), row["id"]],
-            )
+            mail_queue.mark_sent(db, row["id"], iso_utc(self.clock()), message_id_of(row, self.judge_address))
         self.settled(row)
         self.sent += 1
         log.info("smtp: sent message %s", row["id"])
@@ -471,11 +443,7 @@ def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: Smtp
         return
     attempts = (row["attempts"] or 0) + 1
     with write(db):
-        db.execute(
-            "update outbox set status = 'queued', claimed_at = null, attempts = ?, next_attempt = ?, "
-            "last_error = ? where id = ?",
-            [attempts, iso_utc(now + retry_pause(attempts)), reason, row["id"]],
-        )
+        mail_queue.defer(db, row["id"], attempts, iso_utc(now + retry_pause(attempts)), reason)
     log.info("smtp: message %s deferred (%s), attempt %d", row["id"], code, attempts)
 
 
@@ -486,11 +454,9 @@ def retry_pause(attempts: int, rng: random.Random | None = None) -> timedelta:
 
 def _fail(db: Database, outbox_id: int, reason: str) -> None:
     with write(db):
-        db.execute(
-            "update outbox set status = 'failed', claimed_at = null, last_error = ? where id = ?", [reason, outbox_id]
-        )
+        mail_queue.mark_failed(db, outbox_id, reason)
 
 
 def next_send_time(db: Database) -> datetime | None:
-    rows = list(db.query("select min(next_attempt) as t from outbox where status = 'queued'"))
-    return parse_iso_utc(rows[0]["t"]) if rows and rows[0]["t"] else None
+    at = mail_queue.next_attempt_at(db)
+    return parse_iso_utc(at) if at else None
