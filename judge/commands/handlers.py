@@ -98,7 +98,7 @@ def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
         return Answer(item.text, T("you have already resigned"))
     player.resigned, player.ready = True, False
     save_player(db, player)
-    log_event(db, game.id, s.now, player.email, "resign", {"power": player.power})
+    log_event(db, game.id, s.now, player.email, EventKind.RESIGN, {"power": player.power})
     for p in players(db, game.id):
         if p.id != player.id:
             outbox.send(db, p.email, "resigned", s.now, game=game, player=player)
@@ -134,7 +134,9 @@ def _press(db: Database, s: Session, item: c.Press) -> Answer:
     sender = "an anonymous power" if kind == "grey" else player.power
     for p in recipients:
         outbox.send(db, p.email, "press", s.now, game=game, sender=sender, to_label=to_label, body=item.body)
-    log_event(db, game.id, s.now, player.email, "press", {"from": player.power, "to": to_label, "body": item.body})
+    log_event(
+        db, game.id, s.now, player.email, EventKind.PRESS, {"from": player.power, "to": to_label, "body": item.body}
+    )
     told = [T(p) for p in wanted] if item.to is not None else [T("everyone")]
     if kind == "grey":
         return Answer(item.text, T("press sent to {to} without your name (grey press)", to=told))
@@ -188,7 +190,7 @@ def _set_password(db: Database, s: Session, item: c.SetPassword) -> Answer:
     one_new_password(s)
     player.password_hash = hash_password(item.password)
     save_player(db, player)
-    log_event(db, game.id, s.now, s.msg.sender, "password", {"power": player.power})
+    log_event(db, game.id, s.now, s.msg.sender, EventKind.PASSWORD, {"power": player.power})
     return Answer("SET PASSWORD ****", T("your password is changed"))
 
 

@@ -63,7 +63,7 @@ def tell_of_pause(db: Database, msg: Incoming, now: datetime, until: datetime, l
     address = msg.reply_to or msg.sender
     if events.logged_since(db, EventKind.REPLIES_PAUSED, address, iso_utc(now - REPLY_WINDOW)):
         return
-    log_event(db, None, now, address, "replies-paused", {"until": iso_utc(until)})
+    log_event(db, None, now, address, EventKind.REPLIES_PAUSED, {"until": iso_utc(until)})
     outbox.send(
         db,
         address,
@@ -111,7 +111,7 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
             game.id if game else None,
             s.now,
             sender,
-            "signon-failed",
+            EventKind.SIGNON_FAILED,
             {"game": item.game.lower(), "power": item.power},
         )
         return failed
@@ -122,7 +122,7 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
     own = seat.email == sender and s.reply_to == seat.email
     wait_until = signon_wait(db, game, seat.power or "", s.now)
     if wait_until is not None and not own:
-        log_event(db, game.id, s.now, sender, "signon-held", {"power": seat.power})
+        log_event(db, game.id, s.now, sender, EventKind.SIGNON_HELD, {"power": seat.power})
         return Answer(
             shown,
             T(
@@ -139,7 +139,7 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
         s.game, s.player = game, seat
         return Answer(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
     signons.record_failure(db, sender, iso_utc(s.now), game.name, seat.power)
-    log_event(db, game.id, s.now, sender, "signon-failed", {"game": item.game.lower(), "power": item.power})
+    log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": item.game.lower(), "power": item.power})
     if not own:
         _alert_owner(db, game, seat, s.now)
     return failed
@@ -183,7 +183,7 @@ def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
         return
     addresses = list(dict.fromkeys(f["address"] for f in failures))
     shown = addresses[:5] + ([f"{len(addresses) - 5} more"] if len(addresses) > 5 else [])
-    log_event(db, game.id, now, seat.email, "signon-alert", {"power": seat.power, "attempts": len(failures)})
+    log_event(db, game.id, now, seat.email, EventKind.SIGNON_ALERT, {"power": seat.power, "attempts": len(failures)})
     outbox.send(
         db,
         seat.email,
@@ -222,7 +222,7 @@ def tell_master(db: Database, s: Session, master_address: str, what: str, *, par
         game.id if game else None,
         s.now,
         to,
-        "internal-error",
+        EventKind.INTERNAL_ERROR,
         {"message_id": s.msg.message_id, "from": s.msg.sender, "what": what},
     )
     if earlier:
