@@ -177,39 +177,26 @@ def _player(row: dict[str, Any]) -> Player:
 
 
 def insert_player(db: Database, player: Player, now: datetime) -> None:
-    game_rows.insert_player_row(
-        db,
-        {
-            "game_id": player.game_id,
-            "power": player.power,
-            "email": player.email.lower(),
-            "password_hash": player.password_hash,
-            "role": player.role,
-            "ready": int(player.ready),
-            "resigned": int(player.resigned),
-            "eliminated": int(player.eliminated),
-            "preferences": json.dumps(player.preferences),
-            "joined_at": iso_utc(now),
-        },
-    )
+    game_rows.insert_player_row(db, {"game_id": player.game_id, **_player_columns(player), "joined_at": iso_utc(now)})
 
 
 def save_player(db: Database, player: Player) -> None:
-    game_rows.update_player_row(
-        db,
-        player.id,
-        {
-            "power": player.power,
-            "email": player.email.lower(),
-            "password_hash": player.password_hash,
-            "role": player.role,
-            "ready": int(player.ready),
-            "resigned": int(player.resigned),
-            "eliminated": int(player.eliminated),
-            "preferences": json.dumps(player.preferences),
-            "wait": int(player.wait),
-        },
-    )
+    game_rows.update_player_row(db, player.id, _player_columns(player))
+
+
+def _player_columns(player: Player) -> dict[str, Any]:
+    """A seat as the store keeps it (all but its game and when it joined)."""
+    return {
+        "power": player.power,
+        "email": player.email.lower(),
+        "password_hash": player.password_hash,
+        "role": player.role,
+        "ready": int(player.ready),
+        "resigned": int(player.resigned),
+        "eliminated": int(player.eliminated),
+        "preferences": json.dumps(player.preferences),
+        "wait": int(player.wait),
+    }
 
 
 def set_orders(db: Database, game_id: int, phase: str, power: str, lines: list[str], now: datetime) -> None:

@@ -22,6 +22,7 @@ import ssl
 import time
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from imapclient import IMAPClient
 from sqlite_utils import Database
@@ -262,56 +263,66 @@ def handle_new_mail(
                 inbox.uidvalidity,
             )
         last_uid = 0
+    handle = partial(
+        _handle_batch,
+        db,
+        inbox,
+        clock,
+        judge_address,
+        max_replies_per_hour,
+        max_mail_age_days=max_mail_age_days,
+    )
     # handled before a crash kept them from being moved, or skipped when FETCH did not return them
     leftovers = inbox.leftover_uids(last_uid)
     for start in range(0, len(leftovers), FETCH_BATCH):
-        batch = leftovers[start : start + FETCH_BATCH]
-        moves: dict[str, list[int]] = {}
-        for uid, (raw, too_large) in sorted(inbox.fetch_many(batch).items()):
-            folder = _handle_fetched(
-                db,
-                inbox,
-                uid,
-                raw,
-                too_large,
-                clock(),
-                judge_address,
-                max_replies_per_hour,
-                advance=False,
-                max_mail_age_days=max_mail_age_days,
-            )
-            moves.setdefault(folder, []).append(uid)
-        for folder, uids in moves.items():
-            inbox.move_many(uids, folder)
+        handle(leftovers[start : start + FETCH_BATCH], advance=False)
     count = 0
     new = inbox.new_uids(last_uid)
     if limit is not None:
         new = new[:limit]
     for start in range(0, len(new), FETCH_BATCH):
-        batch = new[start : start + FETCH_BATCH]
-        fetched = inbox.fetch_many(batch)
-        moves = {}
-        for uid in batch:
-            if uid not in fetched:  # SEARCH listed it, FETCH did not: a later round retries it as a leftover
+        count += handle(new[start : start + FETCH_BATCH], advance=True)
+    return count
+
+
+def _handle_batch(
+    db: Database,
+    inbox: Inbox,
+    clock: Callable[[], datetime],
+    judge_address: str,
+    max_replies_per_hour: int,
+    batch: list[int],
+    *,
+    advance: bool,
+    max_mail_age_days: float,
+) -> int:
+    """Fetch ``batch`` at once, handle each message (``advance``: new mail, whose UID moves the position on; else
+    leftovers of an earlier round), then move them in one command per folder; return how many were handled."""
+    fetched = inbox.fetch_many(batch)
+    moves: dict[str, list[int]] = {}
+    count = 0
+    for uid in sorted(batch):
+        if uid not in fetched:
+            if advance:  # SEARCH listed it, FETCH did not: a later round retries it as a leftover
                 log.warning("imap: message uid %s could not be fetched; retrying later", uid)
-                continue
-            raw, too_large = fetched[uid]
-            folder = _handle_fetched(
-                db,
-                inbox,
-                uid,
-                raw,
-                too_large,
-                clock(),
-                judge_address,
-                max_replies_per_hour,
-                advance=True,
-                max_mail_age_days=max_mail_age_days,
-            )
-            moves.setdefault(folder, []).append(uid)
-            count += 1
-        for folder, uids in moves.items():
-            inbox.move_many(uids, folder)
+            continue
+        raw, too_large = fetched[uid]
+        folder = _handle_fetched(
+            db,
+            inbox,
+            uid,
+            raw,
+            too_large,
+            clock(),
+            judge_address,
+            max_replies_per_hour,
+            advance=advance,
+            max_mail_age_days=max_mail_age_days,
+        )
+        moves.setdefault(folder, []).append(uid)
+        count += 1
+    for folder, uids in moves.items():
+        inbox.move_many(uids, folder)
     return count
 
 
