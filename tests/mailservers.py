@@ -364,3 +364,11 @@ def _hang_up(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
     sock.close()
+
+
+def wait_for(condition: Any, seconds: float = 60) -> None:
+    """Poll ``condition`` until it holds; fail the test after ``seconds``."""
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)

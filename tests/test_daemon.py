@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from gamekit import raw_mail
-from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap, write_config
+from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap, wait_for, write_config
 
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import records, service
@@ -278,13 +278,13 @@ def test_imap_restarted_while_the_daemon_idles(tmp_path: Path, smtp: Any) -> Non
     daemon.start()
     try:
         send(server, "France", "A par - bur")
-        _wait(lambda: any("OK: A par - bur" in text_of(m) for m in smtp.to(addr("France"))), 30)
+        wait_for(lambda: any("OK: A par - bur" in text_of(m) for m in smtp.to(addr("France"))), 30)
         tap.wait_until(lambda t: t.waiting_in_idle())
         server.stop()  # in the middle of its IDLE
         tap.wait_until(lambda t: t.unreachable >= 1)  # it noticed, and tried again while the server was down
         server = _restart_pymap(server)
         send(server, "England", "F lon - nth")
-        _wait(lambda: any("OK: F lon - nth" in text_of(m) for m in smtp.to(addr("England"))), 60)
+        wait_for(lambda: any("OK: F lon - nth" in text_of(m) for m in smtp.to(addr("England"))), 60)
     finally:
         stop.set()
         daemon.join(30)
@@ -303,10 +303,3 @@ def _restart_pymap(old: Any) -> Any:
 
 def _count(db: Any, table: str) -> int:
     return int(db.execute(f"select count(*) from {table}").fetchone()[0])
-
-
-def _wait(condition: Any, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.1)

@@ -12,14 +12,13 @@ import dataclasses
 import logging
 import re
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
-from mailservers import ImapTap, SmtpSink, folder_uids, start_imap
+from mailservers import ImapTap, SmtpSink, folder_uids, start_imap, wait_for
 from test_daemon import POWERS, SERVERS, Clock, addr, make_config, new_game, send, text_of
 
 from judge.game import records
@@ -57,13 +56,6 @@ class Running:
         self.stop.set()
         self.thread.join(60)
         assert not self.thread.is_alive(), "the daemon did not stop"
-
-
-def wait_for(condition: Any, seconds: float = 60) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.05)
 
 
 @pytest.mark.parametrize("hidden", [("MOVE",), ("MOVE", "UIDPLUS")], ids=["no MOVE", "no MOVE or UIDPLUS"])

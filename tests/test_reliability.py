@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 from aiosmtpd.controller import Controller
 from gamekit import raw_mail
-from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap
+from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap, wait_for
 from test_daemon import POWERS, Clock, addr, make_config, new_game, phase, send, text_of
 
 from judge.config import Config, ImapConfig, SmtpConfig
@@ -35,13 +34,6 @@ def imap(tmp_path: Path) -> Any:
     server = start_imap("pymap", tmp_path / "imap")
     yield server
     server.stop()
-
-
-def wait_for(condition: Any, seconds: float = 60) -> None:
-    end = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < end, "timed out"
-        time.sleep(0.05)
 
 
 def test_a_second_serve_on_the_same_database_says_so_and_exits_0(
