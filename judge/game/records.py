@@ -204,9 +204,6 @@ def _player_columns(player: Player) -> dict[str, Any]:
     }
 
 
-UNREAD = "this order was stored before an upgrade of the judge and could not be read again"
-
-
 def given_orders(db: Database, game: Game, phase: str) -> dict[str, list[Submitted]]:
     """Each power's orders for ``phase`` as given: the line as written and the order it was read as on arrival (an
     OrderError for a line from before m009 that could not be read then). Nothing parses the words again."""
@@ -220,7 +217,9 @@ def given_orders(db: Database, game: Game, phase: str) -> dict[str, list[Submitt
 def given_order(geo: Geography, text: str, typed: object) -> Order | OrderError:
     """The stored typed order of the line ``text``, read back."""
     order = order_from_json(geo, typed)
-    return order if order is not None else OrderError(text, UNREAD)
+    if order is None:
+        return OrderError(text, "this order was stored before an upgrade of the judge and could not be read then")
+    return order
 
 
 def stored_given(geo: Geography, given: list[Submitted]) -> list[order_rows.Given]:
