@@ -16,7 +16,7 @@ from sqlite_utils import Database
 from judge.game import notices
 from judge.game.notices import NoticeKind
 from judge.game.order_sets import merge_given
-from judge.game.records import Game, Player, given_order, players, stored_given
+from judge.game.records import Game, Player, players, read_given, stored_given
 from judge.i18n import T, Text, phase_words
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Phase, Season, Step
@@ -87,13 +87,9 @@ def open_phase(db: Database, game: Game, now: datetime) -> bool:
                 {"line": line, "answer": T("not used: nothing was due from you in that phase")} for line, _ in given
             ]
         else:
-            geo = game.variant.geo
             answers = [
-                {
-                    "line": line,
-                    "answer": merge_given(db, game, seat, Submitted(power, line, given_order(geo, line, typed)), now),
-                }
-                for line, typed in given
+                {"line": s.text, "answer": merge_given(db, game, seat, s, now)}
+                for s in read_given(game.variant.geo, power, given)
             ]
             merged = True
         notices.tell(

@@ -207,15 +207,18 @@ def _player_columns(player: Player) -> dict[str, Any]:
 def given_orders(db: Database, game: Game, phase: str) -> dict[str, list[Submitted]]:
     """Each power's orders for ``phase`` as given: the line as written and the order it was read as on arrival (an
     OrderError for a line from before m009 that could not be read then). Nothing parses the words again."""
-    geo = game.variant.geo
     return {
-        power: [Submitted(power, text, given_order(geo, text, typed)) for text, typed in given]
+        power: read_given(game.variant.geo, power, given)
         for power, given in order_rows.given_orders(db, game.id, phase).items()
     }
 
 
-def given_order(geo: Geography, text: str, typed: object) -> Order | OrderError:
-    """The stored typed order of the line ``text``, read back."""
+def read_given(geo: Geography, power: str, given: list[order_rows.Given]) -> list[Submitted]:
+    """``power``'s stored lines and typed orders, read back: each typed order as the Order it stands for."""
+    return [Submitted(power, text, _given_order(geo, text, typed)) for text, typed in given]
+
+
+def _given_order(geo: Geography, text: str, typed: object) -> Order | OrderError:
     order = order_from_json(geo, typed)
     if order is None:
         return OrderError(text, "this order was stored before an upgrade of the judge and could not be read then")
