@@ -55,7 +55,7 @@ def test_client_message(table: Table, name: str) -> None:
     t.later(minutes=3)
     game = get_game(t.db, "g")
     with t.db.atomic():
-        set_orders(t.db, game.id, game.phase or "", "France", [], t.now)
+        set_orders(t.db, game, game.phase or "", "France", [], t.now)
     handled = handle_message(t.db, (CORPUS / f"{name}.eml").read_bytes(), t.now, judge_address="judge@judge.test")
     france = next(p for p in players(t.db, game.id) if p.power == "France")
     orders = sorted(order_summary(t.db, get_game(t.db, "g"), france)["orders"])

@@ -513,6 +513,7 @@ def test_judge_map_variant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
 def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from judge.game import records, service
+    from judge.game.order_sets import merge_orders
     from judge.game.settings import GameSettings
     from judge.store import open_db
 
@@ -528,8 +529,12 @@ def test_judge_map_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monk
     assert "has not started" in capsys.readouterr().err
     with db.atomic():
         service.start_game(db, "cw", now, random.Random(1))
-        records.set_orders(db, game.id, "S1960M", "USSR", ["A mos - ukr", "F len/sc - bal"], now)
-        records.set_orders(db, game.id, "S1960M", "NATO", ["A par - wge", "F lon - nts"], now)
+        game = records.load_game(db, "cw")
+        assert game is not None
+        seats = {p.power: p for p in records.players(db, game.id)}
+        for power, lines in {"USSR": ["A mos - ukr", "F len/sc - bal"], "NATO": ["A par - wge", "F lon - nts"]}.items():
+            for line in lines:
+                assert merge_orders(db, game, seats[power], line, now).msgid == "OK: {order}"
         service.process_game(db, "cw", now)
 
     monkeypatch.chdir(tmp_path)

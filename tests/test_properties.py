@@ -346,7 +346,7 @@ def test_lines_that_are_not_orders_never_replace_orders(
     t.later(minutes=7)
     game = get_game(t.db, "g")
     with t.db.atomic():
-        set_orders(t.db, game.id, game.phase or "", "France", [], t.now)
+        set_orders(t.db, game, game.phase or "", "France", [], t.now)
     lines = list(garbage)
     for order in orders:
         lines.insert(rnd.randrange(len(lines) + 1), order)

@@ -83,7 +83,7 @@ def _clear(db: Database, s: Session, item: c.Clear) -> Answer:
             item.text, T("your orders kept for {phase} are withdrawn", phase=phase_words(Phase.parse(s.future_phase)))
         )
     if game.phase:
-        set_orders(db, game.id, game.phase, player.power or "", [], s.now)
+        set_orders(db, game, game.phase, player.power or "", [], s.now)
     return Answer(item.text, T("all your orders for this phase are withdrawn"))
 
 

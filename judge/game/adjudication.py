@@ -17,9 +17,9 @@ from judge.game.lookup import GameError, get_game
 from judge.game.master_notices import after_adjudication
 from judge.game.records import (
     Game,
+    given_orders,
     load_game,
     log_event,
-    orders_of,
     players,
     save_game,
     save_player,
@@ -29,7 +29,7 @@ from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.phase import Step
 from judge.rules.position_json import position_to_json
-from judge.rules.turn import TurnResult, parse_submissions, play
+from judge.rules.turn import TurnResult, play
 from judge.store.events import EventKind
 from judge.store.phases import keep_phase
 from judge.store.statuses import GameStatus, Role
@@ -60,11 +60,12 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     assert game.position is not None
     variant, before = game.variant, game.position
     phase = before.phase.code
-    submitted = orders_of(db, game.id, phase)
+    given = given_orders(db, game, phase)  # typed as read on arrival: no order text is parsed here
+    submitted = {power: [s.text or "" for s in orders] for power, orders in given.items()}
     turn = play(
         variant,
         before,
-        parse_submissions(variant, before.phase.step, submitted),
+        [s for orders in given.values() for s in orders],
         game.settings.victory(variant),
         sides(db, game),
     )

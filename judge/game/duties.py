@@ -7,13 +7,14 @@ from sqlite_utils import Database
 from judge.game.records import (
     Game,
     Player,
+    given_orders,
     orders_of,
 )
 from judge.game.settings import Resolve
 from judge.rules.adjustments import adjustment_delta, can_build_somewhere
 from judge.rules.board import Position
 from judge.rules.orders import Waive
-from judge.rules.parse import OrderError, parse_order
+from judge.rules.parse import OrderError
 from judge.rules.phase import Step
 
 
@@ -47,15 +48,15 @@ def has_presence(pos: Position, power: str | None) -> bool:
 def orders_complete(db: Database, game: Game, power: str) -> bool:
     """Whether ``power`` has a complete set of valid orders in for the current phase: an order for every unit (every
     dislodged unit in a retreat phase), or as many removals as it owes, or as many builds and waives as it owes and
-    has free home centres for. Lines are stored only when valid on arrival, and read again here."""
+    has free home centres for. Orders are stored only when valid on arrival, typed as they were read then."""
     pos = game.position
     if pos is None:
         return False
     geo, step = game.variant.geo, pos.phase.step
     covered: set[int] = set()
     counted = 0
-    for line in orders_of(db, game.id, pos.phase.code).get(power, []):
-        order = parse_order(line, geo, step)
+    for given in given_orders(db, game, pos.phase.code).get(power, []):
+        order = given.order
         if isinstance(order, OrderError):
             continue
         counted += 1

@@ -1,5 +1,6 @@
-"""Orders for a later phase of the same game (``PHASE F1901R`` and the orders after it): kept as the lines the player
-wrote, checked when that phase opens as if sent then, and the player told what became of each (a notice).
+"""Orders for a later phase of the same game (``PHASE F1901R`` and the orders after it): read when they arrive, kept
+as the lines the player wrote beside the orders they were read as (typed), checked when that phase opens as if sent
+then, and the player told what became of each (a notice).
 
 A later phase is one of those between now and the next movement phase, that one included: this year's retreats and
 adjustments, or the next movement. Orders kept for a phase that is skipped (nothing was due in it) are dropped when
@@ -14,11 +15,12 @@ from sqlite_utils import Database
 
 from judge.game import notices
 from judge.game.notices import NoticeKind
-from judge.game.order_sets import merge_orders
-from judge.game.records import Game, Player, players
+from judge.game.order_sets import merge_given
+from judge.game.records import Game, Player, players, read_given, stored_given
 from judge.i18n import T, Text, phase_words
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Phase, Season, Step
+from judge.rules.turn import Submitted
 from judge.store.future_rows import all_future_lines, drop_future_lines, future_lines, set_future_lines
 from judge.store.statuses import Role
 from judge.timeutil import iso_utc
@@ -53,8 +55,9 @@ def keep_future_order(db: Database, game: Game, player: Player, phase_code: str,
     parsed = parse_order(text, game.variant.geo, phase.step)
     if isinstance(parsed, OrderError):
         return T("ERROR: {reason}", reason=parsed.reason)
-    lines = future_lines(db, game.id, phase.code, player.power)
-    set_future_lines(db, game.id, phase.code, player.power, [*lines, text], iso_utc(now))
+    kept = future_lines(db, game.id, phase.code, player.power)
+    given = stored_given(game.variant.geo, [Submitted(player.power, text, parsed)])
+    set_future_lines(db, game.id, phase.code, player.power, [*kept, *given], iso_utc(now))
     return T("kept for {phase}: checked when that phase opens", phase=phase_words(phase))
 
 
@@ -71,7 +74,7 @@ def open_phase(db: Database, game: Game, now: datetime) -> bool:
     current = game.position.phase
     seats = {p.power: p for p in players(db, game.id) if p.role == Role.PLAYER and p.power}
     merged = False
-    for code, power, lines in all_future_lines(db, game.id):
+    for code, power, given in all_future_lines(db, game.id):
         phase = Phase.parse(code)
         if _order_key(phase) > _order_key(current):
             continue
@@ -81,10 +84,13 @@ def open_phase(db: Database, game: Game, now: datetime) -> bool:
             continue
         if phase != current or not seat.active:
             answers = [
-                {"line": line, "answer": T("not used: nothing was due from you in that phase")} for line in lines
+                {"line": line, "answer": T("not used: nothing was due from you in that phase")} for line, _ in given
             ]
         else:
-            answers = [{"line": line, "answer": merge_orders(db, game, seat, line, now)} for line in lines]
+            answers = [
+                {"line": s.text, "answer": merge_given(db, game, seat, s, now)}
+                for s in read_given(game.variant.geo, power, given)
+            ]
             merged = True
         notices.tell(
             db,

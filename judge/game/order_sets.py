@@ -1,7 +1,8 @@
-"""A power's order set for the current phase: merging new order lines into it, and summing it up for replies.
+"""A power's order set for the current phase: merging new orders into it, and summing it up for replies.
 
-Order lines are stored as written (they are parsed again at adjudication). A new line replaces the earlier line for
-the same unit; in an adjustment phase a line replaces the earlier one for the same province, and WAIVE lines add up.
+An order line is read once, when it arrives (``merge_orders``); the set keeps each line as written (replies quote
+it) beside the order it was read as, typed, and nothing reads the words again. A new order replaces the earlier one
+for the same unit; in an adjustment phase one replaces the earlier one for the same province, and WAIVEs add up.
 """
 
 from __future__ import annotations
@@ -11,35 +12,22 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.game.records import Game, Player, orders_of, set_orders
+from judge.game.records import Game, Player, given_orders, set_orders
 from judge.i18n import T, Text
 from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta
-from judge.rules.legality import check_build, check_movement, check_retreat, own_unit, unconvoyable_moves
-from judge.rules.orders import Build, Disband, Move, Order, Outcome, Waive, order_text
+from judge.rules.legality import check_order, unconvoyable_moves
+from judge.rules.orders import Move, Order, Outcome, Waive, order_text
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Step
+from judge.rules.turn import Submitted
 
 
-def _checked(game: Game, power: str, text: str) -> Order | str:
-    """The order a line means for this power in this phase, or why it is not valid."""
+def _checked(game: Game, power: str, given: Order | OrderError) -> Order | str:
+    """The order ``given`` means for this power in this phase, or why it is not valid."""
     assert game.position is not None
-    pos, geo = game.position, game.variant.geo
-    step = pos.phase.step
-    parsed = parse_order(text, geo, step)
-    if isinstance(parsed, OrderError):
-        return parsed.reason
-    if step is Step.MOVEMENT:
-        return check_movement(geo, pos, power, parsed)
-    if step is Step.RETREAT:
-        return check_retreat(geo, pos, power, parsed)
-    if isinstance(parsed, Build):
-        return check_build(geo, pos, power, parsed, game.variant.home_centres(power))
-    if isinstance(parsed, Disband):
-        unit = own_unit(geo, pos.units, power, parsed)
-        return unit if isinstance(unit, str) else Disband(unit.kind, unit.loc)
-    if isinstance(parsed, Waive):
-        return parsed
-    return "only builds, removals and waives are given in an adjustment phase"
+    if isinstance(given, OrderError):
+        return given.reason
+    return check_order(game.variant, game.position, power, given)
 
 
 def _key(game: Game, order: Order) -> int | None:
@@ -49,15 +37,15 @@ def _key(game: Game, order: Order) -> int | None:
     return game.variant.geo.loc_province[order.loc]
 
 
-def _void_on_arrival(game: Game, power: str, kept: list[str], order: Order) -> str | None:
-    """Why ``order``, added after the ``kept`` lines, would be void when the phase is adjudicated; None if it would
+def _void_on_arrival(game: Game, power: str, kept: list[Submitted], order: Order) -> str | None:
+    """Why ``order``, added after the ``kept`` orders, would be void when the phase is adjudicated; None if it would
     not. The rules engine's own adjudication decides (builds beyond the allowance, a build where none is due, more
     removals than owed, a second build in one centre); an army's move that no chain of fleets could carry is void."""
     assert game.position is not None
     pos, variant = game.position, game.variant
     step = pos.phase.step
     if step is Step.ADJUSTMENT:
-        earlier = [o for o in (_checked(game, power, line) for line in kept) if not isinstance(o, str)]
+        earlier = [o for o in (_checked(game, power, s.order) for s in kept) if not isinstance(o, str)]
         done = adjudicate_adjustments(variant, pos, power, [*earlier, order], dict(pos.units))
         outcome, reason, _ = done.order_outcomes[-1]
         return reason or "void" if outcome is Outcome.VOID else None
@@ -68,24 +56,31 @@ def _void_on_arrival(game: Game, power: str, kept: list[str], order: Order) -> s
 
 
 def merge_orders(db: Database, game: Game, player: Player, text: str, now: datetime) -> Text:
-    """Add one order line to the player's set; the response says what was understood or what is wrong."""
+    """Add one order line, as it arrives, to the player's set: it is read here, once; the response says what was
+    understood or what is wrong."""
     assert game.position is not None and player.power is not None
-    order = _checked(game, player.power, text)
+    given = Submitted(player.power, text, parse_order(text, game.variant.geo, game.position.phase.step))
+    return merge_given(db, game, player, given, now)
+
+
+def merge_given(db: Database, game: Game, player: Player, given: Submitted, now: datetime) -> Text:
+    """Add one order, read when it arrived (``given``: the line as written and what it was read as), to the player's
+    set; the response says what was understood or what is wrong."""
+    assert game.position is not None and player.power is not None
+    order = _checked(game, player.power, given.order)
     if isinstance(order, str):
         return T("ERROR: {reason}", reason=order)
     phase = game.position.phase.code
-    lines = orders_of(db, game.id, phase).get(player.power, [])
     key = _key(game, order)
     kept = []
-    for line in lines:
-        old = _checked(game, player.power, line)
+    for earlier in given_orders(db, game, phase).get(player.power, []):
+        old = _checked(game, player.power, earlier.order)
         if isinstance(old, str) or key is None or _key(game, old) != key:
-            kept.append(line)
+            kept.append(earlier)
     void = _void_on_arrival(game, player.power, kept, order)
     if void is not None:  # it would be void at the deadline: say so now, and keep the order set as it was
         return T("ERROR: {reason}", reason=void)
-    kept.append(text)
-    set_orders(db, game.id, phase, player.power, kept, now)
+    set_orders(db, game, phase, player.power, [*kept, given], now)
     return T("OK: {order}", order=order_text(game.variant.geo, order, game.position.units))
 
 
@@ -93,11 +88,10 @@ def order_summary(db: Database, game: Game, player: Player) -> dict[str, Any]:
     """The power's complete current order set, what still lacks orders, and its ready state."""
     assert game.position is not None and player.power is not None
     pos, geo = game.position, game.variant.geo
-    lines = orders_of(db, game.id, pos.phase.code).get(player.power, [])
     orders = []
     covered: set[int] = set()
-    for line in lines:
-        order = _checked(game, player.power, line)
+    for given in given_orders(db, game, pos.phase.code).get(player.power, []):
+        order = _checked(game, player.power, given.order)
         if isinstance(order, str):
             continue
         orders.append(order_text(geo, order, pos.units))

@@ -18,7 +18,12 @@ from sqlite_utils import Database
 from judge.game.ports import load_variant
 from judge.game.settings import GameSettings
 from judge.rules.board import Position
+from judge.rules.geography import Geography
+from judge.rules.order_json import order_from_json, order_to_json
+from judge.rules.orders import Order
+from judge.rules.parse import OrderError
 from judge.rules.position_json import position_from_json, position_to_json
+from judge.rules.turn import Submitted
 from judge.rules.variant import Variant
 from judge.store import events, game_rows, order_rows
 from judge.store.game_rows import game_names as game_names
@@ -199,8 +204,35 @@ def _player_columns(player: Player) -> dict[str, Any]:
     }
 
 
-def set_orders(db: Database, game_id: int, phase: str, power: str, lines: list[str], now: datetime) -> None:
-    order_rows.set_orders(db, game_id, phase, power, lines, iso_utc(now))
+def given_orders(db: Database, game: Game, phase: str) -> dict[str, list[Submitted]]:
+    """Each power's orders for ``phase`` as given: the line as written and the order it was read as on arrival (an
+    OrderError for a line from before m009 that could not be read then). Nothing parses the words again."""
+    return {
+        power: read_given(game.variant.geo, power, given)
+        for power, given in order_rows.given_orders(db, game.id, phase).items()
+    }
+
+
+def read_given(geo: Geography, power: str, given: list[order_rows.Given]) -> list[Submitted]:
+    """``power``'s stored lines and typed orders, read back: each typed order as the Order it stands for."""
+    return [Submitted(power, text, _given_order(geo, text, typed)) for text, typed in given]
+
+
+def _given_order(geo: Geography, text: str, typed: object) -> Order | OrderError:
+    order = order_from_json(geo, typed)
+    if order is None:
+        return OrderError(text, "this order was stored before an upgrade of the judge and could not be read then")
+    return order
+
+
+def stored_given(geo: Geography, given: list[Submitted]) -> list[order_rows.Given]:
+    """``given`` as the store keeps it: each line as written beside its typed order (none for an OrderError)."""
+    return [(s.text or "", None if isinstance(s.order, OrderError) else order_to_json(geo, s.order)) for s in given]
+
+
+def set_orders(db: Database, game: Game, phase: str, power: str, given: list[Submitted], now: datetime) -> None:
+    """``power``'s orders for ``phase``: the lines as written with the orders they were read as on arrival."""
+    order_rows.set_orders(db, game.id, phase, power, stored_given(game.variant.geo, given), iso_utc(now))
 
 
 def log_event(db: Database, game_id: int | None, now: datetime, sender: str, kind: str, detail: Any = None) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, UnitKind
-from judge.rules.legality import check_build, own_unit
+from judge.rules.legality import ADJUSTMENTS_ONLY, check_build, own_unit
 from judge.rules.orders import Build, Disband, Order, Outcome, Waive
 from judge.rules.variant import Variant
 from judge.rules.words import Name, Reason
@@ -53,7 +53,7 @@ def adjudicate_adjustments(
         elif isinstance(order, Disband):
             entry = _remove(geo, pos, power, order, delta, removed, units)
         else:
-            entry = (Outcome.VOID, "only builds, removals and waives are given in an adjustment phase", order)
+            entry = (Outcome.VOID, ADJUSTMENTS_ONLY, order)
         done.append(entry)
     disorder: list[Unit] = []
     if delta < 0 and len(removed) < -delta:

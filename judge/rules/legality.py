@@ -22,7 +22,11 @@ from judge.rules.orders import (
     UnitOrder,
     Waive,
 )
+from judge.rules.phase import Step
+from judge.rules.variant import Variant
 from judge.rules.words import Name, Reason
+
+ADJUSTMENTS_ONLY = "only builds, removals and waives are given in an adjustment phase"
 
 
 def _name(geo: Geography, loc: int) -> str:
@@ -66,6 +70,25 @@ def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
             options=", ".join(geo.loc_names[d] for d in geo.destinations(UnitKind.FLEET, src)),
         )
     return dest
+
+
+def check_order(variant: Variant, pos: Position, power: str, order: Order) -> Order | str:
+    """``order`` checked by the rules of the position's phase (the one place that knows which check a phase takes):
+    a movement order, a retreat or disband, or a build, removal or waive in an adjustment phase. Whether a build or
+    removal is within the power's allowance is the adjustment's adjudication (``judge.rules.adjustments``)."""
+    geo = variant.geo
+    if pos.phase.step is Step.MOVEMENT:
+        return check_movement(geo, pos, power, order)
+    if pos.phase.step is Step.RETREAT:
+        return check_retreat(geo, pos, power, order)
+    if isinstance(order, Build):
+        return check_build(geo, pos, power, order, variant.home_centres(power))
+    if isinstance(order, Disband):
+        unit = own_unit(geo, pos.units, power, order)
+        return unit if isinstance(unit, str) else Disband(unit.kind, unit.loc)
+    if isinstance(order, Waive):
+        return order
+    return ADJUSTMENTS_ONLY
 
 
 def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> UnitOrder | str:

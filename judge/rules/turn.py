@@ -7,15 +7,14 @@ victory rule is checked then.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
 from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta, can_build_somewhere
 from judge.rules.board import Position, Unit
-from judge.rules.legality import check_movement, check_retreat, unconvoyable_moves
+from judge.rules.legality import check_order, unconvoyable_moves
 from judge.rules.movement import adjudicate_movement
-from judge.rules.orders import Disband, Hold, Order, Outcome, Result, Retreat, UnitOrder
+from judge.rules.orders import Build, Disband, Hold, Order, Outcome, Result, Retreat, UnitOrder, Waive
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Phase, Season, Step
 from judge.rules.retreats import adjudicate_retreats
@@ -75,11 +74,11 @@ def _unit_orders(
     variant: Variant,
     pos: Position,
     submitted: list[Submitted],
-    check: Callable[..., UnitOrder | str],
     owners: dict[int, str],
 ) -> tuple[dict[int, tuple[int, UnitOrder]], list[Result | None], set[int]]:
     """Checked orders by unit province (the last order for a unit wins), a result slot per submission, and the
-    provinces of units whose owner gave them only void orders (they get no "no order" line)."""
+    provinces of units whose owner gave them only void orders (they get no "no order" line). A movement or retreat
+    phase: ``check_order`` gives unit orders only."""
     geo = variant.geo
     results: list[Result | None] = []
     chosen: dict[int, tuple[int, UnitOrder]] = {}
@@ -88,7 +87,8 @@ def _unit_orders(
         if isinstance(sub.order, OrderError):
             results.append(_void(sub, sub.order.reason))
             continue
-        checked = check(geo, pos, sub.power, sub.order)
+        checked = check_order(variant, pos, sub.power, sub.order)
+        assert not isinstance(checked, Build | Waive)
         if isinstance(checked, str):
             results.append(_void(sub, checked))
             loc = getattr(sub.order, "loc", None)
@@ -109,7 +109,7 @@ def _movement(
 ) -> TurnResult:
     geo = variant.geo
     owners = {prov: unit.power for prov, unit in pos.units.items()}
-    chosen, results, voided = _unit_orders(variant, pos, submitted, check_movement, owners)
+    chosen, results, voided = _unit_orders(variant, pos, submitted, owners)
     for prov, why in unconvoyable_moves(geo, pos, {p: o for p, (_, o) in chosen.items()}).items():
         i = chosen.pop(prov)[0]
         results[i] = _void(submitted[i], why)
@@ -145,7 +145,7 @@ def _retreats(
 ) -> TurnResult:
     geo = variant.geo
     owners = {prov: dis.unit.power for prov, dis in pos.dislodged.items()}
-    chosen, results, voided = _unit_orders(variant, pos, submitted, check_retreat, owners)
+    chosen, results, voided = _unit_orders(variant, pos, submitted, owners)
     orders = {p: o for p, (_, o) in chosen.items() if isinstance(o, Retreat | Disband)}  # check_retreat gives no other
     units, outcomes = adjudicate_retreats(geo, pos, orders)
     for prov, (i, order) in chosen.items():

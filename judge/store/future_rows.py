@@ -1,35 +1,39 @@
-"""Orders a power gave for a later phase of its game (``PHASE F1901R`` and its orders), kept as the lines it wrote
-until that phase opens."""
+"""Orders a power gave for a later phase of its game (``PHASE F1901R`` and its orders), kept until that phase opens:
+each line as the power wrote it beside the order it was read as on arrival, typed (``judge.rules.order_json``)."""
 
 from __future__ import annotations
 
-import json
-
 from sqlite_utils import Database
 
+from judge.store.order_rows import Given, pack, unpack
 
-def future_lines(db: Database, game_id: int, phase: str, power: str) -> list[str]:
+
+def future_lines(db: Database, game_id: int, phase: str, power: str) -> list[Given]:
     rows = list(
         db.query(
-            "select lines from future_orders where game_id = ? and phase = ? and power = ?", [game_id, phase, power]
+            "select lines, typed from future_orders where game_id = ? and phase = ? and power = ?",
+            [game_id, phase, power],
         )
     )
-    return list(json.loads(rows[0]["lines"])) if rows else []
+    return unpack(rows[0]["lines"], rows[0]["typed"]) if rows else []
 
 
-def set_future_lines(db: Database, game_id: int, phase: str, power: str, lines: list[str], at: str) -> None:
+def set_future_lines(db: Database, game_id: int, phase: str, power: str, given: list[Given], at: str) -> None:
     db.execute(
-        "insert into future_orders (game_id, phase, power, lines, updated_at) values (?, ?, ?, ?, ?) "
-        "on conflict (game_id, phase, power) do update set lines = excluded.lines, updated_at = excluded.updated_at",
-        [game_id, phase, power, json.dumps(lines), at],
+        "insert into future_orders (game_id, phase, power, lines, typed, updated_at) values (?, ?, ?, ?, ?, ?) "
+        "on conflict (game_id, phase, power) do update set lines = excluded.lines, typed = excluded.typed, "
+        "updated_at = excluded.updated_at",
+        [game_id, phase, power, *pack(given), at],
     )
 
 
-def all_future_lines(db: Database, game_id: int) -> list[tuple[str, str, list[str]]]:
-    """Every (phase, power, lines) kept for the game, in the order they were first given."""
+def all_future_lines(db: Database, game_id: int) -> list[tuple[str, str, list[Given]]]:
+    """Every (phase, power, lines with their typed orders) kept for the game, in the order they were first given."""
     return [
-        (r["phase"], r["power"], list(json.loads(r["lines"])))
-        for r in db.query("select phase, power, lines from future_orders where game_id = ? order by rowid", [game_id])
+        (r["phase"], r["power"], unpack(r["lines"], r["typed"]))
+        for r in db.query(
+            "select phase, power, lines, typed from future_orders where game_id = ? order by rowid", [game_id]
+        )
     ]
 
 

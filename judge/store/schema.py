@@ -320,3 +320,46 @@ def m008_resolution(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id"), ("player_id", "players", "id")],
     )
     db.table("absences").create_index(["game_id"])
+
+
+@migrations()
+def m009_typed_given_orders(db: Database) -> None:
+    """The orders given for the current phase (and those kept for a later phase, PHASE …) stored typed beside the
+    lines as written (``judge.rules.order_json``), so that nothing parses stored order text again. The lines stored
+    before are read here, once, as they would have been at the deadline: with the game's variant and the step of
+    their phase. A line that cannot be read so (its variant gone, words the parser no longer takes) keeps no typed
+    order and is void when its phase is played, as it would have been."""
+    db.table("orders").add_column("typed", str)  # JSON list: the typed order of each line of ``lines``, or null
+    db.table("future_orders").add_column("typed", str)
+    for table in ("orders", "future_orders"):
+        rows = db.query(
+            f"select o.rowid as id, o.phase, o.lines, g.variant from {table} o left join games g on g.id = o.game_id"
+        )
+        for row in list(rows):
+            try:
+                lines = json.loads(row["lines"] or "[]")
+            except ValueError:
+                lines = []
+            texts = [str(line) for line in lines] if isinstance(lines, list) else []
+            typed = [given_order_before_m009(row["variant"], row["phase"], text) for text in texts]
+            db.execute(
+                f"update {table} set lines = ?, typed = ? where rowid = ?",
+                [json.dumps(texts), json.dumps(typed), row["id"]],
+            )
+
+
+def given_order_before_m009(variant: str | None, phase: str | None, text: str) -> dict[str, object] | None:
+    """The typed order of a line stored as written before m009, read as the deadline would have read it; None when
+    it cannot be (the variant cannot be loaded, the phase code is bad, the words are no order)."""
+    from judge.data.catalog import load_variant
+    from judge.rules.order_json import order_to_json
+    from judge.rules.parse import OrderError, parse_order
+    from judge.rules.phase import Phase
+
+    try:
+        geo = load_variant(variant or "").geo
+        step = Phase.parse(phase or "").step
+    except (KeyError, ValueError):  # VariantError is a ValueError
+        return None
+    order = parse_order(text, geo, step)
+    return order_to_json(geo, order) if not isinstance(order, OrderError) else None
