@@ -161,6 +161,7 @@ def _geo_points(geo: Geography) -> list[Point]:
 
 
 Box = tuple[float, float, float, float]
+Scored = tuple[float, float, float, float]  # a label's top left, what it covers, how far it is from its spot
 
 
 def _overlap(a: Box, b: Box) -> float:
@@ -200,7 +201,8 @@ def _place_labels(
         fixed.append(((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1), UNIT_WEIGHT))
     frame = (layout.width, layout.height)
     shown = [loc for loc in range(len(geo.loc_names)) if loc not in hidden]
-    options: dict[int, tuple[tuple[float, float], list[tuple[float, float, float, float]], Box]] = {}
+    options: dict[int, tuple[tuple[float, float], list[Scored], Box]] = {}
+    more: dict[int, Callable[[], list[Scored]]] = {}
     for loc in shown:
         name = geo.loc_names[loc]
         province = loc < len(geo.provinces)
@@ -208,23 +210,27 @@ def _place_labels(
         w, h = _label_size(text, label_size if province else coast_size, inside is not None)
         x, y = layout.points[loc]
         r = disc + 1 if province else ARMY + 1
-        candidates = _candidates(x, y, w, h, r, province, inside is not None)
         reach = r + 1.5 * w + 2 * h + 12  # as far as a candidate goes
         near = [
             (t, k) for t, k in fixed if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach
         ]
         own = partial(inside, loc) if inside is not None and province else None
-        scored = [(cx, cy, _label_cost((cx, cy), (w, h), near, frame, own), extra) for cx, cy, extra in candidates]
+        ring, further = _candidates(x, y, w, h, r, province, inside is not None)
+        scored = [(cx, cy, _label_cost((cx, cy), (w, h), near, frame, own), extra) for cx, cy, extra in ring]
         scored.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
         options[loc] = ((w, h), scored, (x - reach, y - reach, x + reach, y + reach))
+        more[loc] = partial(_scored, further, (w, h), near, frame, own, scored)
     placed: dict[int, Box] = {}
     for _round in range(2):
         for loc in shown:
             (w, h), scored, around = options[loc]
             placed.pop(loc, None)
             others = [b for b in placed.values() if _overlap(b, around) > 0]
-            ranks = (_with_labels(c, (w, h), others, i) for i, c in enumerate(scored))
-            best = next((r for r in ranks if not r[0]), None)  # the first free of everything, in order of cost
+            best = _first_free(scored, (w, h), others)
+            if best is None:  # nowhere free round the spot: further places, scored once when first needed
+                scored = more[loc]()
+                options[loc] = ((w, h), scored, around)
+                best = _first_free(scored, (w, h), others)
             if best is None:
                 best = min(_with_labels(c, (w, h), others, i) for i, c in enumerate(scored))
             bx, by, _cost, _extra = scored[best[2]]
@@ -234,8 +240,28 @@ def _place_labels(
     )
 
 
+def _scored(
+    candidates: list[tuple[float, float, float]],
+    size: tuple[float, float],
+    near: list[tuple[Box, float]],
+    frame: tuple[int, int],
+    own: Callable[[float, float], bool] | None,
+    scored: list[Scored],
+) -> list[Scored]:
+    """``scored`` and ``candidates`` scored, in order of cost."""
+    out = scored + [(cx, cy, _label_cost((cx, cy), size, near, frame, own), extra) for cx, cy, extra in candidates]
+    out.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
+    return out
+
+
+def _first_free(scored: list[Scored], size: tuple[float, float], labels: list[Box]) -> tuple[bool, float, int] | None:
+    """The rank of the first candidate, in order of cost, that covers nothing."""
+    ranks = (_with_labels(c, size, labels, i) for i, c in enumerate(scored))
+    return next((r for r in ranks if not r[0]), None)
+
+
 def _with_labels(
-    candidate: tuple[float, float, float, float], size: tuple[float, float], labels: list[Box], order: int
+    candidate: Scored, size: tuple[float, float], labels: list[Box], order: int
 ) -> tuple[bool, float, int]:
     """A candidate's rank: free of everything first, then the least covered (other labels count heavily), then the
     nearest to its spot."""
@@ -256,12 +282,13 @@ def _label_size(text: str, size: int, board: bool) -> tuple[float, float]:
 
 def _candidates(
     x: float, y: float, w: float, h: float, r: float, province: bool, board: bool
-) -> list[tuple[float, float, float]]:
+) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
     """Top left corners for a label of size (w, h) near the spot (x, y) of radius ``r``, each with the small cost
-    of its distance: the eight places round the spot, then further out, then (on a board) places over the spot."""
-    out: list[tuple[float, float, float]] = []
+    of its distance: the eight places round the spot (on a board also a little further out), and (on a board) more
+    places over and round the spot."""
+    ring: list[tuple[float, float, float]] = []
     for gap, extra in ((2.0, 0.0), (6.0, 0.2), (12.0, 0.35)) if board else ((2.0, 0.0),):
-        ring = [
+        places = [
             (x - w / 2, y - r - h - gap),
             (x - w / 2, y + r + gap),
             (x + r + gap, y - h / 2),
@@ -272,18 +299,18 @@ def _candidates(
             (x - r + 2 - w, y + r + gap - 2),
         ]
         if not province:
-            ring = ring[2:4] + ring[:2] + ring[4:]
-        out.extend((cx, cy, extra) for cx, cy in ring)
+            places = places[2:4] + places[:2] + places[4:]
+        ring.extend((cx, cy, extra) for cx, cy in places)
+    further: list[tuple[float, float, float]] = []
     if board:
-        step = 4
+        step = 5
         span = int((r + w / 2 + h) // step)
         for i in range(-span, span + 1):
             for j in range(-span, span + 1):
-                cx, cy = x - w / 2 + i * step, y - h / 2 + j * step
                 far = math.hypot(i * step, j * step)
                 if far > r + 4:
-                    out.append((cx, cy, 0.5 + far / 40))
-    return out
+                    further.append((x - w / 2 + i * step, y - h / 2 + j * step, 0.5 + far / 40))
+    return ring, further
 
 
 def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
