@@ -265,6 +265,14 @@ def test_by_mail_victory_points_shown_and_winning(tmp_path: Path) -> None:
     res = [m for m in t.outbox() if m["to_addr"] == addr("England") and "Fall 1901 movement" in m["subject"]]
     assert res and "Victory points" in res[0]["body"] and "France 8" in res[0]["body"]
     assert result(t)[0] == "active"
+    # SUMMARY counts points in a game that counts points: France 5 at the start (par 3), 8 after 1901
+    text = t.reply("x@q.test", "SUMMARY g")
+    assert "Victory points in g, at the start and after each year:" in text and "Supply centres in" not in text
+    table = text.split("after each year:")[1].splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in table if line.strip() and line.startswith("  ")}
+    assert rows["start"] == ["1901"] and rows["France"] == ["5", "8"] and rows["Germany"] == ["3", "3"]
+    t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru"))
+    assert "Победные очки в партии g" in t.reply(addr("Russia"), sign("Russia", "SUMMARY"))
 
 
 def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:

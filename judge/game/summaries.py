@@ -66,6 +66,7 @@ class CentreSummary:
     years: list[tuple[int, dict[str, int]]]  # (year, centres per power) at the start and after each Fall
     eliminated: list[tuple[str, int]]  # (power, the year it was left without centres)
     changes: list[Change]
+    points: list[tuple[int, dict[str, int]]] | None = None  # (year, victory points per power) where a game counts them
 
 
 def centre_summary(db: Database, game: Game) -> CentreSummary:
@@ -90,7 +91,31 @@ def centre_summary(db: Database, game: Game) -> CentreSummary:
         for at, detail in events_of(db, game.id, kind)
     ]
     changes.sort(key=lambda c: c.at)
-    return CentreSummary(years, sorted(eliminated, key=lambda e: (e[1], e[0])), changes)
+    points = _points_by_year(db, game) if game.settings.victory(game.variant).uses_points else None
+    return CentreSummary(years, sorted(eliminated, key=lambda e: (e[1], e[0])), changes, points)
+
+
+def _points_by_year(db: Database, game: Game) -> list[tuple[int, dict[str, int]]]:
+    """Each power's victory points at the start and after each year's Fall (as the victory rule counts them: its
+    centres at their values and the valued places its units stand on), from the stored boards."""
+    variant, rule = game.variant, game.settings.victory(game.variant)
+
+    def scores(pos: Position) -> dict[str, int]:
+        return rule.scores(variant.centres, dict(pos.owners), {prov: unit.power for prov, unit in pos.units.items()})
+
+    rows = played_phases(db, game.id)
+    boards: list[tuple[int, Position]] = []
+    if rows:
+        boards.append((variant.start_year - 1, position_from_json(variant, json.loads(rows[0]["board_before"]))))
+    elif game.position is not None:
+        boards.append((variant.start_year - 1, game.position))
+    falls: dict[int, Position] = {}
+    for row in rows:
+        after = json.loads(row["board_after"])
+        if row["phase"].startswith("F") and after["phase"][0] in "WS":  # the year's end, as centre_history reads it
+            falls[int(row["phase"][1:-1])] = position_from_json(variant, after)
+    boards += sorted(falls.items(), key=lambda item: item[0])
+    return [(year, scores(pos)) for year, pos in boards]
 
 
 def _counts(pos: Position) -> dict[str, int]:
