@@ -11,7 +11,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.game.duties import owing_powers
-from judge.game.notices import centre_history, tally
+from judge.game.notices import centre_history, points_history, points_of, tally
 from judge.game.order_sets import order_summary
 from judge.game.records import Game, Player, players
 from judge.rules.board import Position
@@ -96,26 +96,11 @@ def centre_summary(db: Database, game: Game) -> CentreSummary:
 
 
 def _points_by_year(db: Database, game: Game) -> list[tuple[int, dict[str, int]]]:
-    """Each power's victory points at the start and after each year's Fall (as the victory rule counts them: its
-    centres at their values and the valued places its units stand on), from the stored boards."""
-    variant, rule = game.variant, game.settings.victory(game.variant)
-
-    def scores(pos: Position) -> dict[str, int]:
-        return rule.scores(variant.centres, dict(pos.owners), {prov: unit.power for prov, unit in pos.units.items()})
-
+    """Each power's victory points at the start and after each year's Fall, from the stored boards."""
     rows = played_phases(db, game.id)
-    boards: list[tuple[int, Position]] = []
-    if rows:
-        boards.append((variant.start_year - 1, position_from_json(variant, json.loads(rows[0]["board_before"]))))
-    elif game.position is not None:
-        boards.append((variant.start_year - 1, game.position))
-    falls: dict[int, Position] = {}
-    for row in rows:
-        after = json.loads(row["board_after"])
-        if row["phase"].startswith("F") and after["phase"][0] in "WS":  # the year's end, as centre_history reads it
-            falls[int(row["phase"][1:-1])] = position_from_json(variant, after)
-    boards += sorted(falls.items(), key=lambda item: item[0])
-    return [(year, scores(pos)) for year, pos in boards]
+    start = position_from_json(game.variant, json.loads(rows[0]["board_before"])) if rows else game.position
+    first = [(game.variant.start_year - 1, points_of(game, start))] if start is not None else []
+    return first + [(h["year"], h["points"]) for h in points_history(db, game)]
 
 
 def _counts(pos: Position) -> dict[str, int]:
