@@ -878,6 +878,38 @@ def test_a_busy_results_picture_is_light_and_shows_every_unit(name: str) -> None
     assert shown >= len(after.units)
 
 
+def test_a_busy_cold_war_results_mail_as_sent_is_light(tmp_path: Path) -> None:
+    from gamekit import Table
+
+    from judge.game import records
+    from judge.transport.smtp import message_bytes
+
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--variant", "coldwar") == 0
+    for power in ("USSR", "NATO"):
+        email, secret = f"{power.lower()}@p.test", f"pw-{power}"
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", secret) == 0
+    assert t.cli("game", "start", "g") == 0
+    coldwar = load_variant("coldwar")
+    before, _after, results = _busy(coldwar, 7)
+    game = records.load_game(t.db, "g")
+    assert game is not None
+    with t.db.atomic():
+        game.position = before
+        records.save_game(t.db, game, t.now)
+    for power in ("USSR", "NATO"):
+        lines = [r["input"] for r in results if r["power"] == power]
+        t.mail(f"{power.lower()}@p.test", "\n".join([f"SIGNON {power} g pw-{power}", *lines]))
+    assert t.cli("game", "process", "g") == 0
+    mails = [m for m in t.outbox() if "Fall 1962 movement" in m["subject"] and m["picture_id"]]
+    assert len(mails) == 2 and "bounced" in mails[0]["body"]  # the busy phase was played, its orders drawn
+    for row in mails:
+        png = next(t.db.query("select png from pictures where id = ?", [row["picture_id"]]))["png"]
+        raw = message_bytes(row, "judge@p.test", "g", t.now, png)
+        assert len(png) <= 100_000 and len(raw) <= 150_000, (len(png), len(raw))
+        assert raw.count(b"Content-Type: image/png") == 1  # the picture carried once
+
+
 @pytest.mark.parametrize("name", ["classic", "coldwar"])
 def test_pictures_are_palette_pngs_under_100_kb(name: str) -> None:
     variant = load_variant(name)
