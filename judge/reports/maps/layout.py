@@ -31,7 +31,8 @@ from judge.reports.maps.style import (
 from judge.rules.geography import Geography
 from judge.rules.variant import Variant
 
-UNIT_WEIGHT = 6.0  # covering a unit's spot costs this much more than covering a centre's marker
+UNIT_WEIGHT = 6.0  # what covering a pixel of a unit's spot costs (of a label's own province too: it is drawn over it)
+MARKER_WEIGHT = 4.0  # of a centre's marker
 
 # --- where things go -----------------------------------------------------------------------------------------------
 
@@ -195,7 +196,7 @@ def _place_labels(
         fixed.append(((x - disc, y - disc, x + disc, y + disc), UNIT_WEIGHT))
         if prov.centre:
             cx, cy = layout.centre_marker(prov.id)
-            fixed.append(((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE), 1.0))
+            fixed.append(((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE), MARKER_WEIGHT))
     for loc in range(len(geo.provinces), len(geo.loc_names)):
         x, y = layout.points[loc]
         fixed.append(((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1), UNIT_WEIGHT))
