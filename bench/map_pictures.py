@@ -2,9 +2,11 @@
 
     python3 bench/map_pictures.py [--rounds 200]
 
-For each variant with board geometry (classic, coldwar) two pictures are measured: the starting position (what
-`judge map --variant` draws and the start mail could carry) and a results picture (the board after a played Spring
-movement phase with every order of it drawn, as a results mail carries it). The first call, which draws the
+For each variant with board geometry (classic, coldwar) three pictures are measured: the starting position (what
+`judge map --variant` draws and the start mail could carry), a results picture (the board after a played Spring
+movement phase with every order of it drawn, as a results mail carries it) and a busy results picture (a made-up
+phase with units on nearly half the provinces, each moving, supporting or holding at random: the heaviest picture a
+results mail is likely to carry). The first call, which draws the
 variant's kept base layer (areas, borders, labels), is timed on its own; then ``rounds`` pictures are drawn and
 encoded (``render_map``: drawing + PNG), each timed with ``time.perf_counter`` (wall) and ``time.process_time``
 (CPU: what the picture costs even while other processes share the cores), alternating languages (en, de, ru)
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import random
 import statistics
 import sys
 import time
@@ -69,6 +72,10 @@ def _played(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
             orders.setdefault(unit.power, []).append(
                 f"{text} - {variant.geo.loc_names[dest[0]]}" if dest else f"{text} H"
             )
+    return _play(variant, before, orders)
+
+
+def _play(variant: Any, before: Any, orders: dict[str, list[str]]) -> tuple[Any, Any, list[dict[str, Any]]]:
     turn = play(variant, before, parse_submissions(variant, before.phase.step, orders))
     results = [
         {
@@ -80,6 +87,42 @@ def _played(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
         for r in turn.results
     ]
     return before, turn.position, results
+
+
+def _busy(variant: Any, seed: int = 7) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """A crowded movement phase (the same as tests/test_map.py's): units on 45 % of the provinces, random orders."""
+    rng = random.Random(seed)
+    geo = variant.geo
+    provinces = list(geo.provinces)
+    rng.shuffle(provinces)
+    units: dict[str, list[str]] = {p: [] for p in variant.powers}
+    for i, prov in enumerate(provinces[: len(provinces) * 9 // 20]):
+        fleet = prov.terrain.name == "SEA" or (prov.terrain.name == "COAST" and rng.random() < 0.4)
+        place = f"{prov.abbr}/{prov.coasts[0]}" if fleet and prov.coasts else prov.abbr
+        units[variant.powers[i % len(variant.powers)]].append(f"{'F' if fleet else 'A'} {place}")
+    centres = sorted(variant.centres)
+    rng.shuffle(centres)
+    owned = {p: [geo.loc_names[c] for c in centres[i :: len(variant.powers) + 1]] for i, p in enumerate(variant.powers)}
+    before = position_from_json(
+        variant, {"phase": f"F{variant.start_year + 2}M", "units": units, "supply_centers": owned}
+    )
+    orders: dict[str, list[str]] = {p: [] for p in variant.powers}
+    for unit in before.units.values():
+        text = f"{unit.kind.value} {geo.loc_names[unit.loc]}"
+        dests = geo.destinations(unit.kind, unit.loc)
+        friends = [before.units[geo.loc_province[d]] for d in dests if geo.loc_province[d] in before.units]
+        roll = rng.random()
+        if roll < 0.55 and dests:
+            orders[unit.power].append(f"{text} - {geo.loc_names[rng.choice(dests)]}")
+        elif roll < 0.9 and friends:
+            other = rng.choice(friends)
+            reach = {geo.loc_province[d] for d in dests}
+            to = [d for d in geo.destinations(other.kind, other.loc) if geo.loc_province[d] in reach]
+            move = f" - {geo.loc_names[geo.loc_province[to[0]]]}" if to and rng.random() < 0.7 else ""
+            orders[unit.power].append(f"{text} S {other.kind.value} {geo.loc_names[other.loc]}{move}")
+        else:
+            orders[unit.power].append(f"{text} H")
+    return _play(variant, before, orders)
 
 
 def _start_picture(variant: Any, start: Any, name: str, lang: str, i: int) -> bytes:
@@ -104,6 +147,7 @@ def main() -> int:
     for name in ("classic", "coldwar"):
         variant = load_variant(name)
         before, after, results = _played(variant)
+        busy_before, busy_after, busy_results = _busy(variant)
         start = position_from_json(variant, {})
         _BASES.clear()
         t0 = time.perf_counter()
@@ -112,6 +156,7 @@ def main() -> int:
         cases: dict[str, Callable[[str, int], bytes]] = {
             "start": partial(_start_picture, variant, start, name),
             "results": partial(_results_picture, variant, (before, results, after)),
+            "busy results": partial(_results_picture, variant, (busy_before, busy_results, busy_after)),
         }
         for label, draw in cases.items():
             times, cpu, sizes = [], [], {}

@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from peer_common import percentile  # noqa: E402  (the same percentile the peers report)
 
+import judge.wiring  # noqa: E402, F401  (read_position loads the variant through the game server's port)
 from judge.data.catalog import load_variant  # noqa: E402
 from judge.game.sandbox import read_position  # noqa: E402
 from judge.rules.board import Position  # noqa: E402

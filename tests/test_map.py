@@ -461,12 +461,26 @@ def test_cold_war_spans_the_world() -> None:
     drawing = draw_map(coldwar, position_from_json(coldwar, {}), title="cw — Spring 1960 movement")
     image = _open(drawing.png())
     layout, geo = drawing.layout, coldwar.geo
-    assert image.size[0] == 1400 and layout.height < 800
+    assert image.size[0] == 1000 and layout.height < 450
     # the seam runs through the Pacific: Alaska at the left edge, the Bering Sea at the right
-    assert layout.location_point(geo.loc("ala"))[0] < 100 < 1300 < layout.location_point(geo.loc("ber"))[0]
+    assert layout.location_point(geo.loc("ala"))[0] < 70 < 930 < layout.location_point(geo.loc("ber"))[0]
     assert [e.power for e in drawing.legend] == ["USSR", "NATO", None]
     assert image.getpixel(layout.centre_marker(geo.loc("mos"))) == power_colours(coldwar)["USSR"]
     assert image.getpixel(layout.centre_marker(geo.loc("nyk"))) == power_colours(coldwar)["NATO"]
+    # Europe and the Middle East again, enlarged, in a panel between the map and the legend
+    inset = layout.inset
+    assert inset is not None and layout.height < layout.inset_at and inset.width == 1000
+    assert layout.inset_at + inset.height == layout.bottom < drawing.legend[0].swatch[1]
+    x, y = inset.centre_marker(geo.loc("mos"))
+    assert image.getpixel((x, layout.inset_at + y)) == power_colours(coldwar)["USSR"]
+    x, y = inset.location_point(geo.loc("par"))
+    assert image.getpixel((x, layout.inset_at + y)) == power_colours(coldwar)["NATO"]
+    lon, mos = inset.location_point(geo.loc("lon")), inset.location_point(geo.loc("mos"))
+    assert math.dist(lon, mos) > 2.5 * math.dist(
+        layout.location_point(geo.loc("lon")), layout.location_point(geo.loc("mos"))
+    )
+    assert geo.loc("mos") in layout.hidden and geo.loc("mos") not in inset.hidden  # labelled once, in the inset
+    assert geo.loc("nyk") not in layout.hidden and geo.loc("nyk") in inset.hidden
 
 
 def test_legend_languages(classic: Variant) -> None:
@@ -757,14 +771,148 @@ def test_cyrillic_and_german_render(classic: Variant) -> None:
     assert custom.words["fleet"] == "Flotte!" and "unknown" not in custom.words
 
 
-def test_labels_are_readable_at_700_pixels(classic: Variant) -> None:
+def _label_boxes(variant: Variant, part: Any) -> dict[int, tuple[int, int, int, int]]:
+    """The boxes of the letters of the labels a part of the board (the map or its inset) draws, as drawn."""
     from judge.reports.maps.fonts import _font
-    from judge.reports.maps.style import BOARD_LABEL_SIZE
 
-    width = draw_map(classic, position_from_json(classic, {})).image.size[0]
-    _left, top, _right, bottom = _font(BOARD_LABEL_SIZE).getbbox("PARNTH")
-    capitals = bottom - top  # the labels are upper-case abbreviations
-    assert capitals * min(1.0, 700 / width) >= 7.5, (capitals, width)
+    boxes = {}
+    for loc, name in enumerate(variant.geo.loc_names):
+        if loc in part.hidden:
+            continue
+        size = part.label_size if loc < len(variant.geo.provinces) else part.coast_label_size
+        left, top, right, bottom = _font(size).getbbox(part.label_text(loc, name))
+        x, y = part.labels[loc]
+        boxes[loc] = (x, y, x + right - left, y + bottom - top)
+    return boxes
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_labels_are_readable_at_700_pixels_and_apart(name: str) -> None:
+    from judge.reports.maps.areas import base_layer
+    from judge.reports.maps.fonts import _font
+    from judge.reports.maps.style import ARMY
+
+    variant = load_variant(name)
+    base = base_layer(variant)
+    layout, geo = base.layout, variant.geo
+    shrink = min(1.0, 700 / layout.width)  # what a mail reader 700 pixels wide makes of the picture
+    _left, top, _right, bottom = _font(layout.label_size).getbbox("PARNTH")
+    assert (bottom - top) * shrink >= 7.5, (bottom - top, layout.width)  # capitals: the labels are upper case
+    _left, top, _right, bottom = _font(layout.coast_label_size).getbbox("nc")
+    assert (bottom - top) * shrink >= 5.5  # a coast's small letters
+    parts = [(layout, 0)] + ([(layout.inset, layout.inset_at)] if layout.inset is not None else [])
+    labelled: list[int] = []
+    for part, row in parts:
+        boxes = _label_boxes(variant, part)
+        labelled += boxes
+        drawn = base.label_mask.crop((0, row, part.width, row + part.height))
+        for loc, box in boxes.items():
+            where = geo.loc_names[loc]
+            assert min(box[0], box[1]) >= 0 and box[2] <= part.width and box[3] <= part.height, where
+            assert drawn.crop(box).getbbox() is not None, where  # the label is there
+            for other, seen in boxes.items():  # no label runs into another
+                if other != loc:
+                    apart = box[2] <= seen[0] or seen[2] <= box[0] or box[3] <= seen[1] or seen[3] <= box[1]
+                    assert apart, (where, geo.loc_names[other])
+            for prov in geo.provinces:  # nor covers where a unit stands
+                x, y = part.location_point(prov.id)
+                gap = math.hypot(max(box[0] - x, 0, x - box[2]), max(box[1] - y, 0, y - box[3]))
+                assert gap >= ARMY - 1, (where, prov.abbr)
+    assert sorted(labelled) == list(range(len(geo.loc_names)))  # every place labelled, once
+
+
+def _busy(variant: Variant, seed: int) -> tuple[Any, Any, list[dict]]:
+    """A crowded movement phase: units on nearly half the provinces, each moving, supporting or holding at random
+    (some orders fail, some are void), centres shared out; played as the server plays it."""
+    rng = random.Random(seed)
+    geo = variant.geo
+    provinces = list(geo.provinces)
+    rng.shuffle(provinces)
+    units: dict[str, list[str]] = {p: [] for p in variant.powers}
+    for i, prov in enumerate(provinces[: len(provinces) * 9 // 20]):
+        fleet = prov.terrain.name == "SEA" or (prov.terrain.name == "COAST" and rng.random() < 0.4)
+        place = f"{prov.abbr}/{prov.coasts[0]}" if fleet and prov.coasts else prov.abbr
+        units[variant.powers[i % len(variant.powers)]].append(f"{'F' if fleet else 'A'} {place}")
+    centres = sorted(variant.centres)
+    rng.shuffle(centres)
+    owned = {p: [geo.loc_names[c] for c in centres[i :: len(variant.powers) + 1]] for i, p in enumerate(variant.powers)}
+    phase = {"phase": f"F{variant.start_year + 2}M", "units": units, "supply_centers": owned}
+    before = position_from_json(variant, phase)
+    orders: dict[str, list[str]] = {p: [] for p in variant.powers}
+    for unit in before.units.values():
+        text = f"{unit.kind.value} {geo.loc_names[unit.loc]}"
+        dests = geo.destinations(unit.kind, unit.loc)
+        friends = [before.units[geo.loc_province[d]] for d in dests if geo.loc_province[d] in before.units]
+        roll = rng.random()
+        if roll < 0.55 and dests:
+            orders[unit.power].append(f"{text} - {geo.loc_names[rng.choice(dests)]}")
+        elif roll < 0.9 and friends:
+            other = rng.choice(friends)
+            reach = {geo.loc_province[d] for d in dests}
+            to = [d for d in geo.destinations(other.kind, other.loc) if geo.loc_province[d] in reach]
+            move = f" - {geo.loc_names[geo.loc_province[to[0]]]}" if to and rng.random() < 0.7 else ""
+            orders[unit.power].append(f"{text} S {other.kind.value} {geo.loc_names[other.loc]}{move}")
+        else:
+            orders[unit.power].append(f"{text} H")
+    turn, results = _played(variant, phase, orders)
+    return before, turn.position, results
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_a_busy_results_picture_is_light_and_shows_every_unit(name: str) -> None:
+    variant = load_variant(name)
+    before, after, results = _busy(variant, 7)
+    assert len(results) >= 15 and {"succeeds", "bounced"} <= {r["outcome"] for r in results}
+    drawing = draw_map(variant, before, results, after=after, title=f"{name} — Herbst 1903, Bewegung", language="ru")
+    png = drawing.png()
+    assert len(png) <= 100_000, len(png)
+    image, layout, geo = _open(png), drawing.layout, variant.geo
+    colours = power_colours(variant)
+    parts = [(layout, 0)] + ([(layout.inset, layout.inset_at)] if layout.inset is not None else [])
+    shown = 0
+    for prov, unit in after.units.items():
+        for part, row in parts:  # every unit on the map, and again in the inset when it stands there
+            if geo.loc_province[unit.loc] in part.hidden and part is not layout:
+                continue
+            x, y = part.location_point(unit.loc)
+            if part is layout.inset and not (0 <= x < part.width and 0 <= y < part.height):
+                continue
+            near = [image.getpixel((x + dx, row + y + dy)) for dx in (-2, 0, 2) for dy in (-2, 0, 2)]
+            assert colours[unit.power] in near, (geo.provinces[prov].abbr, part is layout)
+            shown += 1
+    assert shown >= len(after.units)
+
+
+def test_a_busy_cold_war_results_mail_as_sent_is_light(tmp_path: Path) -> None:
+    from gamekit import Table
+
+    from judge.game import records
+    from judge.transport.smtp import message_bytes
+
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--variant", "coldwar") == 0
+    for power in ("USSR", "NATO"):
+        email, secret = f"{power.lower()}@p.test", f"pw-{power}"
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", secret) == 0
+    assert t.cli("game", "start", "g") == 0
+    coldwar = load_variant("coldwar")
+    before, _after, results = _busy(coldwar, 7)
+    game = records.load_game(t.db, "g")
+    assert game is not None
+    with t.db.atomic():
+        game.position = before
+        records.save_game(t.db, game, t.now)
+    for power in ("USSR", "NATO"):
+        lines = [r["input"] for r in results if r["power"] == power]
+        t.mail(f"{power.lower()}@p.test", "\n".join([f"SIGNON {power} g pw-{power}", *lines]))
+    assert t.cli("game", "process", "g") == 0
+    mails = [m for m in t.outbox() if "Fall 1962 movement" in m["subject"] and m["picture_id"]]
+    assert len(mails) == 2 and "bounced" in mails[0]["body"]  # the busy phase was played, its orders drawn
+    for row in mails:
+        png = next(t.db.query("select png from pictures where id = ?", [row["picture_id"]]))["png"]
+        raw = message_bytes(row, "judge@p.test", "g", t.now, png)
+        assert len(png) <= 100_000 and len(raw) <= 150_000, (len(png), len(raw))
+        assert raw.count(b"Content-Type: image/png") == 1  # the picture carried once
 
 
 @pytest.mark.parametrize("name", ["classic", "coldwar"])

@@ -258,6 +258,12 @@ def test_outbox_list_shows_attempts_and_the_last_error(t: Table, capsys) -> None
     assert t.cli("outbox", "list", "--json") == 0
     row = json.loads(capsys.readouterr().out)[0]
     assert row["attempts"] == 3 and row["last_error"] == "550 mailbox unavailable"
+    t.db.execute("update outbox set status = 'sending' where id = ?", [first])  # claimed by a sender
+    t.db.conn.commit()
+    assert t.cli("outbox", "list", "--status", "sending", "--json") == 0
+    assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [first]
+    assert t.cli("outbox", "list", "--status", "queued", "--json") == 0
+    assert first not in [r["id"] for r in json.loads(capsys.readouterr().out)]
 
 
 def test_passwords_from_a_file_stdin_or_a_warned_option(tmp_path: Path, capsys, monkeypatch) -> None:

@@ -265,6 +265,49 @@ def test_by_mail_victory_points_shown_and_winning(tmp_path: Path) -> None:
     res = [m for m in t.outbox() if m["to_addr"] == addr("England") and "Fall 1901 movement" in m["subject"]]
     assert res and "Victory points" in res[0]["body"] and "France 8" in res[0]["body"]
     assert result(t)[0] == "active"
+    # SUMMARY counts points in a game that counts points: France 5 at the start (par 3), 8 after 1901
+    text = t.reply("x@q.test", "SUMMARY g")
+    assert "Victory points in g, at the start and after each year:" in text and "Supply centres in" not in text
+    table = text.split("after each year:")[1].splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in table if line.strip() and line.startswith("  ")}
+    assert rows["start"] == ["1901"] and rows["France"] == ["5", "8"] and rows["Germany"] == ["3", "3"]
+    t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru"))
+    assert "Победные очки в партии g" in t.reply(addr("Russia"), sign("Russia", "SUMMARY"))
+
+
+def test_by_mail_a_points_solo_tells_the_points_year_by_year(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--variant", str(points_variant(tmp_path)))
+    board(
+        t,
+        {
+            "phase": "F1901M",
+            "units": {"France": ["A pic", "A gas", "F mao"], "Germany": ["A mun"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
+    t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru"))
+    t.reply(addr("Germany"), sign("Germany", "SET LANGUAGE de"))
+    t.reply(addr("France"), sign("France", "A pic - bel", "A gas - bur", "F mao - por"))
+    assert t.cli("game", "process", "g") == 0
+    status, res = result(t)
+    assert status == "finished" and res is not None and res["winner"] == "France"  # 3 + 1 + 1 + 1 + 1 + 2 = 9
+    told = {
+        m["to_addr"]: m["body"]
+        for m in t.outbox()
+        if "Победные очки по итогам" in m["body"] or "Siegpunkte am" in m["body"]
+    }
+    assert set(told) == {addr("Russia"), addr("Germany")}
+    over = [m for m in t.outbox() if m["to_addr"] == addr("England") and "is over" in m["subject"]]
+    assert len(over) == 1
+    body = over[0]["body"]
+    table = body.split("Victory points after each year (the solo line is in points):")[1].splitlines()
+    rows = [line.split() for line in table if line.startswith("    ")]
+    header = rows[0]
+    assert header[0] == "Year" and rows[1][0] == "1901"
+    points = dict(zip(header[1:], rows[1][1:], strict=True))
+    assert points["Fra"] == "9" and points["Ger"] == "3" and points["Rus"] == "4"
+    assert "Supply centres after each year" in body  # the centres too, as in any game
 
 
 def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:

@@ -201,7 +201,12 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     osub = outbox.add_subparsers(title="outbox commands", metavar="ACTION", required=True)
     p = osub.add_parser("list", parents=[clock], help="list queued and sent mail, with attempts and the last error")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--status", default=None, choices=["queued", "sent", "failed"])
+    p.add_argument(
+        "--status",
+        default=None,
+        choices=[s.value for s in OutboxStatus],
+        help="only mail of this status (sending: claimed by a sender, its SMTP transaction under way)",
+    )
     p.set_defaults(func=_outbox_list)
 
 

@@ -446,20 +446,26 @@ def _change_words(change: summaries.Change) -> Text:
 
 
 def _summary(db: Database, s: Session, item: c.Summary) -> Answer:
-    """SUMMARY: each power's centres at the start and after each Fall, eliminations, seat changes."""
+    """SUMMARY: each power's centres (its victory points in a game that counts points) at the start and after each
+    Fall, eliminations, seat changes."""
     game = service.get_game(db, _named_game(s, item.game, "SUMMARY"))
     told = summaries.centre_summary(db, game)
     if not told.years:
         return Answer(item.text, T("see below"), note=T("{game} has not started yet", game=game.name))
-    lines: list[Text | Row] = [T("Supply centres in {game}, at the start and after each year:", game=game.name)]
+    table = told.years if told.points is None else told.points  # a game that counts points: its points
+    lines: list[Text | Row] = [
+        T("Supply centres in {game}, at the start and after each year:", game=game.name)
+        if told.points is None
+        else T("Victory points in {game}, at the start and after each year:", game=game.name)
+    ]
     header: list[tuple[Text | str, int]] = [("", 12)]
-    header += [(T("start") if i == 0 else str(year), 6) for i, (year, _) in enumerate(told.years)]
+    header += [(T("start") if i == 0 else str(year), 6) for i, (year, _) in enumerate(table)]
     lines.append(Row(tuple(header), indent="  ", trim=True))
     for power in game.variant.powers:
-        if not any(counts.get(power) for _, counts in told.years):
+        if not any(counts.get(power) for _, counts in told.years + table):
             continue
         cells: list[tuple[Text | str, int]] = [(T(power), 12)]
-        cells += [(str(counts.get(power, 0)), 6) for _, counts in told.years]
+        cells += [(str(counts.get(power, 0)), 6) for _, counts in table]
         lines.append(Row(tuple(cells), indent="  ", trim=True))
     for power, year in told.eliminated:
         lines.append(T("{power} was eliminated in {year}", power=T(power), year=year))

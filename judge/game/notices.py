@@ -22,7 +22,7 @@ from judge.i18n import T, format_length
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position
 from judge.rules.phase import Step
-from judge.rules.position_json import position_to_json
+from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.turn import TurnResult
 from judge.store.phases import played_phases
 
@@ -223,9 +223,34 @@ def centre_history(db: Database, game: Game) -> list[dict[str, Any]]:
     return [{"year": year, "centres": counts} for year, counts in sorted(years.items())]
 
 
+def points_of(game: Game, pos: Position) -> dict[str, int]:
+    """Each power's victory points on the board ``pos`` as the game's solo line counts them: its centres at their
+    values and the valued places its units stand on."""
+    rule = game.settings.victory(game.variant)
+    return rule.scores(game.variant.centres, dict(pos.owners), {prov: u.power for prov, u in pos.units.items()})
+
+
+def points_history(db: Database, game: Game) -> list[dict[str, Any]]:
+    """Victory points per power at the end of each game year (after the Fall), from the stored phases; empty in a
+    game that does not count points."""
+    if not game.settings.victory(game.variant).uses_points:
+        return []
+    years: dict[int, dict[str, int]] = {}
+    for row in played_phases(db, game.id):
+        after = json.loads(row["board_after"])
+        if row["phase"].startswith("F") and after["phase"][0] in "WS":
+            years[int(row["phase"][1:-1])] = points_of(game, position_from_json(game.variant, after))
+    return [{"year": year, "points": points} for year, points in sorted(years.items())]
+
+
 def game_over(db: Database, game: Game, seats: Sequence[Player], now: datetime) -> None:
     history = centre_history(db, game)
-    facts = {"result": game.result, "history": history, "powers": list(game.variant.powers)}
+    facts = {
+        "result": game.result,
+        "history": history,
+        "points": points_history(db, game),
+        "powers": list(game.variant.powers),
+    }
     post(db, [Notice(to, NoticeKind.GAME_OVER, game, facts) for to in everyone(game, seats)], now)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.game.duties import owing_powers
-from judge.game.notices import centre_history, tally
+from judge.game.notices import centre_history, points_history, points_of, tally
 from judge.game.order_sets import order_summary
 from judge.game.records import Game, Player, players
 from judge.rules.board import Position
@@ -66,6 +66,7 @@ class CentreSummary:
     years: list[tuple[int, dict[str, int]]]  # (year, centres per power) at the start and after each Fall
     eliminated: list[tuple[str, int]]  # (power, the year it was left without centres)
     changes: list[Change]
+    points: list[tuple[int, dict[str, int]]] | None = None  # (year, victory points per power) where a game counts them
 
 
 def centre_summary(db: Database, game: Game) -> CentreSummary:
@@ -90,7 +91,16 @@ def centre_summary(db: Database, game: Game) -> CentreSummary:
         for at, detail in events_of(db, game.id, kind)
     ]
     changes.sort(key=lambda c: c.at)
-    return CentreSummary(years, sorted(eliminated, key=lambda e: (e[1], e[0])), changes)
+    points = _points_by_year(db, game) if game.settings.victory(game.variant).uses_points else None
+    return CentreSummary(years, sorted(eliminated, key=lambda e: (e[1], e[0])), changes, points)
+
+
+def _points_by_year(db: Database, game: Game) -> list[tuple[int, dict[str, int]]]:
+    """Each power's victory points at the start and after each year's Fall, from the stored boards."""
+    rows = played_phases(db, game.id)
+    start = position_from_json(game.variant, json.loads(rows[0]["board_before"])) if rows else game.position
+    first = [(game.variant.start_year - 1, points_of(game, start))] if start is not None else []
+    return first + [(h["year"], h["points"]) for h in points_history(db, game)]
 
 
 def _counts(pos: Position) -> dict[str, int]:

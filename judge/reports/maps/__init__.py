@@ -3,9 +3,9 @@
 A variant with *board geometry* (``variants/KEY.geo.json``, made by ``python -m judge.reports.maps.tessellate``) is
 drawn as a board: every province an area, land provinces tinted by the power that holds them, seas blue, land that is no
 province grey, supply centres marked in their owner's colour, units as army and fleet symbols, the orders of a phase
-as arrows, labels in the shipped DejaVu font, as a palette PNG (about 50-70 KB). A variant without it is drawn as a
-diagram of its graph: a disc per province at its place on the globe (``at = [latitude, longitude]``), neighbours
-joined by lines.
+as arrows, labels in the shipped DejaVu font, as a palette PNG (about 50-85 KB); a crowded region may be drawn
+again, enlarged, in an inset panel below the map. A variant without it is drawn as a diagram of its graph: a disc
+per province at its place on the globe (``at = [latitude, longitude]``), neighbours joined by lines.
 
 ``render_map`` returns the PNG bytes, the same bytes for the same input. ``draw_map`` returns the picture with what a
 caller (or a test) may want to know about it. Modules: ``style`` (sizes, colours, words), ``fonts``, ``geometry``

@@ -21,8 +21,6 @@ from judge.reports.maps.fonts import _font, drawable
 from judge.reports.maps.geometry import BoardGeometry, board_geometry
 from judge.reports.maps.layout import Box, MapLayout, board_layout
 from judge.reports.maps.style import (
-    BOARD_COAST_LABEL_SIZE,
-    BOARD_LABEL_SIZE,
     BOARD_LEGEND_ROW,
     LABEL_INK,
     LAND_AREA,
@@ -232,11 +230,31 @@ def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
     palette = _Palette(limit=slot0)
     for colour in (WHITE, SEA_AREA, SEA_BORDER, LAND_AREA, LAND_BORDER, OFF_BOARD, OUTLINE, NEUTRAL):
         palette(colour)
-    sea = palette(SEA_AREA)
-    image = Image.new("L", (layout.width, layout.height + board_legend_height(variant)), palette(WHITE))
-    draw = ImageDraw.Draw(image)
-    draw.rectangle((0, 0, layout.width, layout.height - 1), fill=sea)  # the legend's place below stays white
+    image = Image.new("L", (layout.width, layout.bottom + board_legend_height(variant)), palette(WHITE))
+    labels = Image.new("L", image.size, 0)
+    mask = Image.new("L", image.size, 0)
+    parts = [(layout, 0)] + ([(layout.inset, layout.inset_at)] if layout.inset is not None else [])
+    for part, top in parts:
+        area = _areas(variant, geometry, part, palette, slot0)
+        if part is layout.inset:  # the panel's frame
+            ImageDraw.Draw(area).rectangle((0, 0, part.width - 1, part.height - 1), outline=palette(OUTLINE), width=1)
+        image.paste(area, (0, top))
+        _labels(variant, part, palette, labels, mask, top)
+    if layout.inset is not None and geometry.inset is not None:  # where the inset's region lies on the map
+        lon0, lat0, lon1, lat1 = geometry.inset
+        x0, y0 = layout.project_unwrapped(lon0, lat1)
+        x1, y1 = layout.project_unwrapped(lon1, lat0)
+        ImageDraw.Draw(image).rectangle((x0, y0, x1, y1), outline=palette(OUTLINE), width=1)
+    return _Base(image, labels, mask, palette, slot0, layout)
 
+
+def _areas(variant: Variant, geometry: BoardGeometry, layout: MapLayout, palette: _Palette, slot0: int) -> Image.Image:
+    """The areas and borders of ``layout``'s part of the board (the map or its inset), land provinces in their
+    slots."""
+    geo = variant.geo
+    sea = palette(SEA_AREA)
+    image = Image.new("L", (layout.width, layout.height), sea)
+    draw = ImageDraw.Draw(image)
     projected = [_rings(layout, area) for area in geometry.areas]
     off = _rings(layout, geometry.off_board)
     _fill(draw, off, palette(OFF_BOARD), sea)
@@ -250,20 +268,27 @@ def _base(variant: Variant, geometry: BoardGeometry) -> _Base:
     for prov in geo.provinces:
         if prov.terrain is not Terrain.SEA:
             _outline(draw, projected[prov.id], palette(LAND_BORDER))
+    return image
 
-    labels = Image.new("L", image.size, 0)
-    mask = Image.new("L", image.size, 0)
+
+def _labels(
+    variant: Variant, layout: MapLayout, palette: _Palette, labels: Image.Image, mask: Image.Image, top: int
+) -> None:
+    """The labels of ``layout``'s part of the board, drawn into ``labels`` and ``mask`` from row ``top``."""
+    geo = variant.geo
     canvas = BoardCanvas(labels, palette)
     for loc, name in enumerate(geo.loc_names):
+        if loc in layout.hidden:
+            continue
         province = loc < len(geo.provinces)
         is_sea = province and geo.provinces[loc].terrain is Terrain.SEA
         text = layout.label_text(loc, name)
-        size = BOARD_LABEL_SIZE if province else BOARD_COAST_LABEL_SIZE
+        size = layout.label_size if province else layout.coast_label_size
         x, y = layout.labels[loc]
+        y += top
         _cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
         canvas.text((x, y), text, size, SEA_LABEL if is_sea or not province else LABEL_INK, WHITE)
         mask.paste(255, (x - px, y - py), halo)
-    return _Base(image, labels, mask, palette, slot0, layout)
 
 
 def held_by(variant: Variant, position: Position) -> dict[int, str]:

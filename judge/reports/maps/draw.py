@@ -177,6 +177,31 @@ def _draw_board(
         table[base.slot0 + held] = palette(tint(colours.get(power, UNKNOWN_POWER)))
     image = base.image.point(table)
     canvas = BoardCanvas(image, palette)
+    inset = layout.inset
+    panel = None if inset is None else image.crop((0, layout.inset_at, inset.width, layout.inset_at + inset.height))
+    _draw_pieces(canvas, geo, layout, before, shown, orders, colours, played)
+    if inset is not None and panel is not None:  # the inset's region again, enlarged, drawn on its own panel
+        _draw_pieces(BoardCanvas(panel, palette), geo, inset, before, shown, orders, colours, played)
+        ImageDraw.Draw(panel).rectangle((0, 0, panel.width - 1, panel.height - 1), outline=palette(OUTLINE))
+        image.paste(panel, (0, layout.inset_at))
+    image.paste(base.labels, (0, 0), base.label_mask)  # last on the map: an arrow never hides a name
+    legend = _draw_board_legend(canvas, variant, shown, layout, words, colours, heading)
+    image.putpalette(palette.flat())
+    return MapDrawing(image, layout, legend, dict(words))
+
+
+def _draw_pieces(
+    canvas: BoardCanvas,
+    geo: Geography,
+    layout: MapLayout,
+    before: Position,
+    shown: Position,
+    orders: list[DrawnOrder],
+    colours: Mapping[str, RGB],
+    played: bool,
+) -> None:
+    """What changes from picture to picture on a part of the board (the map or its inset): the centres' owners,
+    the units and the orders."""
     for prov in geo.provinces:
         if prov.centre:
             owner = shown.owners.get(prov.id)
@@ -184,10 +209,6 @@ def _draw_board(
             canvas.circle(layout.centre_marker(prov.id), CENTRE - 0.5, fill, OUTLINE, 1.5)
     _draw_units(canvas, geo, layout, shown, colours)
     _draw_orders(canvas, geo, layout, before, orders, colours, played)
-    image.paste(base.labels, (0, 0), base.label_mask)  # last on the map: an arrow never hides a name
-    legend = _draw_board_legend(canvas, variant, shown, layout, words, colours, heading)
-    image.putpalette(palette.flat())
-    return MapDrawing(image, layout, legend, dict(words))
 
 
 class _Canvas(Protocol):
@@ -653,7 +674,7 @@ def _draw_board_legend(
 ) -> tuple[LegendEntry, ...]:
     """Below the board: the title, each power's centres (with the neutral ones) and the line styles and shapes,
     in two columns of powers and three of samples, fitted to the picture's width."""
-    top, width = layout.height, layout.width
+    top, width = layout.bottom, layout.width
     canvas.rectangle((0, top, width - 1, top + board_legend_height(variant) - 1), (255, 255, 255), (200, 195, 185), 1)
     canvas.text((10, top + 8), _fit(title, BOARD_TITLE_SIZE, width - 20), BOARD_TITLE_SIZE, OUTLINE)
     y0 = top + 34

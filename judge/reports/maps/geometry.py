@@ -4,6 +4,11 @@ The file is data the project owns, written by ``python -m judge.reports.maps.tes
 are made). The judge only reads it: a variant without the file, or with a file that does not fit its provinces, is drawn
 as a diagram instead (``None`` here). Coordinates are (longitude, latitude) in degrees, longitudes unwrapped from
 the frame's left edge (they may exceed 180 on a map round the world).
+
+Besides the areas the file may set how the board is drawn: ``width`` (pixels, default 800), ``label_size`` and
+``coast_label_size`` (pixels of the labels' font, defaults 12 and 10) and ``inset`` ([lon0, lat0, lon1, lat1]: a
+crowded region drawn a second time, enlarged to the picture's width, in a panel below the map; its provinces are
+labelled there rather than on the map).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from judge.reports.maps.style import BOARD_COAST_LABEL_SIZE, BOARD_LABEL_SIZE
 from judge.rules.variant import Variant
 
 Ring = tuple[tuple[float, float], ...]
@@ -27,6 +33,9 @@ class BoardGeometry:
     areas: tuple[Area, ...]  # province id -> its area
     units: tuple[tuple[float, float], ...]  # province id -> (lat, lon) where its units stand
     off_board: Area  # land that belongs to no province
+    label_size: int = BOARD_LABEL_SIZE  # of the provinces' labels (pixels)
+    coast_label_size: int = BOARD_COAST_LABEL_SIZE
+    inset: tuple[float, float, float, float] | None = None  # lon0, lat0, lon1, lat1 of a region drawn enlarged
 
 
 def geometry_file(key: str) -> Path:
@@ -62,8 +71,21 @@ def parse_geometry(data: dict[str, Any], abbrs: tuple[str, ...]) -> BoardGeometr
         return None
     units = tuple((float(provinces[a]["unit"][0]), float(provinces[a]["unit"][1])) for a in abbrs)
     width = int(data.get("width", 800))
+    inset = None
+    if data.get("inset") is not None:
+        ilon0, ilat0, ilon1, ilat1 = (float(v) for v in data["inset"])
+        if not (ilon1 > ilon0 and ilat1 > ilat0):
+            return None
+        inset = (ilon0, ilat0, ilon1, ilat1)
     return BoardGeometry(
-        (lon0, lat0, lon1, lat1), max(200, min(width, 4000)), areas, units, _area(data.get("off_board", []))
+        (lon0, lat0, lon1, lat1),
+        max(200, min(width, 4000)),
+        areas,
+        units,
+        _area(data.get("off_board", [])),
+        max(6, min(int(data.get("label_size", BOARD_LABEL_SIZE)), 40)),
+        max(6, min(int(data.get("coast_label_size", BOARD_COAST_LABEL_SIZE)), 40)),
+        inset,
     )
 
 

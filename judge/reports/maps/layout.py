@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from PIL import Image, ImageDraw
 
-from judge.reports.maps.fonts import _drawing_font
+from judge.reports.maps.fonts import _drawing_font, _font
 from judge.reports.maps.geometry import BoardGeometry
 from judge.reports.maps.style import (
     ARMY,
-    BOARD_COAST_LABEL_SIZE,
-    BOARD_LABEL_SIZE,
     CENTRE,
     CENTRE_AT,
     COAST_LABEL_SIZE,
     DISC,
     DISLODGED_AT,
+    INSET_EDGE,
+    INSET_GAP,
     LABEL_SIZE,
     MARGIN,
     MAX_MAP_HEIGHT,
@@ -30,6 +30,9 @@ from judge.reports.maps.style import (
 )
 from judge.rules.geography import Geography
 from judge.rules.variant import Variant
+
+UNIT_WEIGHT = 6.0  # what covering a pixel of a unit's spot costs (of a label's own province too: it is drawn over it)
+MARKER_WEIGHT = 4.0  # of a centre's marker
 
 # --- where things go -----------------------------------------------------------------------------------------------
 
@@ -56,6 +59,16 @@ class MapLayout:
     top_y: float = MARGIN  # the pixel row of top_lat
     label_texts: tuple[str, ...] = ()  # location id -> its label as drawn (the abbreviation when empty)
     centres: tuple[tuple[int, int], ...] = ()  # province id -> its centre marker (a board's: inside the province)
+    hidden: frozenset[int] = frozenset()  # locations not labelled here (labelled in the inset, or outside it)
+    label_size: int = LABEL_SIZE  # of the provinces' labels
+    coast_label_size: int = COAST_LABEL_SIZE
+    inset: MapLayout | None = None  # a region enlarged in a panel below the map, with its own pixels
+    inset_at: int = 0  # the picture's row where the inset's panel begins
+
+    @property
+    def bottom(self) -> int:
+        """The first row below the map and its inset: where the legend begins."""
+        return self.inset_at + self.inset.height if self.inset is not None else self.height
 
     @property
     def world_width(self) -> float:
@@ -149,6 +162,7 @@ def _geo_points(geo: Geography) -> list[Point]:
 
 
 Box = tuple[float, float, float, float]
+Scored = tuple[float, float, float, float]  # a label's top left, what it covers, how far it is from its spot
 
 
 def _overlap(a: Box, b: Box) -> float:
@@ -170,72 +184,182 @@ def _place_labels(
     coast_size: int = COAST_LABEL_SIZE,
     disc: float = DISC,
     inside: Callable[[int, float, float], bool] | None = None,
+    hidden: frozenset[int] = frozenset(),
 ) -> tuple[tuple[int, int], ...]:
-    """Put each label beside its disc where it covers the fewest other discs, markers and labels (and, on a board,
-    inside its own province: ``inside(province, x, y)``)."""
-    taken: list[Box] = []
+    """Put each label near its unit's spot where it covers the fewest discs, markers and other labels (and, on a
+    board, inside its own province: ``inside(province, x, y)``): first the eight places round the spot, then the
+    same places further out and, on a board, other places inside the province. Placed in two rounds, the second
+    moving a label once all the others are known. ``hidden`` locations get no label (their place is (0, 0))."""
+    fixed: list[tuple[Box, float]] = []  # what a label should not cover, and how much covering it costs
     for prov in geo.provinces:
         x, y = layout.points[prov.id]
-        taken.append((x - disc, y - disc, x + disc, y + disc))
+        fixed.append(((x - disc, y - disc, x + disc, y + disc), UNIT_WEIGHT))
         if prov.centre:
             cx, cy = layout.centre_marker(prov.id)
-            taken.append((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE))
+            fixed.append(((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE), MARKER_WEIGHT))
     for loc in range(len(geo.provinces), len(geo.loc_names)):
         x, y = layout.points[loc]
-        taken.append((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1))
-    labels: list[tuple[int, int]] = []
-    for loc, name in enumerate(geo.loc_names):
+        fixed.append(((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1), UNIT_WEIGHT))
+    frame = (layout.width, layout.height)
+    shown = [loc for loc in range(len(geo.loc_names)) if loc not in hidden]
+    options: dict[int, tuple[tuple[float, float], list[Scored], Box]] = {}
+    more: dict[int, Callable[[], list[Scored]]] = {}
+    for loc in shown:
+        name = geo.loc_names[loc]
         province = loc < len(geo.provinces)
         text = layout.label_text(loc, name if province else name.partition("/")[2])
-        w, h = _text_size(text, label_size if province else coast_size)
+        w, h = _label_size(text, label_size if province else coast_size, inside is not None)
         x, y = layout.points[loc]
         r = disc + 1 if province else ARMY + 1
-        candidates = [
-            (x - w / 2, y - r - h - 2),
-            (x - w / 2, y + r + 2),
-            (x + r + 2, y - h / 2),
-            (x - r - 2 - w, y - h / 2),
-            (x + r - 2, y - r - h),
-            (x - r + 2 - w, y - r - h),
-            (x + r - 2, y + r),
-            (x - r + 2 - w, y + r),
+        reach = r + 1.5 * w + 2 * h + 12  # as far as a candidate goes
+        near = [
+            (t, k) for t, k in fixed if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach
+        ]
+        own = partial(inside, loc) if inside is not None and province else None
+        ring, further = _candidates(x, y, w, h, r, province, inside is not None)
+        scored = [(cx, cy, _label_cost((cx, cy), (w, h), near, frame, own), extra) for cx, cy, extra in ring]
+        scored.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
+        options[loc] = ((w, h), scored, (x - reach, y - reach, x + reach, y + reach))
+        more[loc] = partial(_scored, further, (w, h), near, frame, own, scored)
+    placed: dict[int, Box] = {}
+    for _round in range(2):
+        for loc in shown:
+            (w, h), scored, around = options[loc]
+            placed.pop(loc, None)
+            others = [b for b in placed.values() if _overlap(b, around) > 0]
+            best = _first_free(scored, (w, h), others)
+            if best is None:  # nowhere free round the spot: further places, scored once when first needed
+                scored = more[loc]()
+                options[loc] = ((w, h), scored, around)
+                best = _first_free(scored, (w, h), others)
+            if best is None:
+                best = min(_with_labels(c, (w, h), others, i) for i, c in enumerate(scored))
+            bx, by, _cost, _extra = scored[best[2]]
+            placed[loc] = (bx, by, bx + w, by + h)
+    return tuple(
+        (round(placed[loc][0]), round(placed[loc][1])) if loc in placed else (0, 0) for loc in range(len(geo.loc_names))
+    )
+
+
+def _scored(
+    candidates: list[tuple[float, float, float]],
+    size: tuple[float, float],
+    near: list[tuple[Box, float]],
+    frame: tuple[int, int],
+    own: Callable[[float, float], bool] | None,
+    scored: list[Scored],
+) -> list[Scored]:
+    """``scored`` and ``candidates`` scored, in order of cost."""
+    out = scored + [(cx, cy, _label_cost((cx, cy), size, near, frame, own), extra) for cx, cy, extra in candidates]
+    out.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
+    return out
+
+
+def _first_free(scored: list[Scored], size: tuple[float, float], labels: list[Box]) -> tuple[bool, float, int] | None:
+    """The rank of the first candidate, in order of cost, that covers nothing."""
+    ranks = (_with_labels(c, size, labels, i) for i, c in enumerate(scored))
+    return next((r for r in ranks if not r[0]), None)
+
+
+def _with_labels(
+    candidate: Scored, size: tuple[float, float], labels: list[Box], order: int
+) -> tuple[bool, float, int]:
+    """A candidate's rank: free of everything first, then the least covered (other labels count heavily), then the
+    nearest to its spot."""
+    x, y, cost, extra = candidate
+    box = (x - 2, y - 2, x + size[0] + 2, y + size[1] + 2)
+    total = cost + 8 * sum(_overlap(box, t) for t in labels)
+    return (total > 0.5, total + extra, order)
+
+
+def _label_size(text: str, size: int, board: bool) -> tuple[float, float]:
+    """The size of a label's letters as drawn: a board draws at ``size`` (judge.reports.maps.areas), the diagram at
+    twice the size, then halves the picture."""
+    if not board:
+        return _text_size(text, size)
+    left, top, right, bottom = _font(size).getbbox(text)
+    return (float(right - left), float(bottom - top))
+
+
+def _candidates(
+    x: float, y: float, w: float, h: float, r: float, province: bool, board: bool
+) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+    """Top left corners for a label of size (w, h) near the spot (x, y) of radius ``r``, each with the small cost
+    of its distance: the eight places round the spot (on a board also a little further out), and (on a board) more
+    places over and round the spot."""
+    ring: list[tuple[float, float, float]] = []
+    for gap, extra in ((2.0, 0.0), (6.0, 0.2), (12.0, 0.35)) if board else ((2.0, 0.0),):
+        places = [
+            (x - w / 2, y - r - h - gap),
+            (x - w / 2, y + r + gap),
+            (x + r + gap, y - h / 2),
+            (x - r - gap - w, y - h / 2),
+            (x + r - 2, y - r - h - gap + 2),
+            (x - r + 2 - w, y - r - h - gap + 2),
+            (x + r - 2, y + r + gap - 2),
+            (x - r + 2 - w, y + r + gap - 2),
         ]
         if not province:
-            candidates = candidates[2:4] + candidates[:2] + candidates[4:]
-
-        reach = r + w + h + 4
-        near = [t for t in taken if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach]
-
-        own = partial(inside, loc) if inside is not None and province else None
-        costs = [_label_cost(c, (w, h), near, (layout.width, layout.height), own) for c in candidates]
-        best = min(range(len(candidates)), key=lambda i: (costs[i] > 0.5, costs[i], i))
-        bx, by = candidates[best]
-        labels.append((round(bx), round(by)))
-        taken.append((bx, by, bx + w, by + h))
-    return tuple(labels)
+            places = places[2:4] + places[:2] + places[4:]
+        ring.extend((cx, cy, extra) for cx, cy in places)
+    further: list[tuple[float, float, float]] = []
+    if board:
+        step = 5
+        span = int((r + w / 2 + h) // step)
+        for i in range(-span, span + 1):
+            for j in range(-span, span + 1):
+                far = math.hypot(i * step, j * step)
+                if far > r + 4:
+                    further.append((x - w / 2 + i * step, y - h / 2 + j * step, 0.5 + far / 40))
+    return ring, further
 
 
 def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
     """The layout of a board drawn with areas: the geometry's frame fills the picture's width; units stand at the
-    geometry's unit points (a coast's fleet at the coast's point); labels are upper-case abbreviations."""
-    geo = variant.geo
-    lon0, lat0, lon1, lat1 = geometry.frame
-    squeeze = max(math.cos(math.radians((lat0 + lat1) / 2)), 0.1)
+    geometry's unit points (a coast's fleet at the coast's point); labels are upper-case abbreviations. With an
+    inset the region is laid out a second time, enlarged to the picture's width, in a panel below the map; its
+    provinces are labelled there and not on the map."""
+    lon0, _lat0, lon1, _lat1 = geometry.frame
     per_lon = geometry.width / (lon1 - lon0)
+    if geometry.inset is None:
+        return _board_part(variant, geometry, geometry.frame, per_lon, frozenset())
+    ilon0, _ilat0, ilon1, _ilat1 = geometry.inset
+    inset = _board_part(variant, geometry, geometry.inset, geometry.width / (ilon1 - ilon0), None)
+    labelled = frozenset(range(len(variant.geo.loc_names))) - inset.hidden
+    world = _board_part(variant, geometry, geometry.frame, per_lon, labelled)
+    return replace(world, inset=inset, inset_at=world.height + INSET_GAP)
+
+
+def _board_part(
+    variant: Variant,
+    geometry: BoardGeometry,
+    frame: tuple[float, float, float, float],
+    per_lon: float,
+    hidden: frozenset[int] | None,
+) -> MapLayout:
+    """The layout of ``frame`` (the whole map, or its inset) at ``per_lon`` pixels a degree of longitude. Labels of
+    ``hidden`` locations are left out; without it (an inset), those of locations whose spot lies outside."""
+    geo = variant.geo
+    lon0, lat0, lon1, lat1 = frame
+    g_lat0, g_lat1 = geometry.frame[1], geometry.frame[3]
+    squeeze = max(math.cos(math.radians((g_lat0 + g_lat1) / 2)), 0.1)  # the whole map's, for the inset too
     per_lat = per_lon / squeeze
+    width = round((lon1 - lon0) * per_lon)
     height = round((lat1 - lat0) * per_lat)
-    partial = MapLayout(geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, (), (), 0.0)
+    partial = MapLayout(width, height, 0.0, lon0, lat1, per_lon, per_lat, (), (), 0.0)
     places = _geo_points(geo)
     points: list[tuple[int, int]] = []
     for loc, (lat, lon) in enumerate(places):
         if loc < len(geo.provinces):
             lat, lon = geometry.units[loc]
         x, y = partial.project(lat, lon)
+        if x > width + 200:  # west of an inset's left edge: to its left, not round the world
+            x -= partial.world_width
         points.append((round(x), round(y)))
     texts = tuple(
         name.upper() if loc < len(geo.provinces) else name.partition("/")[2] for loc, name in enumerate(geo.loc_names)
     )
-    owner = Image.new("L", (geometry.width, height), 0)  # province id + 1 of every pixel: what lies where
+    owner = Image.new("L", (width, height), 0)  # province id + 1 of every pixel: what lies where
     draw = ImageDraw.Draw(owner)
     for prov in geo.provinces:
         for outer, *holes in geometry.areas[prov.id]:
@@ -247,7 +371,7 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
 
     def inside(prov: int, x: float, y: float) -> bool:
         px, py = int(x), int(y)
-        return 0 <= px < geometry.width and 0 <= py < height and pixels[px, py] == prov + 1
+        return 0 <= px < width and 0 <= py < height and pixels[px, py] == prov + 1
 
     centres: list[tuple[int, int]] = []
     for prov in geo.provinces:  # the marker inside its province: the usual place when it fits, else the nearest
@@ -257,19 +381,24 @@ def board_layout(variant: Variant, geometry: BoardGeometry) -> MapLayout:
         fits = fits or [s for s in spots if inside(prov.id, *s)]  # a thin province: the marker's middle inside
         cx, cy = (fits or [(x, y)])[0]
         centres.append((round(cx), round(cy)))
+    if hidden is None:
+        edge = INSET_EDGE
+        hidden = frozenset(
+            loc for loc, (x, y) in enumerate(points) if not (edge <= x <= width - edge and edge <= y <= height - edge)
+        )
+    size, coast_size = geometry.label_size, geometry.coast_label_size
     with_points = MapLayout(
-        geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts, tuple(centres)
+        width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), (), 0.0, texts, tuple(centres), hidden
     )
-    labels = _place_labels(geo, with_points, BOARD_LABEL_SIZE, BOARD_COAST_LABEL_SIZE, ARMY + 1, inside)
-    return MapLayout(
-        geometry.width, height, 0.0, lon0, lat1, per_lon, per_lat, tuple(points), labels, 0.0, texts, tuple(centres)
-    )
+    with_points = replace(with_points, label_size=size, coast_label_size=coast_size)
+    labels = _place_labels(geo, with_points, size, coast_size, ARMY + 1, inside, hidden)
+    return replace(with_points, labels=labels)
 
 
 def _label_cost(
     c: tuple[float, float],
     size: tuple[float, float],
-    near: list[Box],
+    near: list[tuple[Box, float]],
     frame: tuple[int, int],
     inside: Callable[[float, float], bool] | None,
 ) -> float:
@@ -286,7 +415,7 @@ def _label_cost(
     away = 0.0
     if inside is not None and not inside(c[0] + w / 2, c[1] + h / 2):
         away = 120.0 + (0.0 if inside(c[0] + w / 2, c[1]) or inside(c[0] + w / 2, c[1] + h) else 60)
-    return sum(_overlap(box, t) for t in near) + 50 * edge + away
+    return sum(_overlap(box, t) * k for t, k in near) + 50 * edge + away
 
 
 _MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0)] + [

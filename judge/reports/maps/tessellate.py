@@ -58,6 +58,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("coastlines", help="coastline JSON ({'layers': {'land': [...], 'lakes': [...]}})")
     parser.add_argument("-o", "--output", default=None, help="where to write (default: next to the variant's TOML)")
     parser.add_argument("--width", type=int, default=800, help="the picture's width in pixels (default: 800)")
+    parser.add_argument("--label-size", type=int, default=None, help="the labels' font size in pixels (default: 12)")
+    parser.add_argument(
+        "--coast-label-size", type=int, default=None, help="the coasts' labels' font size in pixels (default: 10)"
+    )
+    parser.add_argument(
+        "--inset",
+        type=float,
+        nargs=4,
+        metavar=("LON0", "LAT0", "LON1", "LAT1"),
+        default=None,
+        help="a crowded region drawn again, enlarged to the picture's width, in a panel below the map",
+    )
     parser.add_argument(
         "--reach",
         type=float,
@@ -78,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     coast = json.loads(Path(args.coastlines).read_text(encoding="utf-8"))
     data, report = tessellate(variant.key, variant.geo, coast, reach=args.reach)
     data["width"] = args.width
+    for key, value in (("label_size", args.label_size), ("coast_label_size", args.coast_label_size)):
+        if value is not None:
+            data[key] = value
+    if args.inset is not None:
+        data["inset"] = list(args.inset)
     target = Path(args.output) if args.output else folder / f"{variant.key}.geo.json"
     target.write_text(json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {target} ({target.stat().st_size} bytes)")
