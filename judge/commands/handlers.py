@@ -474,11 +474,13 @@ def _house_rules(game: Game, language: str) -> Lines:
     if st.grace:
         lines.append(T("Orders are still taken {length} after a deadline", length=format_length(st.grace, language)))
     lines.append(
-        T("Press: white (signed by its sender)")
-        if st.press == "white"
+        T("Press: none")
+        if st.press == "none"
         else T("Press: grey (the sender is not named)")
-        if st.press == "grey"
-        else T("Press: none")
+        if st.press == "grey" or st.anonymous
+        else T("Press: white (signed by its sender)")
+        if st.press == "white"
+        else T("Press: white or grey, as each message chooses (signed unless it says GREY)")
     )
     total = rule.total(variant.centres)
     line = rule.threshold(total, year)
@@ -500,6 +502,8 @@ def _house_rules(game: Game, language: str) -> Lines:
     if st.combined:
         lines.append(T("A player holding several powers counts them together for victory"))
     lines.append(T("A draw needs the votes of every player still in the game"))
+    if st.named_draws:
+        lines.append(T("A draw proposal may name the powers that share it (DRAW PROPOSE England France)"))
     if st.anonymous:
         lines.append(T("Anonymous: players' addresses are not shown until the game ends"))
     return Lines(tuple(lines))
