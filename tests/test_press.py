@@ -239,6 +239,7 @@ def _leaks(mail: dict[str, Any]) -> list[str]:
 def test_an_anonymous_game_reveals_no_address_until_the_end(tmp_path: Path) -> None:
     t = table(tmp_path, "--anonymous", "--press", "white")
     t.reply("fan@p.test", "OBSERVE g")
+    t.reply(addr("Germany"), "SIGNON France g wrong-password")  # France is warned, without Germany's address
     text = t.reply(addr("France"), sign("France", "PRESS TO E WHITE", "hi", "ENDPRESS"))
     assert "game g is anonymous: its press is always grey" in text
     t.reply(addr("France"), sign("France", "PRESS TO EG", "hello", "ENDPRESS", "BROADCAST", "hi all", "ENDPRESS"))
@@ -260,6 +261,9 @@ def test_an_anonymous_game_reveals_no_address_until_the_end(tmp_path: Path) -> N
     assert len(running) > 60
     assert [(m["to_addr"], m["subject"], _leaks(m)) for m in running if _leaks(m)] == []
     assert all("Press from an anonymous power" in m["body"] for m in press_mail(running))
+    alert = [m for m in running if "failed sign-ons" in m["subject"]]
+    assert [m["to_addr"] for m in alert] == [addr("France")]
+    assert "1 of the addresses play in this anonymous game and are not shown" in alert[0]["body"]
     postal = [m for m in running if "open letter" in m["body"]]
     assert postal and all("From an anonymous power:" in m["body"] for m in postal)
     before = last_id(t)
