@@ -379,3 +379,47 @@ def test_diary_and_postal_blocks_never_leak_lines_as_orders(head: str, lines: li
         assert isinstance(item, (Diary, Press))
         if isinstance(item, Press):
             assert item.postal and item.to is None
+
+
+def test_the_new_mail_reads_in_every_language(tmp_path: Path) -> None:
+    """Postal press in results, a named draw's news, and the game-over mail's roster, postal press and diaries."""
+    t = table(tmp_path, "--named-draws")
+    languages = {"England": "en", "Russia": "ru", "Germany": "de"}
+    for power, language in languages.items():
+        t.reply(addr(power), sign(power, f"SET LANGUAGE {language}"))
+    t.reply(
+        addr("France"), sign("France", "POSTAL PRESS", "first letter", "ENDPRESS", "DIARY", "dear diary", "ENDDIARY")
+    )
+    before = last_id(t)
+    t.cli("game", "process", "g")
+    results = {m["to_addr"]: m for m in new_mail(t, before)}
+    expect = {
+        "en": "Postal press (POSTAL PRESS), published with these results:",
+        "ru": "Открытая пресса (POSTAL PRESS), опубликованная с этими результатами:",
+        "de": "Öffentliche Presse (POSTAL PRESS), mit diesen Ergebnissen veröffentlicht:",
+    }
+    for power, language in languages.items():
+        mail = results[addr(power)]
+        assert expect[language] in mail["body"] and expect[language] in mail["html"]
+    t.reply(addr("France"), sign("France", "POSTAL PRESS", "second letter", "ENDPRESS"))
+    before = last_id(t)
+    t.reply(addr("France"), sign("France", "DRAW PROPOSE France Italy"))
+    news = {m["to_addr"]: m for m in new_mail(t, before)}
+    draw_words = {"en": "among France, Italy only", "ru": "только между", "de": "gilt nur für"}
+    for power, language in languages.items():
+        assert draw_words[language] in news[addr(power)]["body"] and draw_words[language] in news[addr(power)]["html"]
+    before = last_id(t)
+    for power in POWERS:
+        if power != "France":
+            t.reply(addr(power), sign(power, "DRAW ACCEPT"))
+    over = {m["to_addr"]: m for m in new_mail(t, before) if "Re:" not in m["subject"]}
+    words = {
+        "en": ("Who played which power:", "Postal press not yet published:", "Diaries (DIARY)", "a draw among"),
+        "ru": ("Кто какой державой играл:", "Открытая пресса, ещё не опубликованная:", "Дневники (DIARY)", "ничьей"),
+        "de": ("Wer welche Macht gespielt hat:", "Öffentliche Presse, noch nicht", "Tagebücher (DIARY)", "Remis"),
+    }
+    for power, language in languages.items():
+        mail = over[addr(power)]
+        for word in words[language]:
+            assert word in mail["body"] and word in mail["html"], (language, word)
+        assert "second letter" in mail["body"] and "dear diary" in mail["body"] and "first letter" not in mail["body"]
