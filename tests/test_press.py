@@ -173,9 +173,8 @@ def test_grey_postal_press_and_russian_results(tmp_path: Path) -> None:
 def test_postal_press_refused_where_there_is_no_press(tmp_path: Path) -> None:
     t = table(tmp_path, "--press", "none")
     assert "game g has no press" in t.reply(addr("France"), sign("France", "POSTAL PRESS", "x", "ENDPRESS"))
-    assert "write POSTAL PRESS on its line" in t.reply(
-        addr("France"), sign("France", "POSTAL x", "A par H", "ENDPRESS")
-    )
+    text = t.reply(addr("France"), sign("France", "POSTAL PRESS TO E", "A par - bur", "ENDPRESS", "Postal code 12345"))
+    assert text.count("write POSTAL PRESS on its line") == 2 and "OK: A par - bur" not in text
 
 
 # --- DIARY ----------------------------------------------------------------------------------------------------------

@@ -901,8 +901,10 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
         return problem(Reason("{command} without {opener} before it: nothing to end here", command=head, opener=opener))
     if head in ("PRESS", "BROADCAST", "SANDBOX"):
         return _opening(head, args, number, line, rest)
-    if head in ("POSTAL", "DIARY"):
+    if head == "DIARY" or (head == "POSTAL" and (not args or args[0].upper() == "PRESS")):
         return _postal_or_diary(head, args, number, line)
+    if head == "POSTAL":  # "Postal address: …" is no block: this line alone is refused
+        return problem(_POSTAL_USAGE)
     parse = _WITH_ARGUMENTS.get(head)
     if parse is None:
         return OrderLine(number, line)
@@ -971,7 +973,8 @@ def _press(number: int, line: str, rest: str) -> _Block:
 
 def _postal_or_diary(head: str, args: list[str], number: int, line: str) -> _Block:
     """``POSTAL PRESS [GREY|WHITE]`` … ``ENDPRESS`` (to everyone, with the next results) or ``DIARY`` … ``ENDDIARY``.
-    A wrong first line still opens the block (read to its end, nothing done), so no line of it is read as orders."""
+    A wrong first line (``POSTAL`` alone, ``POSTAL PRESS`` with other words, ``DIARY`` with words after it) still opens
+    the block (read to its end, nothing done), so no line of it is read as orders."""
     if head == "DIARY":
         header = (
             Reason(
