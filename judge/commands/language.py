@@ -70,6 +70,7 @@ class Clear(_Located):
 
 
 DrawAction = Literal["propose", "accept", "reject"]
+PressShade = Literal["white", "grey"]  # signed, or without the sender's name
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class Press(_Located):
 
     to: tuple[str, ...] | None
     body: str
-    shade: str | None = None
+    shade: PressShade | None = None
     postal: bool = False
 
 
@@ -115,7 +116,7 @@ class Diary(_Located):
 class SetPress(_Located):
     """``SET PRESS GREY`` or ``SET PRESS WHITE``: the player's own default where the game allows both."""
 
-    shade: str
+    shade: PressShade
 
 
 @dataclass(frozen=True)
@@ -720,7 +721,7 @@ class _Block:
     unreadable: int | None = None  # the first line inside that could not be read
     body: list[tuple[int, str]] = field(default_factory=list)  # (line number, line without trailing whitespace)
     from_game: str | None = None  # SANDBOX FROM GAME name
-    shade: str | None = None  # PRESS … GREY / WHITE
+    shade: PressShade | None = None  # PRESS … GREY / WHITE
     postal: bool = False  # POSTAL PRESS
 
 
@@ -799,7 +800,7 @@ _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*\Z")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*\Z")
 _NAME_SEPARATORS = re.compile(r"[\s,;:]+")
 _TO = re.compile(r"to:?", re.IGNORECASE)
-_SHADES = {"GREY": "grey", "GRAY": "grey", "WHITE": "white"}
+_SHADES: dict[str, PressShade] = {"GREY": "grey", "GRAY": "grey", "WHITE": "white"}
 _SHADE_TWICE = Reason("say GREY or WHITE, not both")
 _ALL_ALONE = Reason("ALL stands alone: PRESS TO ALL goes to everyone")
 _POSTAL_USAGE = Reason(
