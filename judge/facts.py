@@ -11,8 +11,9 @@ from datetime import timedelta
 # The languages the judge speaks: templates/<language>/ and judge/i18n/locale/<language>/ exist for each.
 LANGUAGES: tuple[str, ...] = ("en", "ru", "de")
 
-# Press a game allows: white (signed), grey (the sender is hidden) or none.
-PRESS_KINDS: tuple[str, ...] = ("white", "grey", "none")
+# Press a game allows: white (signed), grey (the sender is hidden), both (each message chooses, white unless the
+# player says GREY or SET PRESS GREY) or none. An anonymous game's press is always grey.
+PRESS_KINDS: tuple[str, ...] = ("white", "grey", "both", "none")
 
 # How powers are given out at the start of a game.
 ASSIGNMENTS: tuple[str, ...] = ("master", "preference", "random")

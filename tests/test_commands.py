@@ -42,7 +42,11 @@ def _cases(kind: str) -> list[Any]:
 
 def _expected(line: str, want: dict[str, object]) -> object:
     cls = getattr(commands, str(want["type"]))
-    values = {f.name: want.get(f.name) for f in dataclasses.fields(cls) if f.name not in ("line", "text")}
+    values = {
+        f.name: want.get(f.name)
+        for f in dataclasses.fields(cls)
+        if f.name not in ("line", "text") and (f.name in want or f.default is dataclasses.MISSING)
+    }
     values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
     return cls(line=1, text=line.strip(), **values)
 
@@ -86,10 +90,10 @@ def test_order_line(line: str) -> None:
 
 
 def test_every_command_word_has_a_case() -> None:
-    """The case table covers each item type (Press and Sandbox are blocks, tested below)."""
+    """The case table covers each item type (Press, Diary and Sandbox are blocks, tested below)."""
     seen = {str(want["type"]) for _, want in _cases("ok")}
     all_types = {cls.__name__ for cls in commands.Item.__args__}
-    assert all_types - seen == {"OrderLine", "Press", "Sandbox"}
+    assert all_types - seen == {"OrderLine", "Press", "Diary", "Sandbox"}
 
 
 # --- a whole message ------------------------------------------------------------------------------------------------
@@ -551,7 +555,7 @@ def test_join_and_resign_types_exported() -> None:
     """The names the game server imports exist with the documented fields."""
     assert [f.name for f in dataclasses.fields(Join)] == ["line", "text", "game", "password", "preferences"]
     assert [f.name for f in dataclasses.fields(SignOn)] == ["line", "text", "power", "game", "password", "initial"]
-    assert [f.name for f in dataclasses.fields(Press)] == ["line", "text", "to", "body"]
+    assert [f.name for f in dataclasses.fields(Press)] == ["line", "text", "to", "body", "shade", "postal"]
     assert [f.name for f in dataclasses.fields(LineProblem)] == ["line", "text", "reason"]
     assert [f.name for f in dataclasses.fields(Resign)] == ["line", "text"]
 

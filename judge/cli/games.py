@@ -86,6 +86,11 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--anonymous", action="store_true", help="players are not told each other's addresses")
     p.add_argument("--shared-addresses", action="store_true", help="one address may play two powers")
+    p.add_argument(
+        "--named-draws",
+        action="store_true",
+        help="DRAW PROPOSE may name the powers the draw is among (default: every power still in the game)",
+    )
     p.set_defaults(func=_create)
 
     p = gsub.add_parser("join", parents=[clock], help="seat a player")
@@ -158,11 +163,11 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "settings",
         parents=[clock],
         help="show a game's settings, or change one",
-        description="Without KEY VALUE: show every setting. Keys: press (white|grey|none), deadline, "
+        description="Without KEY VALUE: show every setting. Keys: press (white|grey|both|none), deadline, "
         "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
         "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
         "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), resolve (ready|orders-in), "
-        "absence_days_per_year (days), "
+        "absence_days_per_year (days), named_draws (true|false), "
         "master (an address or none), assignment (before the start).",
     )
     p.add_argument("name")
@@ -262,6 +267,7 @@ def _create(args: argparse.Namespace) -> int:
         combined=args.combined,
         resolve=Resolve(args.resolve),
         absence_days_per_year=args.absence_days,
+        named_draws=args.named_draws,
     )
 
     def body() -> int:

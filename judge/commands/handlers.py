@@ -23,7 +23,7 @@ from judge.commands.security import masked, one_new_password, sign_on
 from judge.commands.session import Session, signed
 from judge.data.catalog import load_variant, variant_names
 from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH
-from judge.game import draws, service, summaries
+from judge.game import draws, press, service, summaries
 from judge.game.absences import declare_absence, withdraw_absences
 from judge.game.future_orders import clear_future_orders, keep_future_order, later_phases
 from judge.game.order_sets import merge_orders
@@ -89,7 +89,7 @@ def _clear(db: Database, s: Session, item: c.Clear) -> Answer:
 
 def _draw(db: Database, s: Session, item: c.Draw) -> Answer:
     game, player = signed(db, s)
-    return Answer.of(item.text, draws.vote(db, game, player, item.action, s.now))
+    return Answer.of(item.text, draws.vote(db, game, player, item.action, s.now, item.powers))
 
 
 def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
@@ -107,40 +107,11 @@ def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
 
 
 def _press(db: Database, s: Session, item: c.Press) -> Answer:
+    """PRESS TO … / BROADCAST: mailed at once; POSTAL PRESS: kept for the next results (judge.game.press)."""
     game, player = signed(db, s)
-    kind = game.settings.press
-    if kind == "none":
-        raise GameError(T("game {game} has no press", game=game.name))
-    seats = players(db, game.id)
-    wanted: list[str] = []
-    if item.to is None:
-        recipients = [p for p in seats if p.id != player.id]
-        to_label = "everyone"
-    else:
-        for name in item.to:
-            power = game.variant.power_named(name)
-            if power is None:
-                raise GameError(
-                    T(
-                        "{variant} has no power {name}; it has {powers}",
-                        variant=game.variant.name,
-                        name=repr(name),
-                        powers=[T(p) for p in game.variant.powers],
-                    )
-                )
-            wanted.append(power)
-        recipients = [p for p in seats if p.power in wanted and p.id != player.id]
-        to_label = ", ".join(wanted)
-    sender = "an anonymous power" if kind == "grey" else player.power
-    for p in recipients:
-        outbox.send(db, p.email, "press", s.now, game=game, sender=sender, to_label=to_label, body=item.body)
-    log_event(
-        db, game.id, s.now, player.email, EventKind.PRESS, {"from": player.power, "to": to_label, "body": item.body}
-    )
-    told = [T(p) for p in wanted] if item.to is not None else [T("everyone")]
-    if kind == "grey":
-        return Answer(item.text, T("press sent to {to} without your name (grey press)", to=told))
-    return Answer(item.text, T("press sent to {to}", to=told))
+    if item.postal:
+        return Answer(item.text, press.keep_postal_press(db, game, player, item.shade, item.body, s.now))
+    return Answer(item.text, press.send_press(db, game, player, item.to, item.shade, item.body, s.now))
 
 
 def _join(db: Database, s: Session, item: c.Join) -> Answer:
@@ -509,11 +480,13 @@ def _house_rules(game: Game, language: str) -> Lines:
     if st.grace:
         lines.append(T("Orders are still taken {length} after a deadline", length=format_length(st.grace, language)))
     lines.append(
-        T("Press: white (signed by its sender)")
-        if st.press == "white"
+        T("Press: none")
+        if st.press == "none"
         else T("Press: grey (the sender is not named)")
-        if st.press == "grey"
-        else T("Press: none")
+        if st.press == "grey" or st.anonymous
+        else T("Press: white (signed by its sender)")
+        if st.press == "white"
+        else T("Press: white or grey, as each message chooses (signed unless it says GREY)")
     )
     total = rule.total(variant.centres)
     line = rule.threshold(total, year)
@@ -535,6 +508,8 @@ def _house_rules(game: Game, language: str) -> Lines:
     if st.combined:
         lines.append(T("A player holding several powers counts them together for victory"))
     lines.append(T("A draw needs the votes of every player still in the game"))
+    if st.named_draws:
+        lines.append(T("A draw proposal may name the powers that share it (DRAW PROPOSE England France)"))
     if st.anonymous:
         lines.append(T("Anonymous: players' addresses are not shown until the game ends"))
     return Lines(tuple(lines))
@@ -660,3 +635,22 @@ def _set_absence(db: Database, s: Session, item: c.SetAbsence) -> Answer:
 
 
 HANDLERS[c.SetAbsence] = _set_absence
+
+
+# --- DIARY, SET PRESS -----------------------------------------------------------------------------------------------
+
+
+def _diary(db: Database, s: Session, item: c.Diary) -> Answer:
+    """DIARY … ENDDIARY: kept private until the game ends, then mailed to everyone."""
+    game, player = signed(db, s)
+    return Answer(item.text, press.write_diary(db, game, player, item.body, s.now))
+
+
+def _set_press(db: Database, s: Session, item: c.SetPress) -> Answer:
+    """SET PRESS GREY / WHITE: the player's default shade in a game allowing both."""
+    game, player = signed(db, s, setting=True)
+    return Answer(item.text, press.set_press_shade(db, game, player, item.shade))
+
+
+HANDLERS[c.Diary] = _diary
+HANDLERS[c.SetPress] = _set_press

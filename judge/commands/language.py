@@ -1,8 +1,9 @@
 """From the body of a player's email to commands, order lines and problems, each with its line number.
 
 The command language is line based: a line whose first word is a command word (in any case) is a command, any
-other line is an order line for the game server to read with the rules engine. ``PRESS``/``BROADCAST`` …
-``ENDPRESS`` and ``SANDBOX`` … ``ENDSANDBOX`` enclose blocks whose lines are kept as written.
+other line is an order line for the game server to read with the rules engine. ``PRESS``/``BROADCAST``/``POSTAL
+PRESS`` … ``ENDPRESS``, ``DIARY`` … ``ENDDIARY`` and ``SANDBOX`` … ``ENDSANDBOX`` enclose blocks whose lines are kept
+as written.
 
 What real mail programs add is not read: the message ends at ``SIGNOFF``, a signature (``--``, or a closing line
 with a short signature under it), the judge's own marker (``[judge-mail]``, on top of every mail it sends), a quoted
@@ -69,13 +70,18 @@ class Clear(_Located):
 
 
 DrawAction = Literal["propose", "accept", "reject"]
+PressShade = Literal["white", "grey"]  # signed, or without the sender's name
 
 
 @dataclass(frozen=True)
 class Draw(_Located):
-    """``DRAW PROPOSE`` (or ``DRAW``), ``DRAW ACCEPT`` (or ``DRAW YES``), ``DRAW REJECT`` (or ``DRAW NO``)."""
+    """``DRAW PROPOSE`` (or ``DRAW``), ``DRAW ACCEPT`` (or ``DRAW YES``), ``DRAW REJECT`` (or ``DRAW NO``).
+
+    ``powers``: the powers a proposal names (``DRAW PROPOSE England France Russia``, names or initials as written);
+    empty for a draw among every power still in the game."""
 
     action: DrawAction
+    powers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,13 +91,32 @@ class Resign(_Located):
 
 @dataclass(frozen=True)
 class Press(_Located):
-    """``PRESS TO France, Germany`` … ``ENDPRESS`` (``to``: the names as written) or ``BROADCAST`` … ``ENDPRESS``.
+    """``PRESS TO France, Germany`` … ``ENDPRESS`` (``to``: the names or initials as written, ``PRESS TO EG``) or
+    ``BROADCAST`` … ``ENDPRESS`` (or ``PRESS TO ALL``).
 
-    ``to`` is None for a broadcast (to everyone in the game).
+    ``to`` is None for a broadcast (to everyone in the game). ``shade``: ``"grey"`` or ``"white"`` when the header
+    asks for one (``PRESS TO EG GREY``), else None (the player's or the game's default). ``postal``: ``POSTAL PRESS``
+    … ``ENDPRESS``, published to everyone with the next results.
     """
 
     to: tuple[str, ...] | None
     body: str
+    shade: PressShade | None = None
+    postal: bool = False
+
+
+@dataclass(frozen=True)
+class Diary(_Located):
+    """``DIARY`` … ``ENDDIARY``: an entry kept private until the game ends, then mailed to everyone."""
+
+    body: str
+
+
+@dataclass(frozen=True)
+class SetPress(_Located):
+    """``SET PRESS GREY`` or ``SET PRESS WHITE``: the player's own default where the game allows both."""
+
+    shade: PressShade
 
 
 @dataclass(frozen=True)
@@ -247,6 +272,8 @@ Item = (
     | SetWait
     | PhaseFor
     | SetAbsence
+    | Diary
+    | SetPress
     | Help
     | SignOff
 )
@@ -683,10 +710,10 @@ def _starts_with_on(line: str) -> bool:
 
 @dataclass
 class _Block:
-    """A PRESS, BROADCAST or SANDBOX block being read (mutable only while it is open)."""
+    """A PRESS, BROADCAST, POSTAL PRESS, DIARY or SANDBOX block being read (mutable only while it is open)."""
 
-    kind: str  # the word that opened it: PRESS, BROADCAST or SANDBOX
-    end: str  # ENDPRESS or ENDSANDBOX
+    kind: str  # the word that opened it: PRESS, BROADCAST, POSTAL, DIARY or SANDBOX
+    end: str  # ENDPRESS, ENDDIARY or ENDSANDBOX
     line: int
     text: str
     to: tuple[str, ...] | None = None
@@ -694,6 +721,8 @@ class _Block:
     unreadable: int | None = None  # the first line inside that could not be read
     body: list[tuple[int, str]] = field(default_factory=list)  # (line number, line without trailing whitespace)
     from_game: str | None = None  # SANDBOX FROM GAME name
+    shade: PressShade | None = None  # PRESS … GREY / WHITE
+    postal: bool = False  # POSTAL PRESS
 
 
 def _closes(line: str, end: str) -> bool:
@@ -701,7 +730,7 @@ def _closes(line: str, end: str) -> bool:
 
 
 def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, terminated: bool) -> None:
-    sandbox = block.end == "ENDSANDBOX"
+    sandbox, diary = block.end == "ENDSANDBOX", block.end == "ENDDIARY"
     if not terminated:
         problems.append(
             LineProblem(
@@ -710,6 +739,8 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
                 Reason(
                     "{kind} without {end}: the sandbox ran to the end of the message; end it with a line {end}"
                     if sandbox
+                    else "{kind} without {end}: the diary entry ran to the end of the message; end it with a line {end}"
+                    if diary
                     else "{kind} without {end}: the press ran to the end of the message; end it with a line {end}",
                     kind=block.kind,
                     end=block.end,
@@ -731,6 +762,8 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
                 Reason(
                     "this sandbox was not run because line {number} in it could not be read"
                     if sandbox
+                    else "this diary entry was not kept because line {number} in it could not be read"
+                    if diary
                     else "this press was not sent because line {number} in it could not be read",
                     number=block.unreadable,
                 ),
@@ -744,6 +777,8 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
                 Reason(
                     "this sandbox is empty and was not run; put the text between {kind} and {end}"
                     if sandbox
+                    else "this diary entry is empty and was not kept; put the text between {kind} and {end}"
+                    if diary
                     else "this press is empty and was not sent; put the text between {kind} and {end}",
                     kind=block.kind,
                     end=block.end,
@@ -752,8 +787,10 @@ def _close(block: _Block, items: list[Item], problems: list[LineProblem], *, ter
         )
     elif sandbox:
         items.append(Sandbox(block.line, block.text, body, block.from_game))
+    elif diary:
+        items.append(Diary(block.line, block.text, body))
     else:
-        items.append(Press(block.line, block.text, block.to, body))
+        items.append(Press(block.line, block.text, block.to, body, block.shade, block.postal))
 
 
 # --- commands -------------------------------------------------------------------------------------------------------
@@ -762,7 +799,14 @@ _POWER = re.compile(r"[^\W\d_][\w-]*\Z")
 _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*\Z")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*\Z")
 _NAME_SEPARATORS = re.compile(r"[\s,;:]+")
-_TO = re.compile(r"to\b:?", re.IGNORECASE)
+_TO = re.compile(r"to:?", re.IGNORECASE)
+_SHADES: dict[str, PressShade] = {"GREY": "grey", "GRAY": "grey", "WHITE": "white"}
+_SHADE_TWICE = Reason("say GREY or WHITE, not both")
+_ALL_ALONE = Reason("ALL stands alone: PRESS TO ALL goes to everyone")
+_POSTAL_USAGE = Reason(
+    "write POSTAL PRESS on its line (GREY or WHITE may follow), then the text, then ENDPRESS; "
+    "it is published to everyone with the next results"
+)
 
 _SIGNON_USAGE = Reason(
     "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret)"
@@ -774,6 +818,7 @@ _OBSERVE_USAGE = Reason("OBSERVE needs the game: OBSERVE mygame")
 _LIST_USAGE = Reason("LIST takes at most a game: LIST (all games) or LIST mygame")
 _HISTORY_USAGE = Reason("HISTORY needs a game and may name a phase: HISTORY mygame or HISTORY mygame F1901M")
 _DRAW_USAGE = Reason("DRAW takes PROPOSE, ACCEPT or REJECT (or YES, NO): DRAW PROPOSE, DRAW ACCEPT or DRAW REJECT")
+_DRAW_NAMED_USAGE = Reason("DRAW PROPOSE may name the powers of the draw: DRAW PROPOSE England France Russia")
 _SET_USAGE = Reason(
     "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin, SET LANGUAGE ru, "
     "SET WAIT, SET NOWAIT or SET ABSENCE 2026-12-24"
@@ -814,7 +859,20 @@ _BARE: dict[str, Callable[[int, str], Item]] = {
 def known_commands() -> list[str]:
     """Every command word the judge reads at the start of a line."""
     return sorted(
-        {*_BARE, *_WITH_ARGUMENTS, "NOT READY", "PRESS", "BROADCAST", "SANDBOX", "ENDPRESS", "ENDSANDBOX"} - {"NOT"}
+        {
+            *_BARE,
+            *_WITH_ARGUMENTS,
+            "NOT READY",
+            "PRESS",
+            "BROADCAST",
+            "SANDBOX",
+            "ENDPRESS",
+            "ENDSANDBOX",
+            "POSTAL",
+            "DIARY",
+            "ENDDIARY",
+        }
+        - {"NOT"}
     )
 
 
@@ -829,7 +887,7 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
     args = rest.split()
     if head == "NOT" and args and args[0].upper() == "READY":
         head, args = "NOT READY", args[1:]
-    elif head == "END" and len(args) == 1 and args[0].upper() in ("PRESS", "SANDBOX"):
+    elif head == "END" and len(args) == 1 and args[0].upper() in ("PRESS", "SANDBOX", "DIARY"):
         head, args = "END" + args[0].upper(), []
 
     def problem(reason: Reason) -> LineProblem:
@@ -839,11 +897,15 @@ def _command(number: int, line: str) -> Item | LineProblem | _Block:
         if args:
             return problem(Reason("{command} takes nothing after it: write {command} alone on its line", command=head))
         return Ready(number, line, False) if head == "NOT READY" else _BARE[head](number, line)
-    if head in ("ENDPRESS", "ENDSANDBOX"):
-        opener = ("PRESS", "BROADCAST") if head == "ENDPRESS" else "SANDBOX"
+    if head in ("ENDPRESS", "ENDSANDBOX", "ENDDIARY"):
+        opener = {"ENDPRESS": ("PRESS", "BROADCAST"), "ENDSANDBOX": "SANDBOX", "ENDDIARY": "DIARY"}[head]
         return problem(Reason("{command} without {opener} before it: nothing to end here", command=head, opener=opener))
     if head in ("PRESS", "BROADCAST", "SANDBOX"):
         return _opening(head, args, number, line, rest)
+    if head == "DIARY" or (head == "POSTAL" and (not args or args[0].upper() == "PRESS")):
+        return _postal_or_diary(head, args, number, line)
+    if head == "POSTAL":  # "Postal address: …" is no block: this line alone is refused
+        return problem(_POSTAL_USAGE)
     parse = _WITH_ARGUMENTS.get(head)
     if parse is None:
         return OrderLine(number, line)
@@ -858,6 +920,8 @@ def _opening(head: str, args: list[str], number: int, line: str, rest: str) -> _
     its end, and nothing is done)."""
     if head == "PRESS":
         return _press(number, line, rest.strip())
+    if head == "BROADCAST" and len(args) == 1 and args[0].upper() in _SHADES:
+        return _Block(head, "ENDPRESS", number, line, shade=_SHADES[args[0].upper()])
     if head == "SANDBOX" and len(args) == 3 and [a.upper() for a in args[:2]] == ["FROM", "GAME"]:
         return _Block(head, "ENDSANDBOX", number, line, from_game=args[2])
     if head == "SANDBOX" and args and args[0].upper() == "FROM":
@@ -884,18 +948,52 @@ def _opening(head: str, args: list[str], number: int, line: str, rest: str) -> _
 
 
 def _press(number: int, line: str, rest: str) -> _Block:
-    to_word = _TO.match(rest)
-    if to_word:
-        rest = rest[to_word.end() :]
-    names = tuple(name for name in _NAME_SEPARATORS.split(rest) if name)
+    """``PRESS [TO] <powers> [GREY|WHITE]``: names, initials (``EG``) or ``ALL``; the shade may come first or last."""
+    words = [name for name in _NAME_SEPARATORS.split(rest) if name]
+    shades = {_SHADES[w.upper()] for w in words if w.upper() in _SHADES}
+    words = [w for w in words if w.upper() not in _SHADES]
+    if words and _TO.fullmatch(words[0]):
+        words = words[1:]
+    names: tuple[str, ...] | None = tuple(words)
     header = None
-    if not names:
+    if len(shades) > 1:
+        header = Reason("{usage}; this press was not sent", usage=_both(_SHADE_TWICE, _PRESS_USAGE))
+    elif not words:
         header = Reason("{usage}; this press was not sent", usage=_PRESS_USAGE)
+    elif any(w.upper() == "ALL" for w in words):
+        if len(words) > 1:
+            header = Reason("{usage}; this press was not sent", usage=_both(_ALL_ALONE, _PRESS_USAGE))
+        names = None
     else:
-        bad = next((name for name in names if not _POWER.match(name)), None)
+        bad = next((name for name in words if not _POWER.match(name)), None)
         if bad is not None:
             header = Reason("{usage}; this press was not sent", usage=_both(_not_a_power(bad), _PRESS_USAGE))
-    return _Block("PRESS", "ENDPRESS", number, line, to=names, header_problem=header)
+    shade = next(iter(shades)) if len(shades) == 1 else None
+    return _Block("PRESS", "ENDPRESS", number, line, to=names, header_problem=header, shade=shade)
+
+
+def _postal_or_diary(head: str, args: list[str], number: int, line: str) -> _Block:
+    """``POSTAL PRESS [GREY|WHITE]`` … ``ENDPRESS`` (to everyone, with the next results) or ``DIARY`` … ``ENDDIARY``.
+    A wrong first line (``POSTAL`` alone, ``POSTAL PRESS`` with other words, ``DIARY`` with words after it) still opens
+    the block (read to its end, nothing done), so no line of it is read as orders."""
+    if head == "DIARY":
+        header = (
+            Reason(
+                "{command} takes nothing after it: write {command} alone on its line, then the text, then {end}",
+                command=head,
+                end="ENDDIARY",
+            )
+            if args
+            else None
+        )
+        return _Block(head, "ENDDIARY", number, line, header_problem=header)
+    words = [w.upper() for w in args]
+    shades = {_SHADES[w] for w in words[1:] if w in _SHADES}
+    rest = [w for w in words[1:] if w not in _SHADES]
+    good = bool(words) and words[0] == "PRESS" and len(shades) <= 1 and rest in ([], ["TO", "ALL"], ["ALL"])
+    header = None if good else _POSTAL_USAGE
+    shade = next(iter(shades)) if len(shades) == 1 else None
+    return _Block(head, "ENDPRESS", number, line, header_problem=header, shade=shade, postal=True)
 
 
 # Each takes the words after the command word and returns a maker of the item (given line number and text) or the
@@ -996,6 +1094,12 @@ def _bad_phase(word: str, why: str) -> Reason:
 def _draw(args: list[str]) -> _Maker | Reason:
     if not args:
         return lambda n, t: Draw(n, t, "propose")
+    if len(args) > 1 and args[0].upper() == "PROPOSE":  # DRAW PROPOSE England France Russia (a game option)
+        names = tuple(name for name in _NAME_SEPARATORS.split(" ".join(args[1:])) if name)
+        bad = next((name for name in names if not _POWER.match(name)), None)
+        if bad is not None:
+            return _both(_not_a_power(bad), _DRAW_NAMED_USAGE)
+        return lambda n, t: Draw(n, t, "propose", names)
     action = _DRAW_ACTIONS.get(args[0].upper()) if len(args) == 1 else None
     if action is None:
         return _DRAW_USAGE
@@ -1040,7 +1144,9 @@ _WITH_ARGUMENTS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
     "SET": _set,
     "PHASE": lambda args: _phase_for(args),
 }
-_COMMAND_WORDS = frozenset(_BARE) | frozenset(_WITH_ARGUMENTS) | {"NOT", "PRESS", "BROADCAST", "SANDBOX"}
+_COMMAND_WORDS = (
+    frozenset(_BARE) | frozenset(_WITH_ARGUMENTS) | {"NOT", "PRESS", "BROADCAST", "SANDBOX", "POSTAL", "DIARY"}
+)
 
 
 # --- SET WAIT, SET NOWAIT, PHASE (early resolution and orders for a later phase) ------------------------------------
@@ -1075,7 +1181,16 @@ _MORE_SETTINGS: dict[str, Callable[[list[str]], _Maker | Reason]] = {
     "WAIT": _wait(True),
     "NOWAIT": _wait(False),
     "ABSENCE": lambda args: _absence(args),
+    "PRESS": lambda args: _set_press(args),
 }
+
+
+def _set_press(args: list[str]) -> _Maker | Reason:
+    """``SET PRESS GREY`` / ``SET PRESS WHITE``."""
+    if len(args) != 1 or args[0].upper() not in _SHADES:
+        return Reason("SET PRESS needs GREY or WHITE: SET PRESS GREY")
+    shade = _SHADES[args[0].upper()]
+    return lambda n, t: SetPress(n, t, shade)
 
 
 def _phase_for(args: list[str]) -> _Maker | Reason:

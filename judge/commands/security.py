@@ -182,6 +182,11 @@ def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
     if not failures:
         return
     addresses = list(dict.fromkeys(f["address"] for f in failures))
+    hidden = 0
+    if game.settings.anonymous:  # an anonymous game never shows a player's address to another player
+        seats = {p.email for p in players(db, game.id)}
+        hidden = sum(1 for a in addresses if a in seats)
+        addresses = [a for a in addresses if a not in seats]
     shown = addresses[:5] + ([f"{len(addresses) - 5} more"] if len(addresses) > 5 else [])
     log_event(db, game.id, now, seat.email, EventKind.SIGNON_ALERT, {"power": seat.power, "attempts": len(failures)})
     outbox.send(
@@ -193,6 +198,7 @@ def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
         player=seat,
         attempts=len(failures),
         addresses=shown,
+        hidden=hidden,
         since=f"{since:%Y-%m-%d %H:%M}",
     )
 

@@ -1,5 +1,9 @@
 """Draws: at most one proposal per TURN; every player still in the game must accept; one refusal rejects it.
 
+By default (seed 000) a draw is shared by every power still in the game. A game with ``named_draws`` lets a proposal
+name the powers that share it (``DRAW PROPOSE England France Russia``, at least two, all still in the game); the
+vote stays unanimous among every player still in the game, and the powers not named lose.
+
 A turn (seed 000) is Spring (its movement and retreats), or Fall with its retreats and the Winter adjustments that
 follow: ``S1901`` or ``F1901``. A proposal stays open through its turn and lapses when the turn ends. An accepted draw
 ends the game with no winner. The ``phase`` column of the draws table holds the turn.
@@ -7,6 +11,7 @@ ends the game with no winner. The ``phase`` column of the draws table holds the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -14,6 +19,7 @@ from sqlite_utils import Database
 
 from judge.game import notices
 from judge.game.lookup import GameError
+from judge.game.press import powers_named
 from judge.game.records import Game, Player, log_event, players, save_game
 from judge.i18n import T, Text
 from judge.rules.phase import Phase, Season
@@ -47,8 +53,9 @@ def lapse(db: Database, game_id: int, now_phase: Phase) -> None:
     draw_votes.lapse_open(db, game_id, except_turn=turn_of(now_phase))
 
 
-def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -> Text:
-    """A player's DRAW PROPOSE, ACCEPT or REJECT; the answer for their reply."""
+def vote(db: Database, game: Game, player: Player, action: str, now: datetime, named: Sequence[str] = ()) -> Text:
+    """A player's DRAW PROPOSE (``named``: the powers it names, as written), ACCEPT or REJECT; the answer for their
+    reply."""
     if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
         raise GameError(
             T("game {game} is {status}: there is no draw to vote on", game=game.name, status=T(game.status))
@@ -64,10 +71,16 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
                     "its retreats and adjustments)"
                 )
             )
-        draw_votes.propose(db, game.id, _turn(game), player.power or "")
-        log_event(db, game.id, now, player.email, EventKind.DRAW_PROPOSE, {"power": player.power})
+        among = _named_powers(db, game, named) if named else None
+        draw_votes.propose(db, game.id, _turn(game), player.power or "", among)
+        log_event(db, game.id, now, player.email, EventKind.DRAW_PROPOSE, {"power": player.power, "among": among})
         others = [p for p in voters(db, game) if p.id != player.id]
-        notices.draw_news(db, game, others, now, "proposed")
+        notices.draw_news(db, game, others, now, "proposed", among)
+        if among is not None:
+            return recount(db, game, now) or T(
+                "draw among {powers} proposed; every player still in the game must accept",
+                powers=[T(p) for p in among],
+            )
         return recount(db, game, now) or T("draw proposed; every player still in the game must accept")
     if row is None or row["status"] != DrawStatus.OPEN:
         raise GameError(T("no draw is proposed in this turn; propose one with DRAW PROPOSE"))
@@ -84,6 +97,28 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime) -
     return recount(db, game, now) or T("you accepted the draw; waiting for the others")
 
 
+def _named_powers(db: Database, game: Game, named: Sequence[str]) -> list[str] | None:
+    """The powers a proposal names, in the variant's order; None when they are every power still in the game.
+    Refused where the game does not allow it, with fewer than two powers, or with a power out of the game."""
+    if not game.settings.named_draws:
+        raise GameError(
+            T(
+                "a draw in game {game} is shared by every power still in the game: write DRAW PROPOSE alone",
+                game=game.name,
+            )
+        )
+    powers = powers_named(game.variant, named)
+    still_in = {p.power for p in voters(db, game)}
+    out = [p for p in powers if p not in still_in]
+    if out:
+        raise GameError(T("{powers} cannot share a draw: no longer in the game", powers=[T(p) for p in out]))
+    if len(powers) < 2:
+        raise GameError(T("a draw needs at least two powers"))
+    if set(powers) == still_in:
+        return None
+    return [p for p in game.variant.powers if p in powers]
+
+
 def recount(db: Database, game: Game, now: datetime) -> Text | None:
     """End the game in a draw when every voter has accepted the open proposal; a message if it ended."""
     row = _open(db, game)
@@ -95,7 +130,11 @@ def recount(db: Database, game: Game, now: datetime) -> Text | None:
         return None
     draw_votes.record_votes(db, game.id, _turn(game), votes, DrawStatus.ACCEPTED)
     game.status, game.deadline = GameStatus.FINISHED, None
-    game.result = {"kind": "draw", "powers": sorted(p.power for p in still_in if p.power)}
+    named = row.get("powers")
+    among = [p.power for p in still_in if p.power and (named is None or p.power in named)]
+    game.result = {"kind": "draw", "powers": sorted(among)}
+    if named is not None:
+        game.result["named"] = True
     save_game(db, game, now)
     log_event(db, game.id, now, "judge", EventKind.DRAW, game.result)
     notices.game_over(db, game, players(db, game.id), now)

@@ -24,7 +24,10 @@ from judge.rules.board import Position
 from judge.rules.phase import Step
 from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.turn import TurnResult
+from judge.store import press_rows
 from judge.store.phases import played_phases
+from judge.store.statuses import Role
+from judge.timeutil import iso_utc
 
 
 class NoticeKind(StrEnum):
@@ -42,6 +45,11 @@ class NoticeKind(StrEnum):
     MASTER_NOTICE = "master_notice"
     FUTURE_ORDERS = "future_orders"  # orders kept for a later phase (PHASE …), checked when it opened
     DEADLINE_MOVED = "deadline_moved"  # a player's declared absence moved the deadline
+    PRESS = "press"  # press from one power to others (PRESS TO, BROADCAST)
+
+
+# What a grey press mail shows as its sender (the templates word it in each language).
+ANONYMOUS_SENDER = "an anonymous power"
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,10 @@ def everyone(game: Game, seats: Sequence[Player]) -> list[str]:
 _PRESS_RULES = {
     "white": T("Press: signed messages between powers (PRESS TO <power> … ENDPRESS, BROADCAST)."),
     "grey": T("Press: messages between powers without the sender's name (grey press)."),
+    "both": T(
+        "Press: each message signed or not, as its sender chooses (PRESS TO <powers> GREY, SET PRESS GREY); "
+        "signed unless they say so."
+    ),
     "none": T("Press: none; powers cannot write to each other through the judge."),
 }
 
@@ -125,7 +137,9 @@ def game_started(db: Database, game: Game, seats: Sequence[Player], now: datetim
             "seats": table,
             "anonymous": anonymous,
             "lengths": lengths,
-            "press_rule": _PRESS_RULES.get(st.press, T(st.press)),
+            "press_rule": _PRESS_RULES["grey"]
+            if anonymous and st.press != "none"
+            else _PRESS_RULES.get(st.press, T(st.press)),
             "master": st.master or "",
         }
         out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture))
@@ -200,6 +214,7 @@ def results(
             game.variant.victory.total(game.variant.centres), before.phase.year
         ),
         "scores": _scores(game, turn, sides),
+        "postal_press": published_postal(db, game, now),
     }
     picture = MapRequest(before.phase.code, before, lines, after)
     post(db, [Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True) for to in everyone(game, seats)], now)
@@ -243,13 +258,33 @@ def points_history(db: Database, game: Game) -> list[dict[str, Any]]:
     return [{"year": year, "points": points} for year, points in sorted(years.items())]
 
 
+def published_postal(db: Database, game: Game, now: datetime) -> list[dict[str, Any]]:
+    """The postal press waiting for publication (POSTAL PRESS), as a results or game-over mail shows it: sender (or
+    the anonymous sender for grey press) and text. From now on it counts as published."""
+    return [
+        {"sender": ANONYMOUS_SENDER if row["grey"] else row["power"], "body": row["body"]}
+        for row in press_rows.publish_postal(db, game.id, iso_utc(now))
+    ]
+
+
 def game_over(db: Database, game: Game, seats: Sequence[Player], now: datetime) -> None:
+    """The end: the result, the centres year by year, who played which power (told now even in an anonymous game),
+    the postal press not yet published and every diary (DIARY), kept private until now."""
     history = centre_history(db, game)
+    roster = [{"power": p.power, "email": p.email} for p in seats if p.role == Role.PLAYER and p.power]
+    roster.sort(key=lambda r: game.variant.powers.index(r["power"]) if r["power"] in game.variant.powers else 99)
+    diaries = [
+        {"power": row["power"], "phase": row["phase"], "body": row["body"]}
+        for row in press_rows.diary_rows(db, game.id)
+    ]
     facts = {
         "result": game.result,
         "history": history,
         "points": points_history(db, game),
         "powers": list(game.variant.powers),
+        "roster": roster,
+        "diaries": diaries,
+        "postal_press": published_postal(db, game, now),
     }
     post(db, [Notice(to, NoticeKind.GAME_OVER, game, facts) for to in everyone(game, seats)], now)
 
@@ -258,5 +293,10 @@ def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None
     tell(db, player.email, NoticeKind.LATE_NOTICE, now, game, player=player)
 
 
-def draw_news(db: Database, game: Game, seats: Sequence[Player], now: datetime, what: str) -> None:
-    post(db, [Notice(p.email, NoticeKind.DRAW, game, {"what": what}) for p in seats], now)
+def draw_news(
+    db: Database, game: Game, seats: Sequence[Player], now: datetime, what: str, among: Sequence[str] | None = None
+) -> None:
+    """A draw was proposed (``among``: the powers it names, None for every power still in the game) or rejected; the
+    proposer is never named."""
+    facts = {"what": what, "among": list(among) if among is not None else None}
+    post(db, [Notice(p.email, NoticeKind.DRAW, game, facts) for p in seats], now)

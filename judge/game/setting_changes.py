@@ -25,7 +25,7 @@ MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many de
 
 
 SETTING_KEYS = {
-    "press": "white, grey or none",
+    "press": "white, grey, both or none",
     "deadline": "movement phases, e.g. 48h",
     "retreat_deadline": "e.g. 24h",
     "adjust_deadline": "e.g. 24h",
@@ -41,6 +41,7 @@ SETTING_KEYS = {
     "combined": "true or false",
     "resolve": "ready or orders-in",
     "absence_days_per_year": "days a player may declare absent per year, e.g. 14",
+    "named_draws": "true or false (DRAW PROPOSE may name the powers of the draw)",
 }
 
 
@@ -128,6 +129,7 @@ _SETTERS: dict[str, Setter] = {
     "anonymous": _switch("anonymous"),
     "shared_addresses": _switch("shared_addresses"),
     "combined": _switch("combined"),
+    "named_draws": _switch("named_draws"),
     "resolve": _resolve,
     "absence_days_per_year": lambda game, value, none: {
         "absence_days_per_year": 0 if none else _whole(value, "absence_days_per_year")

@@ -25,7 +25,7 @@ class GameSettings:
     movement_deadline: int = 48 * 3600  # seconds
     retreat_deadline: int = 24 * 3600
     adjustment_deadline: int = 24 * 3600
-    press: str = "white"  # white: signed press; grey: the sender is hidden; none: no press
+    press: str = "white"  # white: signed press; grey: the sender is hidden; both: each message chooses; none
     solo: int | None = None  # overrides the variant's solo threshold (e.g. 17 for Cold War)
     last_year: int | None = None  # after the Fall of this year the power with most centres wins
     grace: int = 0  # seconds of grace after a deadline for late players, 0 = none
@@ -38,6 +38,7 @@ class GameSettings:
     combined: bool = False  # the powers one player holds count their centres (or points) together for victory
     resolve: Resolve = Resolve.READY  # early resolution: on everyone's READY, or as soon as all orders are in
     absence_days_per_year: int = 14  # SET ABSENCE: the days a player may declare absent per year
+    named_draws: bool = False  # DRAW PROPOSE may name the powers of the draw (default: all survivors, unanimous)
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {

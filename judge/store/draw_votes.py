@@ -11,14 +11,18 @@ from judge.store.statuses import DrawStatus
 
 
 def proposal(db: Database, game_id: int, turn: str) -> dict[str, Any] | None:
-    """The proposal of ``turn`` (open or not): proposer, votes (a dict), status; None when there is none."""
+    """The proposal of ``turn`` (open or not): proposer, votes (a dict), status, the powers it names (a list, None
+    for all survivors); None when there is none."""
     rows = list(db.query("select * from draws where game_id = ? and phase = ?", [game_id, turn]))
     if not rows:
         return None
-    return {**rows[0], "votes": json.loads(rows[0]["votes"] or "{}"), "status": DrawStatus(rows[0]["status"])}
+    row = rows[0]
+    named = json.loads(row["powers"]) if row.get("powers") else None
+    return {**row, "votes": json.loads(row["votes"] or "{}"), "status": DrawStatus(row["status"]), "powers": named}
 
 
-def propose(db: Database, game_id: int, turn: str, proposer: str) -> None:
+def propose(db: Database, game_id: int, turn: str, proposer: str, powers: list[str] | None = None) -> None:
+    """A proposal of ``turn``; ``powers``: the powers the draw is among (None: every power still in the game)."""
     db.table("draws").insert(
         {
             "game_id": game_id,
@@ -26,6 +30,7 @@ def propose(db: Database, game_id: int, turn: str, proposer: str) -> None:
             "proposer": proposer,
             "votes": json.dumps({proposer: "accept"}),
             "status": DrawStatus.OPEN,
+            "powers": json.dumps(powers) if powers is not None else None,
         }
     )
 

@@ -363,3 +363,39 @@ def given_order_before_m009(variant: str | None, phase: str | None, text: str) -
         return None
     order = parse_order(text, geo, step)
     return order_to_json(geo, order) if not isinstance(order, OrderError) else None
+
+
+@migrations()
+def m010_press(db: Database) -> None:
+    """Diaries (DIARY: kept until the game ends), postal press (POSTAL PRESS: published with the next results), a
+    player's own default for press in a game allowing white and grey (SET PRESS), and the powers a draw names."""
+    db.table("diaries").create(
+        {
+            "id": int,
+            "game_id": int,
+            "power": str,  # the power that wrote it
+            "phase": str,  # the phase it was written in, e.g. S1901M
+            "body": str,
+            "written_at": str,
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("diaries").create_index(["game_id"])
+    db.table("postal_press").create(
+        {
+            "id": int,
+            "game_id": int,
+            "power": str,  # the sender, kept even for grey press (never shown then)
+            "grey": int,  # 1: published without the sender's name
+            "phase": str,  # the phase it was written in
+            "body": str,
+            "written_at": str,
+            "published_at": str,  # null until a results mail (or the game-over mail) carried it
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("postal_press").create_index(["game_id", "published_at"])
+    db.table("players").add_column("press_shade", str)  # SET PRESS: white | grey (null: white)
+    db.table("draws").add_column("powers", str)  # JSON list of the powers a draw names; null: all survivors
