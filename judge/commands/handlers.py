@@ -17,6 +17,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.commands import language as c
+from judge.commands.master_commands import HANDLERS as MASTER_HANDLERS
 from judge.commands.reply import Answer, DeadlineLine, Lines, Row, Verdict
 from judge.commands.sandbox_reply import run_sandbox_text
 from judge.commands.security import masked, one_new_password, sign_on
@@ -654,3 +655,8 @@ def _set_absence(db: Database, s: Session, item: c.SetAbsence) -> Answer:
 
 
 HANDLERS[c.SetAbsence] = _set_absence
+
+
+# --- the game master by mail, TAKEOVER (judge.commands.master_commands) ---------------------------------------------
+
+HANDLERS.update(MASTER_HANDLERS)

@@ -320,3 +320,29 @@ def m008_resolution(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id"), ("player_id", "players", "id")],
     )
     db.table("absences").create_index(["game_id"])
+
+
+@migrations()
+def m011_game_masters(db: Database) -> None:
+    """The game master's password of a game (MASTER by mail), and the requests to take over a power in civil disorder
+    (TAKEOVER) that wait for the game master's approval."""
+    db.table("master_passwords").create(
+        {"game_id": int, "password_hash": str, "set_at": str},
+        pk="game_id",
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("takeovers").create(
+        {
+            "id": int,
+            "game_id": int,
+            "power": str,
+            "email": str,
+            "password_hash": str,  # the password the new player chose (scrypt); cleared once decided
+            "asked_at": str,
+            "decided_at": str,  # null while the game master has not decided
+            "decision": str,  # approved | rejected | lapsed
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("takeovers").create_index(["game_id", "power"])
