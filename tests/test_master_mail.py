@@ -226,7 +226,7 @@ def test_a_power_that_misses_abandon_after_deadlines_is_in_civil_disorder(tmp_pa
 
 def test_abandon_after_zero_never_abandons(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--abandon-after", "0")
+    t.seven("g")  # the default: 0
     _miss(t, "Turkey", 3)
     assert not any(p["resigned"] for p in t.show("g", capsys)["players"])
 
@@ -305,9 +305,10 @@ def test_takeover_settings_are_checked(tmp_path: Path, capsys) -> None:
     assert t.cli("game", "create", "g", "--abandon-after", "100") == 1
     t.seven("h", "--master", GM)
     assert t.cli("game", "settings", "h", "takeover", "approve") == 0
-    assert t.cli("game", "settings", "h", "abandon_after", "0") == 0
+    assert t.show("h", capsys)["settings"]["abandon_after"] == 0  # never, unless the game says so
+    assert t.cli("game", "settings", "h", "abandon_after", "3") == 0
     settings_now = t.show("h", capsys)["settings"]
-    assert settings_now["takeover"] == "approve" and settings_now["abandon_after"] == 0
+    assert settings_now["takeover"] == "approve" and settings_now["abandon_after"] == 3
 
 
 # --- reading the lines ----------------------------------------------------------------------------------------------
@@ -335,3 +336,14 @@ def test_master_lines_never_raise_nor_show_the_password(command: str, words: lis
 def test_set_deadline_and_decisions_never_raise(words: list[str]) -> None:
     for head in ("SET DEADLINE", "APPROVE", "REJECT", "TERMINATE", "EJECT", "PROCESS"):
         parse_body(" ".join([head, *words]))
+
+
+def test_create_reads_its_options_as_written() -> None:
+    parsed = parse_body("CREATE club secret variant=classic --deadline=24h anonymous shared-addresses")
+    (item,) = parsed.items
+    assert item.options == (  # type: ignore[union-attr]
+        ("variant", "classic"),
+        ("deadline", "24h"),
+        ("anonymous", None),
+        ("shared-addresses", None),
+    )

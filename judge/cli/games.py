@@ -89,8 +89,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--abandon-after",
         type=int,
-        default=3,
-        help="deadlines a power may miss in a row before it is in civil disorder (0: never)",
+        default=0,
+        help="deadlines a power may miss in a row before it is in civil disorder, e.g. 3 (default 0: never)",
     )
     p.add_argument(
         "--takeover",

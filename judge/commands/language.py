@@ -21,7 +21,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from enum import Enum
 from typing import Literal
 
@@ -244,9 +244,9 @@ class CreateGame(_Located):
 @dataclass(frozen=True)
 class SetDeadline(_Located):
     """``SET DEADLINE +24h`` (later), ``SET DEADLINE -12h`` (earlier), ``SET DEADLINE 2026-12-05 18:00`` (a time in
-    the game master's zone unless it has an offset): ``by`` with ``shorten``, or ``to``."""
+    the game master's zone unless it has an offset): ``by`` (a duration as written) with ``shorten``, or ``to``."""
 
-    by: timedelta | None
+    by: str | None
     shorten: bool
     to: datetime | None
 
@@ -1306,6 +1306,7 @@ _REPLACE_USAGE = Reason(
     "REPLACE needs a power, the new player's address and a password: REPLACE France new@example.org secret"
 )
 _TAKEOVER_USAGE = Reason("TAKEOVER needs a game, a power and your password: TAKEOVER mygame France secret")
+_DURATION_WORD = re.compile(r"(?:\d{1,4}[A-Za-z]{1,7}){1,4}\Z")
 _OPTION = re.compile(r"-{0,2}([A-Za-z][A-Za-z_-]*)(?:=(\S*))?\Z")
 
 
@@ -1337,14 +1338,11 @@ def _create(args: list[str]) -> _Maker | Reason:
 
 
 def _set_deadline(args: list[str]) -> _Maker | Reason:
-    from judge.timeutil import parse_duration
-
     if not args:
         return _DEADLINE_USAGE
     if len(args) == 1 and args[0][:1] in "+-":
-        try:
-            by = parse_duration(args[0][1:])
-        except ValueError:
+        by = args[0][1:]  # the server reads the duration (judge.timeutil.parse_duration)
+        if not _DURATION_WORD.match(by):
             return _DEADLINE_USAGE
         shorten = args[0][0] == "-"
         return lambda n, t: SetDeadline(n, t, by, shorten, None)

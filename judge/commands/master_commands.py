@@ -25,7 +25,7 @@ from judge.game.service import GameError
 from judge.i18n import T
 from judge.store import signons
 from judge.store.events import EventKind
-from judge.timeutil import iso_utc
+from judge.timeutil import iso_utc, parse_duration
 
 Handler = Any
 
@@ -96,11 +96,15 @@ def _set_deadline(db: Database, s: Session, item: c.SetDeadline) -> Answer:
     to = item.to
     if to is not None and to.tzinfo is None:  # a time without an offset is in the game master's zone
         to = to.replace(tzinfo=ZoneInfo(user_settings(db, s.reply_to)["timezone"]))
+    try:
+        by = parse_duration(item.by) if item.by is not None else None
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
     changed = master.change_deadline(
         db,
         game.name,
         s.now,
-        by=item.by,
+        by=by,
         to=to.astimezone(UTC) if to is not None else None,
         shorten=item.shorten,
         sender=s.msg.sender,

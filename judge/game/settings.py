@@ -45,7 +45,7 @@ class GameSettings:
     combined: bool = False  # the powers one player holds count their centres (or points) together for victory
     resolve: Resolve = Resolve.READY  # early resolution: on everyone's READY, or as soon as all orders are in
     absence_days_per_year: int = 14  # SET ABSENCE: the days a player may declare absent per year
-    abandon_after: int = 3  # a power that misses this many deadlines in a row is in civil disorder (0: never)
+    abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
     takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
 
     def deadline_for(self, step: Step) -> timedelta:
