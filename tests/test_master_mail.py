@@ -347,3 +347,19 @@ def test_create_reads_its_options_as_written() -> None:
         ("anonymous", None),
         ("shared-addresses", None),
     )
+
+
+def test_the_hosts_create_by_mail_setting_is_checked() -> None:
+    import copy
+
+    from test_config import GOOD
+
+    from judge.config import ConfigError, config_from_data
+
+    data = copy.deepcopy(GOOD)
+    assert config_from_data(data, {}, "").create_by_mail == "anyone"
+    data["judge"]["create_by_mail"] = "gm@club.test, @friends.test"
+    assert config_from_data(data, {}, "").create_by_mail == "gm@club.test, @friends.test"
+    data["judge"]["create_by_mail"] = "sometimes"
+    with pytest.raises(ConfigError, match="create_by_mail"):
+        config_from_data(data, {}, "")
