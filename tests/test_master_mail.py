@@ -250,6 +250,9 @@ def test_takeover_in_an_open_game_is_at_once(tmp_path: Path, capsys) -> None:
     turkey = next(p for p in t.show("g", capsys)["players"] if p["power"] == "Turkey")
     assert turkey["email"] == "new@p.test" and not turkey["resigned"]
     assert "is not in civil disorder" in t.reply("late@p.test", "TAKEOVER g Turkey pw-late-1")
+    summary = t.reply("late@p.test", "SUMMARY g")
+    assert "Turkey fell into civil disorder (no orders) on 2026-12-03" in summary
+    assert "Turkey was taken over by a new player on" in summary
     assert "pw-new-tr" not in everything_written(t)
     # a power resigned by its player may be taken over too; one address holds one power unless the game allows more
     t.reply(addr("Italy"), sign("Italy", "RESIGN"))

@@ -443,6 +443,8 @@ def _change_words(change: summaries.Change) -> Text:
         return T("{power} was taken over by a new player on {date}", power=power, date=date)
     if change.what is EventKind.RESIGN:
         return T("{power} resigned on {date}", power=power, date=date)
+    if change.what is EventKind.ABANDONED:
+        return T("{power} fell into civil disorder (no orders) on {date}", power=power, date=date)
     return T("{power}'s player was removed by the game master on {date}", power=power, date=date)
 
 
