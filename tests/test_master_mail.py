@@ -155,6 +155,10 @@ def test_a_master_in_another_zone_sets_the_deadline_in_their_own_time(t: Table, 
     t.db.conn.commit()
     t.reply(GM, master("SET DEADLINE 2026-12-05 18:00"))
     assert t.show("g", capsys)["deadline"] == "2026-12-05T17:00:00Z"
+    for far in ("0001-01-01 00:00", "9999-12-31 23:59"):  # refused with a reason, never an internal error
+        reply = t.reply(GM, master(f"SET DEADLINE {far}"))
+        assert "ERROR" in reply and "internal" not in reply
+    assert t.show("g", capsys)["deadline"] == "2026-12-05T17:00:00Z"
 
 
 def test_eject_replace_and_terminate_by_mail(t: Table, capsys) -> None:

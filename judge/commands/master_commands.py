@@ -98,14 +98,15 @@ def _set_deadline(db: Database, s: Session, item: c.SetDeadline) -> Answer:
         to = to.replace(tzinfo=ZoneInfo(user_settings(db, s.reply_to)["timezone"]))
     try:
         by = parse_duration(item.by) if item.by is not None else None
-    except ValueError as exc:
+        to = to.astimezone(UTC) if to is not None else None
+    except (ValueError, OverflowError) as exc:
         raise GameError(str(exc)) from None
     changed = master.change_deadline(
         db,
         game.name,
         s.now,
         by=by,
-        to=to.astimezone(UTC) if to is not None else None,
+        to=to,
         shorten=item.shorten,
         sender=s.msg.sender,
     )
