@@ -74,6 +74,13 @@ def _zone(value: str) -> str | None:
     return None
 
 
+def _creators(value: str) -> str | None:
+    words = [w for w in re.split(r"[\s,;]+", value.strip()) if w]
+    if words in (["anyone"], ["nobody"]) or (words and all("@" in w and " " not in w for w in words)):
+        return None
+    return '"anyone", "nobody", or the addresses (and @domain entries) that may, separated by commas'
+
+
 def _folder(value: str) -> str | None:
     return None if value.strip() else "a mailbox folder name"
 
@@ -165,6 +172,14 @@ class Config:
         default="",
         metadata=_spec(
             "the host's own mail templates (templates_dir/<language>/<name>.txt.j2), winning on a name clash"
+        ),
+    )
+    create_by_mail: str = field(
+        default="anyone",
+        metadata=_spec(
+            'who may CREATE a game by mail: "anyone", "nobody", or addresses and @domains, e.g. "gm@example.org, '
+            '@club.example"',
+            check=_creators,
         ),
     )
 

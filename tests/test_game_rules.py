@@ -340,6 +340,7 @@ def test_show_json_shape_and_outbox_list(t: Table, capsys) -> None:
         "settings",
         "victory",
         "paused_remaining",
+        "takeovers",  # TAKEOVER requests waiting for the game master
     }
     assert set(shown["players"][0]) == {
         "power",

@@ -86,6 +86,8 @@ def _play(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, list[
     t.reply(addr("England"), sign("England", "SET ABSENCE 2026-12-05"))  # deadline_moved, to the others
     t.cli("game", "replace", "g", "--power", "Italy", "--email", "it2@p.test", "--password", "pw-it2")  # seat mail
     t.cli("game", "eject", "g", "Italy")
+    t.reply("it3@p.test", "TAKEOVER g Italy pw-it3")  # civil_disorder (taken over) to the others
+    t.cli("game", "eject", "g", "Italy")
     for power in POWERS:
         if power != "Italy":
             t.reply(addr(power), sign(power, "DRAW ACCEPT" if power != "Austria" else "DRAW PROPOSE"))

@@ -91,6 +91,18 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="DRAW PROPOSE may name the powers the draw is among (default: every power still in the game)",
     )
+    p.add_argument(
+        "--abandon-after",
+        type=int,
+        default=0,
+        help="deadlines a power may miss in a row before it is in civil disorder, e.g. 3 (default 0: never)",
+    )
+    p.add_argument(
+        "--takeover",
+        choices=("open", "approve"),
+        default="open",
+        help="TAKEOVER of a power in civil disorder: at once (open) or when the game master approves",
+    )
     p.set_defaults(func=_create)
 
     p = gsub.add_parser("join", parents=[clock], help="seat a player")
@@ -143,6 +155,26 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     add_password_options(p)
     p.set_defaults(func=_replace)
 
+    p = gsub.add_parser(
+        "master-password",
+        parents=[clock],
+        help="set the game master's password (to sign on by mail: MASTER NAME PASSWORD)",
+        description="Set or change the password the game master signs on with by mail (MASTER NAME PASSWORD), "
+        "then sends SET DEADLINE, PROCESS, PAUSE, RESUME, EJECT, REPLACE, TERMINATE, APPROVE and REJECT.",
+    )
+    p.add_argument("name")
+    add_password_options(p)
+    p.set_defaults(func=_master_password)
+
+    for decision, helptext in (
+        ("approve", "give a power in civil disorder to the player whose TAKEOVER waits"),
+        ("reject", "refuse the TAKEOVER that waits for a power (the asker is told)"),
+    ):
+        p = gsub.add_parser(decision, parents=[clock], help=helptext)
+        p.add_argument("name")
+        p.add_argument("power")
+        p.set_defaults(func=_decide_takeover, approve=decision == "approve")
+
     p = gsub.add_parser("eject", parents=[clock], help="take a power from its player (civil disorder until replaced)")
     p.add_argument("name")
     p.add_argument("power")
@@ -168,6 +200,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
         "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), resolve (ready|orders-in), "
         "absence_days_per_year (days), named_draws (true|false), "
+        "absence_days_per_year (days), abandon_after (deadlines missed in a row before civil disorder; 0: never), "
+        "takeover (open|approve), "
         "master (an address or none), assignment (before the start).",
     )
     p.add_argument("name")
@@ -248,7 +282,7 @@ def _guarded(body: Callable[[], int]) -> int:
 
 def _create(args: argparse.Namespace) -> int:
     from judge.game.service import create_game
-    from judge.game.settings import GameSettings, Resolve
+    from judge.game.settings import GameSettings, Resolve, Takeover
 
     settings = GameSettings(
         movement_deadline=int(_duration(args.deadline, "--deadline").total_seconds()),
@@ -268,6 +302,8 @@ def _create(args: argparse.Namespace) -> int:
         resolve=Resolve(args.resolve),
         absence_days_per_year=args.absence_days,
         named_draws=args.named_draws,
+        abandon_after=args.abandon_after,
+        takeover=Takeover(args.takeover),
     )
 
     def body() -> int:
@@ -372,6 +408,36 @@ def _replace(args: argparse.Namespace) -> int:
         with write(db):
             seat = master.replace(db, args.name, args.power, args.email, password, _now(args))
         print(f"{seat.power} in {args.name} is now played by {seat.email}; both players have been mailed")
+        return EXIT_OK
+
+    return _guarded(body)
+
+
+def _master_password(args: argparse.Namespace) -> int:
+    from judge.game.master_mail import set_master_password
+
+    def body() -> int:
+        db = _db(args)
+        password = read_password(args, "the game master's password")
+        with write(db):
+            game = set_master_password(db, args.name, password, _now(args))
+        print(f"{game.name}: the game master signs on by mail with: MASTER {game.name} <password>")
+        return EXIT_OK
+
+    return _guarded(body)
+
+
+def _decide_takeover(args: argparse.Namespace) -> int:
+    from judge.game.civil_disorder import decide
+
+    def body() -> int:
+        db = _db(args)
+        with write(db):
+            decided = decide(db, args.name, args.power, args.approve, _now(args))
+        if isinstance(decided, str):
+            print(f"the takeover by {decided} is rejected; they have been mailed")
+        else:
+            print(f"{decided.power} in {args.name} is now played by {decided.email}; they have been mailed")
         return EXIT_OK
 
     return _guarded(body)
@@ -519,7 +585,13 @@ def _mail_handle(args: argparse.Namespace) -> int:
         with open(args.file, "rb") as f:
             raw = f.read()
     db = _db(args, create=True)
-    address, cap, age, note = mail_handle_settings(db, settings(args))
+    cfg = settings(args)
+    if cfg is not None:
+        from judge.game.records import set_create_by_mail_policy
+
+        with write(db):
+            set_create_by_mail_policy(db, cfg.create_by_mail)
+    address, cap, age, note = mail_handle_settings(db, cfg)
     if note:
         print(f"judge: {note}", file=sys.stderr)
     handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age)

@@ -17,6 +17,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.commands import language as c
+from judge.commands.master_commands import HANDLERS as MASTER_HANDLERS
 from judge.commands.reply import Answer, DeadlineLine, Lines, Row, Verdict
 from judge.commands.sandbox_reply import run_sandbox_text
 from judge.commands.security import masked, one_new_password, sign_on
@@ -413,6 +414,8 @@ def _change_words(change: summaries.Change) -> Text:
         return T("{power} was taken over by a new player on {date}", power=power, date=date)
     if change.what is EventKind.RESIGN:
         return T("{power} resigned on {date}", power=power, date=date)
+    if change.what is EventKind.ABANDONED:
+        return T("{power} fell into civil disorder (no orders) on {date}", power=power, date=date)
     return T("{power}'s player was removed by the game master on {date}", power=power, date=date)
 
 
@@ -654,3 +657,7 @@ def _set_press(db: Database, s: Session, item: c.SetPress) -> Answer:
 
 HANDLERS[c.Diary] = _diary
 HANDLERS[c.SetPress] = _set_press
+
+# --- the game master by mail, TAKEOVER (judge.commands.master_commands) ---------------------------------------------
+
+HANDLERS.update(MASTER_HANDLERS)

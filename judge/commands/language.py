@@ -22,7 +22,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from enum import Enum
 from typing import Literal
 
@@ -248,6 +248,84 @@ class SetAbsence(_Located):
     last: date | None
 
 
+@dataclass(frozen=True)
+class MasterSignOn(_Located):
+    """``MASTER mygame secret``: sign on as the game master of a game (its master password)."""
+
+    game: str
+    password: str
+
+
+@dataclass(frozen=True)
+class CreateGame(_Located):
+    """``CREATE mygame secret [variant=classic] [deadline=48h] [press=grey] [anonymous] …``: a new game by mail, the
+    sender its game master with the password; ``options``: (key, value) as written, value None for a lone flag."""
+
+    game: str
+    password: str
+    options: tuple[tuple[str, str | None], ...]
+
+
+@dataclass(frozen=True)
+class SetDeadline(_Located):
+    """``SET DEADLINE +24h`` (later), ``SET DEADLINE -12h`` (earlier), ``SET DEADLINE 2026-12-05 18:00`` (a time in
+    the game master's zone unless it has an offset): ``by`` (a duration as written) with ``shorten``, or ``to``."""
+
+    by: str | None
+    shorten: bool
+    to: datetime | None
+
+
+MasterAction = Literal["process", "pause", "resume"]
+
+
+@dataclass(frozen=True)
+class MasterControl(_Located):
+    """``PROCESS`` (adjudicate now), ``PAUSE``, ``RESUME``: the game master's clock controls."""
+
+    action: MasterAction
+
+
+@dataclass(frozen=True)
+class Eject(_Located):
+    """``EJECT France``: the game master takes a power from its player."""
+
+    power: str
+
+
+@dataclass(frozen=True)
+class Terminate(_Located):
+    """``TERMINATE DRAW England France …`` (``draw``: the powers) or ``TERMINATE ABANDONED`` (``draw`` None)."""
+
+    draw: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class ReplacePower(_Located):
+    """``REPLACE France new@example.org secret``: the game master gives a power to another address."""
+
+    power: str
+    email: str
+    password: str
+
+
+@dataclass(frozen=True)
+class TakeOver(_Located):
+    """``TAKEOVER mygame France secret``: ask to play a power in civil disorder, with one's own password."""
+
+    game: str
+    power: str
+    password: str
+
+
+@dataclass(frozen=True)
+class DecideTakeover(_Located):
+    """``APPROVE France`` or ``REJECT France``: the game master's answer to a TAKEOVER that waits."""
+
+    power: str
+    approve: bool
+
+
 Item = (
     SignOn
     | OrderLine
@@ -276,6 +354,15 @@ Item = (
     | SetPress
     | Help
     | SignOff
+    | MasterSignOn
+    | CreateGame
+    | SetDeadline
+    | MasterControl
+    | Eject
+    | Terminate
+    | ReplacePower
+    | TakeOver
+    | DecideTakeover
 )
 
 
@@ -556,8 +643,10 @@ def mask_secrets(line: str) -> str:
     """A line as it may be quoted back: the password of a SIGNON, JOIN or SET PASSWORD line replaced by ****."""
     words = line.split()
     head = words[0].upper() if words else ""
-    if head == "SIGNON":
+    if head in ("SIGNON", "REPLACE", "TAKEOVER"):
         kept = words[:3] if len(words) >= 4 else words[:2] if len(words) == 3 else words[:1]
+    elif head in ("MASTER", "CREATE"):
+        kept = words[:2] if len(words) >= 3 else words[:1]
     elif head == "JOIN" or (head == "SET" and len(words) > 1 and words[1].upper().startswith("PASS")):
         kept = words[:2]
     else:
@@ -1314,3 +1403,160 @@ _WITH_ARGUMENTS.update(
     }
 )
 _COMMAND_WORDS = _COMMAND_WORDS | {"ORDERS", "WHOGAME", "SUMMARY", "GET", "MAP"}
+
+
+# --- the game master by mail, civil disorder and TAKEOVER -----------------------------------------------------------
+
+_MASTER_USAGE = Reason("MASTER needs a game and its master password: MASTER mygame secret")
+_CREATE_USAGE = Reason(
+    "CREATE needs a new game's name and a master password, then options if you like: "
+    "CREATE mygame secret variant=classic deadline=48h press=grey"
+)
+_DEADLINE_USAGE = Reason(
+    "SET DEADLINE needs a change or a time: SET DEADLINE +24h, SET DEADLINE -12h or SET DEADLINE 2026-12-05 18:00"
+)
+_EJECT_USAGE = Reason("EJECT needs a power: EJECT France")
+_TERMINATE_USAGE = Reason("TERMINATE needs DRAW and the powers, or ABANDONED: TERMINATE DRAW England France")
+_REPLACE_USAGE = Reason(
+    "REPLACE needs a power, the new player's address and a password: REPLACE France new@example.org secret"
+)
+_TAKEOVER_USAGE = Reason("TAKEOVER needs a game, a power and your password: TAKEOVER mygame France secret")
+_DURATION_WORD = re.compile(r"(?:\d{1,4}[A-Za-z]{1,7}){1,4}\Z")
+_OPTION = re.compile(r"-{0,2}([A-Za-z][A-Za-z_-]*)(?:=(\S*))?\Z")
+
+
+def _master_signon(args: list[str]) -> _Maker | Reason:
+    if len(args) != 2:
+        return _MASTER_USAGE
+    game = _game(args[0])
+    if game is None:
+        return _both(_not_a_game(args[0]), _MASTER_USAGE)
+    password = args[1]
+    return lambda n, t: MasterSignOn(n, t, game, password)
+
+
+def _create(args: list[str]) -> _Maker | Reason:
+    if len(args) < 2:
+        return _CREATE_USAGE
+    game = _game(args[0])
+    if game is None:
+        return _both(_not_a_game(args[0]), _CREATE_USAGE)
+    password = args[1]
+    options: list[tuple[str, str | None]] = []
+    for word in args[2:]:
+        found = _OPTION.match(word)
+        if found is None:
+            return _both(Reason("{word} is not an option written like deadline=48h", word=repr(word)), _CREATE_USAGE)
+        options.append((found.group(1), found.group(2)))
+    kept = tuple(options)
+    return lambda n, t: CreateGame(n, t, game, password, kept)
+
+
+def _set_deadline(args: list[str]) -> _Maker | Reason:
+    if not args:
+        return _DEADLINE_USAGE
+    if len(args) == 1 and args[0][:1] in "+-":
+        by = args[0][1:]  # the server reads the duration (judge.timeutil.parse_duration)
+        if not _DURATION_WORD.match(by):
+            return _DEADLINE_USAGE
+        shorten = args[0][0] == "-"
+        return lambda n, t: SetDeadline(n, t, by, shorten, None)
+    if len(args) > 2:
+        return _DEADLINE_USAGE
+    text = "T".join(args).replace("Z", "+00:00")
+    try:
+        to = datetime.fromisoformat(text)
+    except ValueError:
+        return _DEADLINE_USAGE
+    return lambda n, t: SetDeadline(n, t, None, False, to)
+
+
+def _control(action: MasterAction) -> Callable[[list[str]], _Maker | Reason]:
+    def parse(args: list[str]) -> _Maker | Reason:
+        if args:
+            command = action.upper()
+            return Reason("{command} takes nothing after it: write {command} alone on its line", command=command)
+        return lambda n, t: MasterControl(n, t, action)
+
+    return parse
+
+
+def _eject(args: list[str]) -> _Maker | Reason:
+    if len(args) != 1 or not _POWER.match(args[0]):
+        return _EJECT_USAGE
+    power = args[0]
+    return lambda n, t: Eject(n, t, power)
+
+
+def _terminate(args: list[str]) -> _Maker | Reason:
+    how = args[0].upper() if args else ""
+    if how == "ABANDONED" and len(args) == 1:
+        return lambda n, t: Terminate(n, t, None)
+    names = tuple(name for name in _NAME_SEPARATORS.split(" ".join(args[1:])) if name)
+    if how != "DRAW" or not names:
+        return _TERMINATE_USAGE
+    bad = next((name for name in names if not _POWER.match(name)), None)
+    if bad is not None:
+        return _both(_not_a_power(bad), _TERMINATE_USAGE)
+    return lambda n, t: Terminate(n, t, names)
+
+
+def _replace(args: list[str]) -> _Maker | Reason:
+    if len(args) != 3 or not _POWER.match(args[0]) or "@" not in args[1]:
+        return _REPLACE_USAGE
+    power, email, password = args
+    return lambda n, t: ReplacePower(n, t, power, email, password)
+
+
+def _takeover(args: list[str]) -> _Maker | Reason:
+    if len(args) != 3:
+        return _TAKEOVER_USAGE
+    game = _game(args[0])
+    if game is None:
+        return _both(_not_a_game(args[0]), _TAKEOVER_USAGE)
+    if not _POWER.match(args[1]):
+        return _both(_not_a_power(args[1]), _TAKEOVER_USAGE)
+    power, password = args[1], args[2]
+    return lambda n, t: TakeOver(n, t, game, power, password)
+
+
+def _decide(approve: bool) -> Callable[[list[str]], _Maker | Reason]:
+    def parse(args: list[str]) -> _Maker | Reason:
+        if len(args) != 1 or not _POWER.match(args[0]):
+            command = "APPROVE" if approve else "REJECT"
+            return Reason("{command} needs the power: {command} France", command=command)
+        power = args[0]
+        return lambda n, t: DecideTakeover(n, t, power, approve)
+
+    return parse
+
+
+_MORE_SETTINGS["DEADLINE"] = _set_deadline
+_WITH_ARGUMENTS.update(
+    {
+        "MASTER": _master_signon,
+        "CREATE": _create,
+        "PROCESS": _control("process"),
+        "PAUSE": _control("pause"),
+        "RESUME": _control("resume"),
+        "EJECT": _eject,
+        "TERMINATE": _terminate,
+        "REPLACE": _replace,
+        "TAKEOVER": _takeover,
+        "APPROVE": _decide(True),
+        "REJECT": _decide(False),
+    }
+)
+_COMMAND_WORDS = _COMMAND_WORDS | {
+    "MASTER",
+    "CREATE",
+    "PROCESS",
+    "PAUSE",
+    "RESUME",
+    "EJECT",
+    "TERMINATE",
+    "REPLACE",
+    "TAKEOVER",
+    "APPROVE",
+    "REJECT",
+}

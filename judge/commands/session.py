@@ -31,6 +31,7 @@ class Session:
     errors: list[str] = field(default_factory=list)  # internal failures of single commands
     mentioned: str = ""  # the first game a command named (whose master hears of an internal error before a sign-on)
     future_phase: str | None = None  # PHASE …: the later phase the order lines that follow are kept for
+    master_of: str | None = None  # MASTER (or CREATE): the game whose game master signed on in this message
 
     @property
     def scrypt_calls(self) -> int:

@@ -26,8 +26,10 @@ from judge.store import draw_votes
 from judge.store.absence_rows import drop_player_absences
 from judge.store.events import EventKind
 from judge.store.future_rows import drop_game_future_lines
+from judge.store.master_rows import lapse_takeovers
 from judge.store.phases import discard_phases_from
 from judge.store.statuses import GameStatus, Role
+from judge.timeutil import iso_utc
 
 
 def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
@@ -63,13 +65,39 @@ def replace_player(
     seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None:
         raise GameError(f"nobody plays {power!r} in {game.name}")
+    return give_seat(db, game, seat, email, hash_password(password), now, sender)
+
+
+def give_seat(
+    db: Database, game: Game, seat: Player, email: str, password_hash: str, now: datetime, sender: str
+) -> Player:
+    """Hand ``seat`` to ``email`` with the (hashed) password: the seat plays again; requests to take it over lapse."""
     old = seat.email
-    seat.email, seat.password_hash, seat.resigned = email.lower(), hash_password(password), False
+    seat.email, seat.password_hash, seat.resigned = email.lower(), password_hash, False
     seat.wait = False  # SET WAIT and absences were the old player's
     drop_player_absences(db, seat.id)
     save_player(db, seat)
-    log_event(db, game.id, now, sender, EventKind.REPLACE, {"power": found, "from": old, "to": email.lower()})
+    lapse_takeovers(db, game.id, seat.power or "", iso_utc(now))
+    log_event(db, game.id, now, sender, EventKind.REPLACE, {"power": seat.power, "from": old, "to": email.lower()})
     return seat
+
+
+def may_hold(db: Database, game: Game, seat: Player, email: str) -> str:
+    """The address (lower case) that may take ``seat`` over: a mail address, not the seat's own, and holding no
+    other power of the game unless the game allows shared addresses."""
+    address = email.strip().lower()
+    if "@" not in address:
+        raise GameError(f"{email!r} is not a mail address")
+    if seat.email == address and not seat.resigned:
+        raise GameError(f"{address} already plays {seat.power} in {game.name}")
+    others = [p.power for p in players(db, game.id) if p.role == Role.PLAYER and p.email == address and p.id != seat.id]
+    if others and not game.settings.shared_addresses:
+        raise GameError(
+            f"{address} already plays {', '.join(str(p) for p in others)} in {game.name}; one address "
+            f"holds two powers only where the game allows it (judge game settings {game.name} "
+            f"shared_addresses true)"
+        )
+    return address
 
 
 def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sender: str = "master") -> Game:

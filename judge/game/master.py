@@ -21,7 +21,8 @@ from sqlite_utils import Database
 
 from judge.facts import MAX_DEADLINE, MAX_DEADLINE_DAYS, MIN_PASSWORD_LENGTH
 from judge.game import notices
-from judge.game.controls import replace_player
+from judge.game.civil_disorder import waiting_takeovers
+from judge.game.controls import may_hold, replace_player
 from judge.game.duties import late_players, owing_powers
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import NoticeKind, tell
@@ -68,18 +69,7 @@ def replace(
     if game.status == GameStatus.FINISHED:
         raise GameError(f"game {game.name} is over")
     seat = _seat(db, game, power)
-    address = email.strip().lower()
-    if "@" not in address:
-        raise GameError(f"{email!r} is not a mail address")
-    if seat.email == address:
-        raise GameError(f"{address} already plays {seat.power} in {game.name}")
-    others = [p.power for p in players(db, game.id) if p.role == Role.PLAYER and p.email == address]
-    if others and not game.settings.shared_addresses:
-        raise GameError(
-            f"{address} already plays {', '.join(str(p) for p in others)} in {game.name}; one address "
-            f"holds two powers only where the game allows it (judge game settings {game.name} "
-            f"shared_addresses true)"
-        )
+    address = may_hold(db, game, seat, email)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise GameError(f"choose a password of at least {MIN_PASSWORD_LENGTH} characters")
     old = seat.email
@@ -242,6 +232,7 @@ def show(db: Database, name: str) -> dict[str, Any]:
         )
     }
     shown["paused_remaining"] = game.paused_remaining
+    shown["takeovers"] = waiting_takeovers(db, game)
     return shown
 
 

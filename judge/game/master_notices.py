@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from datetime import datetime
 from typing import Any
 
 from sqlite_utils import Database
 
+from judge.game.civil_disorder import abandon_silent, missed_in_a_row
 from judge.game.duties import owing_powers
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, players
-from judge.rules.position_json import position_from_json
-from judge.store.events import EventKind, events_of
-from judge.store.phases import played_phases
-
-MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
 
 MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
 
@@ -38,15 +33,21 @@ def game_filled(db: Database, game: Game, now: datetime) -> None:
 
 
 def after_adjudication(db: Database, game: Game, before: Any, submitted: dict[str, list[str]], now: datetime) -> None:
-    """Tell the game master about each player who has now missed ``MISSED_IN_A_ROW`` deadlines in a row (once)."""
-    if not game.settings.master:
-        return
+    """Tell the game master about each player who has now missed ``MISSED_IN_A_ROW`` deadlines in a row (once); then
+    the powers that missed the game's ``abandon_after`` are in civil disorder (judge.game.civil_disorder)."""
+    if game.settings.master:
+        _tell_of_silence(db, game, before, submitted, now)
+    abandon_silent(db, game, before, submitted, now)
+
+
+def _tell_of_silence(db: Database, game: Game, before: Any, submitted: dict[str, list[str]], now: datetime) -> None:
+    assert game.settings.master
     was = dataclasses.replace(game, position=before)
     owed = owing_powers(was)
     for seat in players(db, game.id):
         if not seat.active or seat.power not in owed or submitted.get(seat.power):
             continue
-        if _missed_in_a_row(db, game, seat.power) == MISSED_IN_A_ROW:
+        if missed_in_a_row(db, game, seat.power, MISSED_IN_A_ROW) == MISSED_IN_A_ROW:
             tell(
                 db,
                 game.settings.master,
@@ -58,24 +59,3 @@ def after_adjudication(db: Database, game: Game, before: Any, submitted: dict[st
                 email=seat.email,
                 count=MISSED_IN_A_ROW,
             )
-
-
-def _missed_in_a_row(db: Database, game: Game, power: str) -> int:
-    """Deadlines in a row, up to the last adjudicated phase, at which ``power`` owed orders and gave none."""
-    missed = 0
-    taken_over = ""  # a new player starts with a clean slate
-    for at, detail in events_of(db, game.id, EventKind.REPLACE):
-        if (detail or {}).get("power") == power:
-            taken_over = max(taken_over, at)
-    for row in played_phases(db, game.id, latest_first=True):
-        if taken_over and row["adjudicated_at"] <= taken_over:
-            break
-        pos = position_from_json(game.variant, json.loads(row["board_before"]))
-        if power not in owing_powers(dataclasses.replace(game, position=pos)):
-            continue
-        if json.loads(row["orders"] or "{}").get(power):
-            break
-        missed += 1
-        if missed > MISSED_IN_A_ROW:
-            break
-    return missed

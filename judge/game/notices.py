@@ -46,6 +46,7 @@ class NoticeKind(StrEnum):
     FUTURE_ORDERS = "future_orders"  # orders kept for a later phase (PHASE …), checked when it opened
     DEADLINE_MOVED = "deadline_moved"  # a player's declared absence moved the deadline
     PRESS = "press"  # press from one power to others (PRESS TO, BROADCAST)
+    CIVIL_DISORDER = "civil_disorder"  # a power abandoned, taken over; a TAKEOVER asked of the master, or refused
 
 
 # What a grey press mail shows as its sender (the templates word it in each language).
@@ -106,9 +107,12 @@ _PRESS_RULES = {
 }
 
 
-def game_started(db: Database, game: Game, seats: Sequence[Player], now: datetime) -> None:
+def game_started(
+    db: Database, game: Game, seats: Sequence[Player], now: datetime, *, taken_over: Player | None = None
+) -> None:
     """The start mail: the powers and their units (addresses only when the game is not anonymous), the map, the
-    deadline lengths, the press rule and the game master."""
+    deadline lengths, the press rule and the game master. With ``taken_over``: the same, for the current phase, to
+    the one player who has just taken a power over (TAKEOVER)."""
     assert game.position is not None
     pos, geo, st = game.position, game.variant.geo, game.settings
     anonymous = st.anonymous
@@ -121,9 +125,11 @@ def game_started(db: Database, game: Game, seats: Sequence[Player], now: datetim
         }
         for power in game.variant.powers
     ]
-    picture = MapRequest("start", pos)
+    picture = MapRequest("start" if taken_over is None else f"now-{pos.phase.code}", pos)
     out = []
     for p in seats:
+        if taken_over is not None and p.id != taken_over.id:
+            continue
         language = user_settings(db, p.email)["language"]
         lengths = {
             "movement": format_length(st.movement_deadline, language),
@@ -141,6 +147,7 @@ def game_started(db: Database, game: Game, seats: Sequence[Player], now: datetim
             if anonymous and st.press != "none"
             else _PRESS_RULES.get(st.press, T(st.press)),
             "master": st.master or "",
+            "taken_over": taken_over is not None,
         }
         out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture))
     post(db, out, now)

@@ -29,6 +29,7 @@ from judge.store import events, game_rows, order_rows
 from judge.store.game_rows import game_names as game_names
 from judge.store.mail_queue import new_message_id as new_message_id
 from judge.store.mail_queue import queue_mail as queue_mail
+from judge.store.master_rows import set_create_by_mail_policy as set_create_by_mail_policy
 from judge.store.order_rows import orders_of as orders_of
 from judge.store.statuses import GameStatus, Role
 from judge.store.users import default_language as default_language

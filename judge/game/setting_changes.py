@@ -16,7 +16,8 @@ from judge.game.adjudication import maybe_adjudicate_when_ready
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
-from judge.game.settings import GameSettings, Resolve
+from judge.game.settings import GameSettings, Resolve, Takeover
+from judge.rules.variant import Variant
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import parse_duration
@@ -42,6 +43,8 @@ SETTING_KEYS = {
     "resolve": "ready or orders-in",
     "absence_days_per_year": "days a player may declare absent per year, e.g. 14",
     "named_draws": "true or false (DRAW PROPOSE may name the powers of the draw)",
+    "abandon_after": "deadlines missed in a row before a power is in civil disorder, e.g. 3 (0: never)",
+    "takeover": "open or approve (the game master approves a TAKEOVER)",
 }
 
 
@@ -100,6 +103,13 @@ def _resolve(game: Game, value: str, none: bool) -> dict[str, Any]:
         raise GameError(f"resolve: one of {', '.join(r.value for r in Resolve)}") from None
 
 
+def _takeover(game: Game, value: str, none: bool) -> dict[str, Any]:
+    try:
+        return {"takeover": Takeover(value.strip().lower())}
+    except ValueError:
+        raise GameError(f"takeover: one of {', '.join(t.value for t in Takeover)}") from None
+
+
 def _duration(field: str) -> Setter:
     return lambda game, value, none: {field: _seconds(value)}
 
@@ -136,6 +146,8 @@ _SETTERS: dict[str, Setter] = {
     },
     "master": _master,
     "assignment": _assignment,
+    "abandon_after": lambda game, value, none: {"abandon_after": 0 if none else _whole(value, "abandon_after")},
+    "takeover": _takeover,
 }
 
 
@@ -198,3 +210,34 @@ def settings_view(s: GameSettings) -> dict[str, Any]:
     for k in ("movement_deadline", "retreat_deadline", "adjustment_deadline", "grace"):
         out[k] = format_duration(timedelta(seconds=out[k]))
     return out
+
+
+# --- the settings of a game created by mail (CREATE) ----------------------------------------------------------------
+
+# the words of `judge game create`'s options that differ from the setting keys
+_OPTION_ALIASES = {"assign": "assignment", "absence_days": "absence_days_per_year", "adjustment": "adjust_deadline"}
+FLAGS = ("anonymous", "shared_addresses", "combined")  # options that may stand alone (meaning true)
+
+
+def settings_from_options(
+    variant: Variant, options: tuple[tuple[str, str | None], ...], master: str | None
+) -> GameSettings:
+    """A new game's settings from ``key=value`` options, read by the same setters as ``judge game settings`` (keys
+    as there, or as the options of ``judge game create``: ``retreat-deadline``, ``assign``, ``absence-days``; the
+    flags ``anonymous``, ``shared-addresses`` and ``combined`` may stand alone). ``master`` is the game master."""
+    settings = GameSettings(master=master)
+    stand_in = Game(0, "", variant, GameStatus.FORMING, settings)
+    for written, value in options:
+        key = written.strip().lstrip("-").lower().replace("-", "_")
+        key = _OPTION_ALIASES.get(key, key)
+        setter = _SETTERS.get(key)
+        if setter is None or key == "master":
+            known = [k for k in SETTING_KEYS if k != "master"]
+            raise GameError(f"unknown option {written!r} (options: variant, {', '.join(known)})")
+        if value is None:
+            if key not in FLAGS:
+                raise GameError(f"{written} needs a value: {written}=…")
+            value = "true"
+        none = value.strip().lower() in ("none", "default", "-", "")
+        settings = dataclasses.replace(settings, **setter(stand_in, value, none))
+    return settings

@@ -20,6 +20,13 @@ class Resolve(StrEnum):
     ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
 
 
+class Takeover(StrEnum):
+    """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
+
+    OPEN = "open"  # at once, for whoever asks first
+    APPROVE = "approve"  # when the game master approves (APPROVE <power> by mail, or judge game approve)
+
+
 @dataclass(frozen=True)
 class GameSettings:
     movement_deadline: int = 48 * 3600  # seconds
@@ -39,6 +46,8 @@ class GameSettings:
     resolve: Resolve = Resolve.READY  # early resolution: on everyone's READY, or as soon as all orders are in
     absence_days_per_year: int = 14  # SET ABSENCE: the days a player may declare absent per year
     named_draws: bool = False  # DRAW PROPOSE may name the powers of the draw (default: all survivors, unanimous)
+    abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
+    takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {
@@ -71,6 +80,8 @@ class GameSettings:
             data["tie_break"] = tuple(data["tie_break"])
         if "resolve" in data:
             data["resolve"] = Resolve(data["resolve"])
+        if "takeover" in data:
+            data["takeover"] = Takeover(data["takeover"])
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -94,6 +105,10 @@ class GameSettings:
             problems.append("grace must be between 0 and 7 days")
         if not 0 <= self.absence_days_per_year <= 366:
             problems.append("absence_days_per_year must be between 0 and 366")
+        if not 0 <= self.abandon_after <= 99:
+            problems.append("abandon_after must be between 0 (never) and 99 deadlines")
+        if self.takeover is Takeover.APPROVE and not self.master:
+            problems.append("takeover approve needs a game master's address (master) to ask")
         return problems
 
     def _tie_problems(self, variant: Variant) -> list[str]:

@@ -87,7 +87,7 @@ def centre_summary(db: Database, game: Game) -> CentreSummary:
             eliminated.append((seat.power, gone[0] if gone else years[-1][0] if years else game.variant.start_year))
     changes = [
         Change(at, (detail or {}).get("power") or "", kind)
-        for kind in (EventKind.REPLACE, EventKind.RESIGN, EventKind.EJECT)
+        for kind in (EventKind.REPLACE, EventKind.RESIGN, EventKind.EJECT, EventKind.ABANDONED)
         for at, detail in events_of(db, game.id, kind)
     ]
     changes.sort(key=lambda c: c.at)

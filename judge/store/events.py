@@ -77,3 +77,8 @@ class EventKind(StrEnum):
     REPLIES_PAUSED = "replies-paused"
     INTERNAL_ERROR = "internal-error"
     ABSENCE = "absence"  # SET ABSENCE declared or withdrawn
+    MASTER_PASSWORD = "master-password"  # the game master's password was set (never the password itself)
+    MASTER_SIGNON_FAILED = "master-signon-failed"
+    ABANDONED = "abandoned"  # a power missed abandon_after deadlines in a row: civil disorder
+    TAKEOVER_ASKED = "takeover-asked"  # TAKEOVER waiting for the game master's approval
+    TAKEOVER_REJECTED = "takeover-rejected"

@@ -399,3 +399,29 @@ def m010_press(db: Database) -> None:
     db.table("postal_press").create_index(["game_id", "published_at"])
     db.table("players").add_column("press_shade", str)  # SET PRESS: white | grey (null: white)
     db.table("draws").add_column("powers", str)  # JSON list of the powers a draw names; null: all survivors
+
+
+@migrations()
+def m011_game_masters(db: Database) -> None:
+    """The game master's password of a game (MASTER by mail), and the requests to take over a power in civil disorder
+    (TAKEOVER) that wait for the game master's approval."""
+    db.table("master_passwords").create(
+        {"game_id": int, "password_hash": str, "set_at": str},
+        pk="game_id",
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("takeovers").create(
+        {
+            "id": int,
+            "game_id": int,
+            "power": str,
+            "email": str,
+            "password_hash": str,  # the password the new player chose (scrypt); cleared once decided
+            "asked_at": str,
+            "decided_at": str,  # null while the game master has not decided
+            "decision": str,  # approved | rejected | lapsed
+        },
+        pk="id",
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db.table("takeovers").create_index(["game_id", "power"])

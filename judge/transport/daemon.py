@@ -40,7 +40,7 @@ from sqlite_utils import Database
 
 import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge.config import Config
-from judge.game.records import set_default_language, set_judge_address
+from judge.game.records import set_create_by_mail_policy, set_default_language, set_judge_address
 from judge.game.service import due_games, remind, tick_game
 from judge.store import game_rows, is_busy, mail_queue, open_db, write
 from judge.store.upkeep import prune
@@ -208,6 +208,7 @@ class Daemon:
         with write(self.db):
             set_default_language(self.db, self.cfg.language)
             set_judge_address(self.db, self.cfg.address)
+            set_create_by_mail_policy(self.db, self.cfg.create_by_mail)
             domain = self.cfg.address.rpartition("@")[2]
             # mail queued before the judge's address was known carries a bare random token: complete it now
             mail_queue.complete_message_ids(self.db, domain)
