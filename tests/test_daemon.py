@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ def make_config(tmp_path: Path, imap: Any, smtp: Any) -> Config:
     )
 
 
-def new_game(cfg: Config, clock: Clock) -> None:
+def new_game(cfg: Config, clock: Callable[[], datetime]) -> None:
     db = open_db(cfg.db)
     with db.atomic():
         service.create_game(

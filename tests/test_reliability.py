@@ -24,7 +24,7 @@ from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import master, records, service
 from judge.store import open_db, write
 from judge.transport import imap as imap_in
-from judge.transport.daemon import ServeLock, serve
+from judge.transport.daemon import ServeLock, serve, utcnow
 from judge.transport.embedded import EmbeddedImap, free_port
 from judge.transport.imap import Inbox, handle_new_mail
 
@@ -441,10 +441,12 @@ def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_n
     tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     cfg = make_config(tmp_path, imap, smtp)
-    clock = Clock()
-    new_game(cfg, clock)  # deadlines an hour away on a clock that does not move: no phase ends by itself
+    # The wall clock, as the `judge game extend` and `judge mail handle` beside the daemon read it: mail they queue
+    # is due at once for the daemon too, whatever the time of day the test runs at. The deadline is an hour away and
+    # only moves later, so no phase ends by itself within the test.
+    new_game(cfg, utcnow)
     stop = threading.Event()
-    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock}, daemon=True)
+    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop, "clock": utcnow}, daemon=True)
     errors: list[str] = []
     n = 24
 
