@@ -510,6 +510,10 @@ def _house_rules(game: Game, language: str) -> Lines:
             if rule.tie_others.value == "draw"
             else T("A tie that order does not settle plays on")
         )
+    elif not set(variant.powers) <= set(rule.tie_break):  # the default rule: no order settles every tie
+        lines.append(T("A tie of leaders at the winning line plays on: the line needs a single leader"))
+        if rule.last_year is not None:
+            lines.append(T("A tie of leaders after the Fall of {year} is a draw among them", year=rule.last_year))
     if st.combined:
         lines.append(T("A player holding several powers counts them together for victory"))
     lines.append(T("A draw needs the votes of every player still in the game"))
