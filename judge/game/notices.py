@@ -271,10 +271,12 @@ def points_history(db: Database, game: Game) -> list[dict[str, Any]]:
 def published_postal(db: Database, game: Game, now: datetime) -> list[dict[str, Any]]:
     """The postal press waiting for publication (POSTAL PRESS), as a results or game-over mail shows it: sender (or
     the anonymous sender for grey press) and text. From now on it counts as published."""
-    return [
-        {"sender": ANONYMOUS_SENDER if row["grey"] else row["power"], "body": row["body"]}
-        for row in press_rows.publish_postal(db, game.id, iso_utc(now))
-    ]
+    return [postal_view(row) for row in press_rows.publish_postal(db, game.id, iso_utc(now))]
+
+
+def postal_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A postal press row as a mail shows it: its sender (the anonymous sender for grey press) and text."""
+    return {"sender": ANONYMOUS_SENDER if row["grey"] else row["power"], "body": row["body"]}
 
 
 def game_over(db: Database, game: Game, seats: Sequence[Player], now: datetime) -> None:
