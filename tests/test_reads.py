@@ -315,9 +315,54 @@ def test_get_rules_tells_every_house_rule_set(tmp_path: Path) -> None:
         "Anonymous: players' addresses are not shown until the game ends",
     ):
         assert told in rules
+    assert "single leader" not in rules  # the game's own tie rule is told instead of the default
     assert t.cli("game", "create", "quiet", "--press", "none", "--tie-others", "play-on") == 0
     quiet = t.reply("x@p.test", "GET RULES quiet")
     assert "Press: none" in quiet and "A tie that order does not settle plays on" in quiet
+
+
+def test_history_tells_the_victory_points_and_postal_press_of_a_phase(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--points", "par:3,bur:2", "--solo", "20")
+    t.reply(addr("France"), sign("France", "POSTAL PRESS", "To all of Europe:", "  peace!", "ENDPRESS"))
+    t.reply(addr("France"), sign("France", "A par - bur", "F bre - mao"))
+    t.cli("game", "process", "g")  # S1901M: the postal press is published with these results
+    t.reply(addr("France"), sign("France", "F mao - spa/sc"))
+    t.cli("game", "process", "g")  # F1901M: France takes Spain and holds Burgundy: 3 + 1 + 1 + 1 + 2 = 8
+    mailed = {
+        r["subject"]: r["body"] for r in t.outbox() if r["to_addr"] == addr("Italy") and "results" in r["subject"]
+    }
+    spring = next(b for subject, b in mailed.items() if "Spring 1901" in subject)
+    fall = next(b for subject, b in mailed.items() if "Fall 1901" in subject)
+    assert "From France:\nTo all of Europe:\n  peace!" in spring and "Victory points" not in spring
+    assert "Victory points (the solo line is in points):" in fall and "France 8" in fall and "peace!" not in fall
+    told_spring = t.reply("x@q.test", "HISTORY g S1901M")
+    assert "From France:\nTo all of Europe:\n  peace!" in told_spring and "Victory points" not in told_spring
+    told_fall = t.reply("x@q.test", "HISTORY g F1901M")
+    points_line = next(line for line in fall.splitlines() if line.startswith("Victory points"))
+    assert points_line in told_fall and "peace!" not in told_fall  # the same line as the results mail
+    t.reply(addr("Germany"), sign("Germany", "SET LANGUAGE de"))
+    assert "Siegpunkte" in t.reply(addr("Germany"), sign("Germany", "HISTORY g F1901M"))
+
+
+def test_get_rules_tells_the_default_tie_rule(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--last-year", "1910")
+    rules = t.reply("x@p.test", "GET RULES g")
+    assert "A tie of leaders at the winning line plays on: the line needs a single leader" in rules
+    assert "A tie of leaders after the Fall of 1910 is a draw among them" in rules
+    t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru"))
+    russian = t.reply(addr("Russia"), sign("Russia", "GET RULES g"))
+    assert "нужен единственный лидер" in russian and "после осени 1910 года — ничья между ними" in russian
+    t.reply(addr("Germany"), sign("Germany", "SET LANGUAGE de"))
+    german = t.reply(addr("Germany"), sign("Germany", "GET RULES g"))
+    assert "an der Siegmarke wird weitergespielt" in german and "nach dem Herbst 1910 ist ein Remis" in german
+    assert t.cli("game", "create", "plain") == 0  # no last year: only the line's rule
+    plain = t.reply("x@p.test", "GET RULES plain")
+    assert "the line needs a single leader" in plain and "after the Fall of" not in plain
+    order = "Austria,England,France,Germany,Italy,Russia,Turkey"
+    assert t.cli("game", "create", "ordered", "--tie-break", order) == 0  # an order that settles every tie
+    assert "single leader" not in t.reply("x@p.test", "GET RULES ordered")
 
 
 def test_whogame_of_a_forming_game_shows_unassigned_seats(t: Table) -> None:

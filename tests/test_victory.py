@@ -3,6 +3,7 @@ line, a last-year tie, one draw proposal per turn, victory points per place, one
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -349,6 +350,162 @@ def test_by_mail_combined_side_tied_at_the_last_year_shares_the_draw(tmp_path: P
     assert result(t) == ("finished", {"kind": "draw", "powers": ["France", "Germany", "Russia"], "by": "rule"})
 
 
+def test_by_mail_a_resigned_power_leaves_its_combined_side(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
+    for power in POWERS:
+        email = "west@p.test" if power in ("France", "Germany") else addr(power)
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
+    assert t.cli("game", "start", "g") == 0
+    board(
+        t,
+        {
+            "phase": "F1902M",
+            "units": {"France": ["A par"], "Germany": ["A ber"], "Russia": ["A mos"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
+    assert "Germany has resigned" in t.reply("west@p.test", sign("Germany", "RESIGN"))
+    t.mail("west@p.test", sign("France", "A par H"))
+    assert t.cli("game", "process", "g") == 0
+    # France 3 alone (Germany's 3 no longer count with it) loses the last year to Russia's 4
+    assert result(t) == ("finished", {"kind": "solo", "winner": "Russia"})
+
+
+def test_by_mail_an_ejected_power_leaves_its_combined_side(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
+    for power in POWERS:
+        email = "west@p.test" if power in ("France", "Germany") else addr(power)
+        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
+    assert t.cli("game", "start", "g") == 0
+    centres = {p: list(cs) for p, cs in HOMES.items()}
+    centres["Russia"] = ["mos", "sev", "stp"]  # Russia 3, France 3, Germany 3, Austria 3, …
+    centres["Germany"] = ["ber", "kie", "mun", "war"]  # Germany 4 alone leads once France is out of its side
+    board(t, {"phase": "F1902M", "units": {"Germany": ["A ber"]}, "supply_centers": centres})
+    assert t.cli("game", "eject", "g", "France") == 0  # the seat keeps the address, the power is in civil disorder
+    t.mail("west@p.test", sign("Germany", "A ber H"))
+    assert t.cli("game", "process", "g") == 0
+    status, res = result(t)
+    assert status == "finished" and res == {"kind": "solo", "winner": "Germany"}  # alone: no "powers" of a side
+
+
+def test_game_solo_at_half_counts_the_variants_own_tie_rule(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "ordered.toml"
+    order = '["Germany", "France", "Austria", "England", "Italy", "Russia", "Turkey"]'
+    path.write_text(classic_text().replace("solo = 18", f"solo = 18\ntie_break = {order}", 1))
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g", "--variant", str(path), "--solo", "16") == 0  # the variant's order settles
+    assert t.cli("game", "create", "h", "--solo", "16") != 0  # classic has no tie rule: refused
+    assert "tie rule" in capsys.readouterr().err
+    assert t.cli("game", "settings", "g", "solo", "12") == 0
+
+
+@pytest.fixture
+def host_variants(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The host's own variants folder, named by a judge.toml that the command line reads (and the mail handler)."""
+    from judge.data import resources
+
+    folder = tmp_path / "variants"
+    folder.mkdir()
+    config = tmp_path / "judge.toml"
+    config.write_text(
+        '[judge]\naddress = "judge@club.test"\nvariants_dir = "variants"\n'
+        '[imap]\nhost = "127.0.0.1"\nusername = "judge"\npassword = "imap-secret"\n[smtp]\nhost = "127.0.0.1"\n'
+    )
+    monkeypatch.setenv("JUDGE_CONFIG", str(config))
+    resources.set_host_dirs(variants=folder)
+    yield folder
+    resources.set_host_dirs()  # later tests see only the shipped files
+
+
+def test_by_mail_tie_over_the_line_goes_by_the_variants_order(tmp_path: Path, host_variants: Path) -> None:
+    order = '["Germany", "France", "Austria", "England", "Italy", "Russia", "Turkey"]'
+    (host_variants / "ordered17.toml").write_text(
+        classic_text()
+        .replace('name = "Classic"', 'name = "Ordered 17"')
+        .replace("solo = 18", f"solo = 17\ntie_break = {order}", 1)
+    )
+    t = Table(tmp_path / "judge.db")
+    assert "created g (Ordered 17)" in t.reply("gm@p.test", "CREATE g pw-master-1 variant=ordered17")
+    for power in POWERS:
+        assert "joined g" in t.reply(addr(power), f"JOIN g pw-{power} {power}")
+    assert t.cli("game", "start", "g") == 0
+    two_at_17(t)
+    t.reply(addr("France"), sign("France", "A bre H"))
+    t.reply(addr("Germany"), sign("Germany", "A war H"))
+    assert "adjudicated" in t.reply("gm@p.test", "MASTER g pw-master-1\nPROCESS").lower()
+    assert result(t) == ("finished", {"kind": "solo", "winner": "Germany"})  # 17 each: Germany is first in the order
+    over = [m for m in t.outbox() if m["to_addr"] == addr("France") and "is over" in m["subject"]]
+    assert over and "Germany won" in over[0]["body"]
+    assert "A tie of leaders goes by the order Germany, France" in t.reply("x@p.test", "GET RULES g")
+
+
+def test_by_mail_a_game_with_its_own_point_values(tmp_path: Path, capsys) -> None:
+    t = Table(tmp_path / "judge.db")
+    # Paris 3 and Burgundy 2 make 38 points: the classic 18 is below half of them, so the game needs its own line
+    refused = t.reply("gm@p.test", "CREATE g pw-master-1 points=par:3,bur:2")
+    assert "ERROR" in refused and "18 is at or below half of the 38 points" in refused
+    assert "not a province of Classic; did you mean 'par'" in t.reply("gm@p.test", "CREATE g pw-master-1 points=parr:3")
+    assert "not written like par:3" in t.reply("gm@p.test", "CREATE g pw-master-1 points=par3")
+    assert t.cli("game", "show", "g") == 1  # nothing was created
+    assert "created g" in t.reply("gm@p.test", "CREATE g pw-master-1 points=par:3,bur:2 solo=20")
+    for power in POWERS:
+        assert "joined g" in t.reply(addr(power), f"JOIN g pw-{power} {power}")
+    assert t.cli("game", "start", "g") == 0
+    assert t.show("g", capsys)["settings"]["points"] == {"par": 3, "bur": 2}
+    rules = t.reply("x@p.test", "GET RULES g")
+    assert "Victory points: Paris 3, Burgundy 2; every other supply centre is worth 1" in rules
+    assert "A power wins alone with 20 points (in 1901)" in rules
+    board(
+        t,
+        {
+            "phase": "F1901M",
+            "units": {"France": ["A pic", "A gas"], "Germany": ["A mun"]},
+            "supply_centers": {p: cs for p, cs in HOMES.items()},
+        },
+    )
+    t.reply(addr("France"), sign("France", "A pic - bel", "A gas - bur"))
+    assert "adjudicated" in t.reply("gm@p.test", "MASTER g pw-master-1\nPROCESS").lower()
+    # France: bre 1 + mar 1 + par 3 + bel 1 + Burgundy occupied 2 = 8; the line is the game's 20
+    res = [m for m in t.outbox() if m["to_addr"] == addr("England") and "Fall 1901 movement" in m["subject"]]
+    assert res and "France 8" in res[0]["body"] and "Supply centres (solo at 20):" in res[0]["body"]
+    # a later change goes through the same checks; none returns to the variant's (classic: no points)
+    assert t.cli("game", "settings", "g", "points", "par:3 xyz:1") != 0
+    assert "'xyz' is not a province of Classic" in capsys.readouterr().err
+    assert t.cli("game", "settings", "g", "points", "par:-1") != 0
+    assert "0 or more" in capsys.readouterr().err
+    assert t.cli("game", "settings", "g", "points", "none") == 0
+    assert "Victory points" not in t.reply("x@p.test", "GET RULES g")
+    assert t.cli("game", "create", "h", "--points", "par:3", "--solo", "19") == 0
+    assert t.cli("game", "create", "k", "--points", "par") == 2
+
+
+def test_by_mail_an_anonymous_combined_game_shows_each_powers_points(tmp_path: Path) -> None:
+    def play(name: str, *options: str) -> tuple[str, str]:
+        """The results mail of Fall 1901, and a sandbox of the last year's Fall from the game as it stands."""
+        create = ("--shared-addresses", "--combined", "--points", "par:3", "--solo", "19", "--last-year", "1903")
+        assert t.cli("game", "create", name, *create, *options) == 0
+        for power in POWERS:
+            email = f"west-{name}@p.test" if power in ("France", "Germany") else f"{power.lower()}-{name}@p.test"
+            assert t.cli("game", "join", name, "--power", power, "--email", email, "--password", f"pw-{power}") == 0
+        assert t.cli("game", "start", name) == 0
+        board(t, {"phase": "F1901M", "units": {}, "supply_centers": dict(HOMES)}, name)
+        assert t.cli("game", "process", name) == 0
+        mail = [m for m in t.outbox() if m["to_addr"] == f"italy-{name}@p.test" and "Fall 1901" in m["subject"]]
+        centres = {**HOMES, "Russia": [*HOMES["Russia"], "rum"]}  # Russia 5, France 5 (Paris 3), Germany 3
+        board(t, {"phase": "F1903M", "units": {}, "supply_centers": centres}, name)
+        return mail[0]["body"], t.reply("x@else.test", f"SANDBOX FROM GAME {name}\nENDSANDBOX")
+
+    t = Table(tmp_path / "judge.db")
+    results, sandbox = play("open")
+    assert "France+Germany 8" in results  # France 3 + 2 (Paris 3) and Germany 3: one side
+    assert "France wins" in sandbox  # the side's 8 leads Russia's 5 at the last year
+    results, sandbox = play("hidden", "--anonymous")
+    assert "France 5" in results and "Germany 3" in results and "France+Germany" not in results
+    assert "a draw among France, Russia" in sandbox  # each power alone: France 5 and Russia 5 tie
+
+
 # --- SANDBOX FROM GAME ----------------------------------------------------------------------------------------------
 
 
@@ -437,3 +594,42 @@ def test_property_sandbox_from_game_header_and_body_never_crash(name: str, body:
 
         text = run_sandbox_text(boxes[0].body, play, name).worded("en")
         assert text.startswith("SANDBOX")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=60))
+def test_property_point_values_are_read_or_refused_with_a_reason(text: str) -> None:
+    from judge.game.settings import read_points
+
+    try:
+        table = read_points(text)
+    except ValueError as exc:
+        assert str(exc).startswith("points: ")
+        return
+    assert table and all(re.fullmatch(r"[a-z][a-z0-9_]*", place) for place, _ in table)
+    assert all(isinstance(n, int) and 0 <= n <= 999999 for _, n in table)
+
+
+def test_point_values_refused_as_written() -> None:
+    from judge.game.settings import read_points
+
+    for text, reason in (("par3", "not written like par:3"), ("par:²", "a whole number"), ("  ", "give places")):
+        with pytest.raises(ValueError, match=reason):
+            read_points(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    table=st.lists(
+        st.tuples(st.sampled_from(["par", "BUR", "rom", "Sev", "nth"]), st.integers(min_value=0, max_value=99)),
+        min_size=1,
+        max_size=5,
+    ),
+    joiner=st.sampled_from([",", " ", ", ", ";"]),
+    sign=st.sampled_from([":", "="]),
+)
+def test_property_point_values_written_are_read_back(table: list[tuple[str, int]], joiner: str, sign: str) -> None:
+    from judge.game.settings import read_points
+
+    text = joiner.join(f"{place}{sign}{value}" for place, value in table)
+    assert read_points(text) == tuple((place.lower(), value) for place, value in table)

@@ -63,6 +63,12 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="the powers one player holds count their centres (or points) together for victory",
     )
+    p.add_argument(
+        "--points",
+        default=None,
+        metavar="PLACES",
+        help="victory points per place, e.g. par:3,bur:2 (replaces the variant's table; other centres are worth 1)",
+    )
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
     p.add_argument(
         "--resolve",
@@ -198,10 +204,10 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         description="Without KEY VALUE: show every setting. Keys: press (white|grey|both|none), deadline, "
         "retreat_deadline, adjust_deadline, grace (durations), solo (a number or "
         "default), last_year (a year or none), tie_break (powers in order, or none), tie_others "
-        "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), resolve (ready|orders-in), "
+        "(play-on|draw|none), anonymous, shared_addresses, combined (true|false), points (places and their victory "
+        "points, e.g. par:3,bur:2, or none for the variant's), resolve (ready|orders-in), "
         "absence_days_per_year (days), named_draws (true|false), "
-        "absence_days_per_year (days), abandon_after (deadlines missed in a row before civil disorder; 0: never), "
-        "takeover (open|approve), "
+        "abandon_after (deadlines missed in a row before civil disorder; 0: never), takeover (open|approve), "
         "master (an address or none), assignment (before the start).",
     )
     p.add_argument("name")
@@ -282,8 +288,12 @@ def _guarded(body: Callable[[], int]) -> int:
 
 def _create(args: argparse.Namespace) -> int:
     from judge.game.service import create_game
-    from judge.game.settings import GameSettings, Resolve, Takeover
+    from judge.game.settings import GameSettings, Resolve, Takeover, read_points
 
+    try:
+        points = read_points(args.points) if args.points is not None else None
+    except ValueError as exc:
+        raise CliError(f"--points: {exc}", EXIT_USAGE) from None
     settings = GameSettings(
         movement_deadline=int(_duration(args.deadline, "--deadline").total_seconds()),
         retreat_deadline=int(_duration(args.retreat_deadline, "--retreat-deadline").total_seconds()),
@@ -304,6 +314,7 @@ def _create(args: argparse.Namespace) -> int:
         named_draws=args.named_draws,
         abandon_after=args.abandon_after,
         takeover=Takeover(args.takeover),
+        points=points,
     )
 
     def body() -> int:

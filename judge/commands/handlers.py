@@ -498,6 +498,8 @@ def _house_rules(game: Game, language: str) -> Lines:
         if rule.uses_points
         else T("A power wins alone with {count} supply centres (in {year})", count=line, year=year)
     )
+    if rule.uses_points:
+        lines.append(_point_values(game))
     if rule.last_year is not None:
         lines.append(T("After the Fall of {year} the leader wins", year=rule.last_year))
     if rule.tie_break:
@@ -508,6 +510,10 @@ def _house_rules(game: Game, language: str) -> Lines:
             if rule.tie_others.value == "draw"
             else T("A tie that order does not settle plays on")
         )
+    elif not set(variant.powers) <= set(rule.tie_break):  # the default rule: no order settles every tie
+        lines.append(T("A tie of leaders at the winning line plays on: the line needs a single leader"))
+        if rule.last_year is not None:
+            lines.append(T("A tie of leaders after the Fall of {year} is a draw among them", year=rule.last_year))
     if st.combined:
         lines.append(T("A player holding several powers counts them together for victory"))
     lines.append(T("A draw needs the votes of every player still in the game"))
@@ -516,6 +522,13 @@ def _house_rules(game: Game, language: str) -> Lines:
     if st.anonymous:
         lines.append(T("Anonymous: players' addresses are not shown until the game ends"))
     return Lines(tuple(lines))
+
+
+def _point_values(game: Game) -> Text:
+    """The places a points game values, as GET RULES tells them: ``Paris 3, Burgundy 2``."""
+    rule, provinces = game.settings.victory(game.variant), game.variant.geo.provinces
+    valued = ", ".join(f"{provinces[prov].name} {value}" for prov, value in rule.points)
+    return T("Victory points: {places}; every other supply centre is worth 1", places=valued)
 
 
 def _map(db: Database, s: Session, item: c.MapOf) -> Answer:

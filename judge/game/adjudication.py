@@ -45,12 +45,15 @@ def process_game(db: Database, name: str, now: datetime, sender: str = "master")
 
 
 def sides(db: Database, game: Game) -> tuple[tuple[str, ...], ...]:
-    """With the ``combined`` setting: the powers each player (address) holds, when more than one, in variant order."""
+    """With the ``combined`` setting: the powers each player (address) holds, when more than one, in variant order.
+
+    Only powers still played count: one whose player resigned or was ejected (the address stays on the seat), or
+    that fell into civil disorder or was eliminated, is out of the side and counts alone (docs/rules.md)."""
     if not game.settings.combined:
         return ()
     held: dict[str, list[str]] = {}
     for p in players(db, game.id):
-        if p.role == Role.PLAYER and p.power and p.email:
+        if p.active and p.power and p.email:
             held.setdefault(p.email, []).append(p.power)
     order = {power: i for i, power in enumerate(game.variant.powers)}
     return tuple(tuple(sorted(ps, key=order.__getitem__)) for ps in held.values() if len(ps) > 1)

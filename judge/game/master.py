@@ -226,9 +226,8 @@ def show(db: Database, name: str) -> dict[str, Any]:
         p["order_lines"] = len(given.get(p["power"], [])) if p["power"] else 0
     shown["settings"] = settings_view(game.settings)
     shown["victory"] = {
-        "solo_now": game.settings.victory(game.variant).threshold(
-            game.variant.victory.total(game.variant.centres),
-            game.position.phase.year if game.position else game.variant.start_year,
+        "solo_now": game.settings.solo_line(
+            game.variant, game.position.phase.year if game.position else game.variant.start_year
         )
     }
     shown["paused_remaining"] = game.paused_remaining

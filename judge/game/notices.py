@@ -26,7 +26,7 @@ from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.turn import TurnResult
 from judge.store import press_rows
 from judge.store.phases import played_phases
-from judge.store.statuses import Role
+from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc
 
 
@@ -185,11 +185,16 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
     return rows
 
 
-def _scores(game: Game, turn: TurnResult, sides: Sequence[tuple[str, ...]]) -> dict[str, int] | None:
-    """After a Fall in a game that counts points: each power's points, a combined side's under ``A+B``."""
-    if not turn.scores or not game.settings.victory(game.variant).uses_points:
+def shown_scores(
+    game: Game, scores: Mapping[str, int] | None, sides: Sequence[tuple[str, ...]]
+) -> dict[str, int] | None:
+    """After a Fall in a game that counts points: each power's points, a combined side's under ``A+B`` — except in
+    an anonymous game still running, where a side would tell who holds which powers: there each power's own."""
+    if scores is None or not game.settings.victory(game.variant).uses_points:
         return None
-    out = {p: turn.scores.get(p, 0) for p in game.variant.powers}
+    out = {p: scores.get(p, 0) for p in game.variant.powers}
+    if game.settings.anonymous and game.status != GameStatus.FINISHED:
+        return out
     for side in sides:
         out["+".join(side)] = sum(out.pop(p, 0) for p in side)
     return out
@@ -217,10 +222,8 @@ def results(
         "next_phase": after.phase,
         "tally": tally(game, after, before),
         "winner": turn.winner,
-        "threshold": game.settings.victory(game.variant).threshold(
-            game.variant.victory.total(game.variant.centres), before.phase.year
-        ),
-        "scores": _scores(game, turn, sides),
+        "threshold": game.settings.solo_line(game.variant, before.phase.year),
+        "scores": shown_scores(game, turn.scores or None, sides),
         "postal_press": published_postal(db, game, now),
     }
     picture = MapRequest(before.phase.code, before, lines, after)
@@ -268,10 +271,12 @@ def points_history(db: Database, game: Game) -> list[dict[str, Any]]:
 def published_postal(db: Database, game: Game, now: datetime) -> list[dict[str, Any]]:
     """The postal press waiting for publication (POSTAL PRESS), as a results or game-over mail shows it: sender (or
     the anonymous sender for grey press) and text. From now on it counts as published."""
-    return [
-        {"sender": ANONYMOUS_SENDER if row["grey"] else row["power"], "body": row["body"]}
-        for row in press_rows.publish_postal(db, game.id, iso_utc(now))
-    ]
+    return [postal_view(row) for row in press_rows.publish_postal(db, game.id, iso_utc(now))]
+
+
+def postal_view(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A postal press row as a mail shows it: its sender (the anonymous sender for grey press) and text."""
+    return {"sender": ANONYMOUS_SENDER if row["grey"] else row["power"], "body": row["body"]}
 
 
 def game_over(db: Database, game: Game, seats: Sequence[Player], now: datetime) -> None:

@@ -16,6 +16,7 @@ from judge.game.records import load_game
 from judge.game.sandbox import InputError, _error, play_input
 from judge.rules.position_json import PositionError, position_from_json, position_to_json, read_power
 from judge.rules.variant import Variant
+from judge.store.statuses import GameStatus
 
 
 def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
@@ -35,7 +36,10 @@ def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
         variant = game.variant
         base = _changed(variant, position_to_json(variant, game.position), data)
         pos = position_from_json(variant, base)
-        return play_input(data.get("id"), variant, pos, data, game.settings.victory(variant), sides(db, game))
+        # an anonymous game that runs keeps who holds which powers to itself: each power counts alone here
+        hidden = game.settings.anonymous and game.status != GameStatus.FINISHED
+        held = () if hidden else sides(db, game)
+        return play_input(data.get("id"), variant, pos, data, game.settings.victory(variant), held)
     except (InputError, PositionError) as exc:
         return _error(None, str(exc))
     except (RecursionError, MemoryError):

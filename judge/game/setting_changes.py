@@ -16,7 +16,7 @@ from judge.game.adjudication import maybe_adjudicate_when_ready
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
-from judge.game.settings import GameSettings, Resolve, Takeover
+from judge.game.settings import GameSettings, Resolve, Takeover, read_points
 from judge.rules.variant import Variant
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
@@ -40,6 +40,7 @@ SETTING_KEYS = {
     "tie_break": "powers in order, e.g. England,France (or none)",
     "tie_others": "play-on, draw or none",
     "combined": "true or false",
+    "points": "places and their victory points, e.g. par:3,bur:2 (or none for the variant's)",
     "resolve": "ready or orders-in",
     "absence_days_per_year": "days a player may declare absent per year, e.g. 14",
     "named_draws": "true or false (DRAW PROPOSE may name the powers of the draw)",
@@ -80,6 +81,15 @@ def _press(game: Game, value: str, none: bool) -> dict[str, Any]:
 def _tie_break(game: Game, value: str, none: bool) -> dict[str, Any]:
     order = tuple(game.variant.power_named(w) or w for w in value.replace(",", " ").split())
     return {"tie_break": None if none else order}
+
+
+def _points(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if none:
+        return {"points": None}
+    try:
+        return {"points": read_points(value)}
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
 
 
 def _master(game: Game, value: str, none: bool) -> dict[str, Any]:
@@ -139,6 +149,7 @@ _SETTERS: dict[str, Setter] = {
     "anonymous": _switch("anonymous"),
     "shared_addresses": _switch("shared_addresses"),
     "combined": _switch("combined"),
+    "points": _points,
     "named_draws": _switch("named_draws"),
     "resolve": _resolve,
     "absence_days_per_year": lambda game, value, none: {
@@ -191,11 +202,20 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
                 now,
                 game,
                 what="settings",
-                detail=f"{field} = {'none' if shown is None else str(shown).lower()}",
+                detail=f"{field} = {_shown(shown)}",
             )
     if k == "resolve" and game.status == GameStatus.ACTIVE:  # every order may already be in: check now, once
         maybe_adjudicate_when_ready(db, game, now)
     return game
+
+
+def _shown(value: Any) -> str:
+    """A setting's new value as the players' announcement says it: ``none``, ``par:3, bur:2``, ``true``."""
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}:{v}" for k, v in value.items())
+    return str(value).lower()
 
 
 def _canonical(key: str) -> str:
@@ -209,6 +229,8 @@ def settings_view(s: GameSettings) -> dict[str, Any]:
     out: dict[str, Any] = dataclasses.asdict(s)
     for k in ("movement_deadline", "retreat_deadline", "adjustment_deadline", "grace"):
         out[k] = format_duration(timedelta(seconds=out[k]))
+    if s.points is not None:
+        out["points"] = dict(s.points)
     return out
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from enum import StrEnum
@@ -48,6 +50,9 @@ class GameSettings:
     named_draws: bool = False  # DRAW PROPOSE may name the powers of the draw (default: all survivors, unanimous)
     abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
     takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
+    points: tuple[tuple[str, int], ...] | None = (
+        None  # place (abbreviation) -> its victory points; replaces the variant's
+    )
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {
@@ -59,7 +64,7 @@ class GameSettings:
 
     def victory(self, variant: Variant) -> Victory:
         """The variant's victory rule with this game's overrides."""
-        rule = variant.victory
+        rule = self._valued(variant)
         if self.solo is not None:
             rule = replace(rule, solo=self.solo, by_year=())
         if self.last_year is not None:
@@ -69,6 +74,19 @@ class GameSettings:
         if self.tie_others is not None:
             rule = replace(rule, tie_others=TieOthers(self.tie_others))
         return rule
+
+    def _valued(self, variant: Variant) -> Victory:
+        """The variant's rule with this game's place values (which replace the variant's table) where it has some."""
+        if self.points is None:
+            return variant.victory
+        by_abbr = {p.abbr.lower(): p.id for p in variant.geo.provinces}
+        values = tuple((by_abbr[a.lower()], n) for a, n in self.points if a.lower() in by_abbr)
+        return replace(variant.victory, points=values)
+
+    def solo_line(self, variant: Variant, year: int) -> int:
+        """The score a power needs to win alone after the Fall of ``year``, in this game's centres or points."""
+        rule = self.victory(variant)
+        return rule.threshold(rule.total(variant.centres), year)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -82,6 +100,8 @@ class GameSettings:
             data["resolve"] = Resolve(data["resolve"])
         if "takeover" in data:
             data["takeover"] = Takeover(data["takeover"])
+        if isinstance(data.get("points"), list):
+            data["points"] = tuple((str(place), int(value)) for place, value in data["points"])
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -92,7 +112,8 @@ class GameSettings:
             problems.append(f"press must be one of {', '.join(PRESS_KINDS)}")
         if self.assignment not in ASSIGNMENTS:
             problems.append(f"assignment must be one of {', '.join(ASSIGNMENTS)}")
-        total = variant.victory.total(variant.centres)
+        problems.extend(self._point_problems(variant))
+        total = self._valued(variant).total(variant.centres)
         if self.solo is not None and not 1 <= self.solo <= total:
             problems.append(f"solo must be between 1 and {total} for {variant.name}")
         if self.last_year is not None and self.last_year <= variant.start_year:
@@ -129,14 +150,57 @@ class GameSettings:
                 f"tie_break does not name {', '.join(missing)}: name every power, or say what a tie "
                 "among the others means with tie_others (play-on or draw)"
             )
-        if problems or self.solo is None:
+        if problems:
             return problems
-        total = variant.victory.total(variant.centres)
-        rule = self.victory(variant)
-        if self.solo <= total // 2 and not (self.tie_break or self.tie_others is not None):
+        rule = self.victory(variant)  # the rule in force: the variant's own tie rule counts as well as the game's
+        total = rule.total(variant.centres)
+        line = rule.lowest_line(total)
+        if line <= total // 2 and not rule.has_tie_rule():
             problems.append(
-                f"solo {self.solo} is at or below half of the {total} "
+                f"{'solo' if self.solo is not None else 'the line of'} {line} is at or below half of the {total} "
                 f"{'points' if rule.uses_points else 'centres'}, so two powers can reach it together: "
                 "give a tie rule (tie_break: an order of powers, or tie_others: play-on or draw)"
             )
         return problems
+
+    def _point_problems(self, variant: Variant) -> list[str]:
+        """Places of ``points`` that are not provinces of the variant, or listed twice, or values below 0."""
+        if self.points is None:
+            return []
+        problems = []
+        abbrs = [p.abbr for p in variant.geo.provinces]
+        known = {a.lower() for a in abbrs}
+        seen: set[str] = set()
+        for place, value in self.points:
+            if place.lower() not in known:
+                close = difflib.get_close_matches(place.lower(), abbrs, n=1, cutoff=0.6)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                problems.append(f"points: {place!r} is not a province of {variant.name}{hint}")
+            if place.lower() in seen:
+                problems.append(f"points: {place} is listed twice")
+            seen.add(place.lower())
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                problems.append(f"points: {place} = {value!r}: a value is a whole number, 0 or more")
+        if not problems and self._valued(variant).total(variant.centres) < 1:
+            problems.append("points: every place is worth 0, so no power can ever score")
+        return problems
+
+
+_POINT = re.compile(r"([A-Za-z][A-Za-z0-9_]*)[:=](\S+)\Z")
+
+
+def read_points(text: str) -> tuple[tuple[str, int], ...]:
+    """``par:3,bur:2`` (or ``par=3 bur=2``): places by their abbreviation and the points each is worth, as written;
+    ValueError says what is wrong. Whether the places exist is :meth:`GameSettings.check`'s business."""
+    out = []
+    for item in (w for w in re.split(r"[,;\s]+", text.strip()) if w):
+        found = _POINT.match(item)
+        if found is None:
+            raise ValueError(f"points: {item!r} is not written like par:3 (a place, a colon, its points)")
+        place, value = found.groups()
+        if not re.fullmatch(r"[0-9]{1,6}", value):
+            raise ValueError(f"points: {place} = {value!r}: a value is a whole number, 0 or more (at most 999999)")
+        out.append((place.lower(), int(value)))
+    if not out:
+        raise ValueError("points: give places and their points, e.g. par:3,bur:2 (or none for the variant's)")
+    return tuple(out)

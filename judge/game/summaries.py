@@ -10,12 +10,14 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.game.adjudication import sides
 from judge.game.duties import owing_powers
-from judge.game.notices import centre_history, points_history, points_of, tally
+from judge.game.notices import centre_history, points_history, points_of, postal_view, shown_scores, tally
 from judge.game.order_sets import order_summary
 from judge.game.records import Game, Player, players
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json
+from judge.store import press_rows
 from judge.store.events import EventKind, events_of
 from judge.store.phases import played_phases
 from judge.store.statuses import GameStatus, Role
@@ -137,10 +139,13 @@ def phase_picture(db: Database, game: Game, phase: str | None) -> PhasePicture |
 def phase_results(db: Database, game: Game, phase: str | None = None) -> list[dict[str, Any]]:
     """The facts the results mail of each played phase was written from (all phases, first to last, or the one
     named): the phase, each power's orders and results, the board after, the centre tally with its changes, the
-    solo line, the next phase and the winner of a solo won in it. Points are not kept per phase: they are left out."""
+    solo line, the victory points after a Fall (rebuilt from the board after it, in a game that counts points), the
+    postal press published with it, the next phase and the winner of a solo won in it."""
     out = []
     result = game.result or {}
     rows = played_phases(db, game.id)
+    press = _postal_by_phase(db, game, rows)
+    held = sides(db, game)
     for i, row in enumerate(rows):
         if phase is not None and row["phase"] != phase:
             continue
@@ -151,6 +156,7 @@ def phase_results(db: Database, game: Game, phase: str | None = None) -> list[di
         for line in json.loads(row["results"]):
             by_power.setdefault(line["power"], []).append(line)
         last = i == len(rows) - 1
+        fall_ended = row["phase"].startswith("F") and board["phase"][0] in "WS"  # the Fall's last phase: scores
         out.append(
             {
                 "phase": before.phase,
@@ -159,10 +165,24 @@ def phase_results(db: Database, game: Game, phase: str | None = None) -> list[di
                 "next_phase": after.phase,
                 "tally": tally(game, after, before),
                 "winner": result.get("winner") if last and result.get("kind") == "solo" else None,
-                "threshold": game.settings.victory(game.variant).threshold(
-                    game.variant.victory.total(game.variant.centres), before.phase.year
-                ),
-                "scores": None,
+                "threshold": game.settings.solo_line(game.variant, before.phase.year),
+                "scores": shown_scores(game, points_of(game, after), held) if fall_ended else None,
+                "postal_press": press.get(i, []),
             }
         )
+    return out
+
+
+def _postal_by_phase(db: Database, game: Game, rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    """The postal press each played phase's results mail published (by the phase's index in ``rows``): press is
+    published with the first results mail of an adjudication, so it goes with the first phase played at that time
+    (a phase skipped at once is played at the same moment, after it)."""
+    first_at: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        first_at.setdefault(row["adjudicated_at"], i)
+    out: dict[int, list[dict[str, Any]]] = {}
+    for press in press_rows.published_postal_rows(db, game.id):
+        at = first_at.get(press["published_at"])
+        if at is not None:
+            out.setdefault(at, []).append(postal_view(press))
     return out

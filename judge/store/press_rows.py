@@ -45,6 +45,13 @@ def publish_postal(db: Database, game_id: int, at: str) -> list[dict[str, Any]]:
     return rows
 
 
+def published_postal_rows(db: Database, game_id: int) -> list[dict[str, Any]]:
+    """The game's postal press already published, in the order written (``published_at``: the time of the mail)."""
+    return list(
+        db.query("select * from postal_press where game_id = ? and published_at is not null order by id", [game_id])
+    )
+
+
 def press_shade(db: Database, player_id: int) -> str | None:
     """The player's SET PRESS choice (white or grey), None when never set."""
     rows = list(db.query("select press_shade from players where id = ?", [player_id]))
