@@ -148,7 +148,7 @@ def test_the_check_sees_every_layer() -> None:
         ("judge.data.catalog", "from judge.game import records"),
         ("judge.mail.message", "from judge.store import write"),
         ("judge.commands.handler", "from judge.transport.smtp import drain_outbox"),
-        ("judge.reports.outbox", "from judge.commands import language"),
+        ("judge.reports.outbox", "from judge.commands import body"),
     ],
 )
 def test_a_breach_is_caught(module: str, source: str) -> None:

@@ -11,7 +11,8 @@ from gamekit import POWERS, Table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.commands.language import Diary, Press, parse_body
+from judge.commands.body import parse_body
+from judge.commands.items import Diary, Press
 
 
 def addr(power: str) -> str:

@@ -14,8 +14,8 @@ from gamekit import Table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judge.commands.body import parse_body
 from judge.commands.handler import handle_message
-from judge.commands.language import parse_body
 from judge.data.catalog import load_variant
 from judge.game.sandbox import run, run_json_line
 from judge.mail.message import MAX_BODY_CHARS, MAX_PARTS, Problem, parse_incoming

@@ -25,7 +25,8 @@ from sqlite_utils import Database
 
 import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge.commands import handlers, security, seen
-from judge.commands import language as c
+from judge.commands import items as c
+from judge.commands.body import parse_body
 from judge.commands.reply import Answer, Reply, Verdict
 from judge.commands.session import Session
 from judge.facts import MAX_MAIL_AGE_DAYS as FACT_MAIL_AGE_DAYS
@@ -241,7 +242,7 @@ def _entries(msg: Incoming, parsed: c.ParsedBody) -> tuple[list[Entry], list[Att
             unread.append(attachment)
             continue
         read += 1
-        more = c.parse_body(attachment.text, max_lines=max(1, MAX_ENTRIES - len(entries)))
+        more = parse_body(attachment.text, max_lines=max(1, MAX_ENTRIES - len(entries)))
         found: list[Entry] = sorted([*more.items, *more.problems], key=lambda x: x.line)
         entries += [dataclasses.replace(e, line=e.line + offset) for e in found]
         offset += max([e.line for e in found] + [attachment.text.count("\n") + 1])
@@ -250,7 +251,7 @@ def _entries(msg: Incoming, parsed: c.ParsedBody) -> tuple[list[Entry], list[Att
 
 def _handle(db: Database, s: Session) -> str:
     msg = s.msg
-    parsed = c.parse_body(msg.body)
+    parsed = parse_body(msg.body)
     reply = Reply()
     entries, unread = _entries(msg, parsed)
     if not entries:

@@ -16,7 +16,8 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.commands import language as c
+from judge.commands import items as c
+from judge.commands.grammar import known_commands, mask_secrets
 from judge.commands.master_commands import HANDLERS as MASTER_HANDLERS
 from judge.commands.reply import Answer, DeadlineLine, Lines, Row, Verdict
 from judge.commands.sandbox_reply import run_sandbox_text
@@ -49,7 +50,7 @@ def shown(entry: c.Item | c.LineProblem) -> str:
     """How a line is quoted back in the reply: never with a password in it."""
     if isinstance(entry, c.SignOn):
         return masked(entry)
-    return c.mask_secrets(entry.text)
+    return mask_secrets(entry.text)
 
 
 def _order(db: Database, s: Session, item: c.OrderLine) -> Answer:
@@ -248,7 +249,7 @@ def _unknown_command(s: Session, text: str) -> Text | None:
 
 def _nearest_command(word: str) -> str | None:
     """The known command closest to ``word`` by spelling (``SIGNOF`` -> ``SIGNOFF``, ``REDY`` -> ``READY``)."""
-    close = difflib.get_close_matches(word.upper(), c.known_commands(), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word.upper(), known_commands(), n=1, cutoff=0.6)
     return close[0] if close else None
 
 
