@@ -40,6 +40,7 @@ from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from judge.mail.message import Attachment, Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
 from judge.reports import outbox
 from judge.store import is_busy, mail_queue, write
+from judge.store.statuses import PLAYING
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +264,7 @@ def _handle(db: Database, s: Session) -> str:
     summary = None
     if s.game is not None and s.player is not None:
         game = service.get_game(db, s.game.name)
-        if game.status in ("active", "paused") and game.position is not None:
+        if game.status in PLAYING and game.position is not None:
             summary = order_summary(db, game, s.player)
     if not s.quiet:
         _reply(db, msg, s.now, reply, summary, s)

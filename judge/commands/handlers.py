@@ -24,7 +24,7 @@ from judge.commands.sandbox_reply import run_sandbox_text
 from judge.commands.security import masked, one_new_password, sign_on
 from judge.commands.session import Session, signed
 from judge.data.catalog import load_variant, variant_names
-from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH
+from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH, PressKind
 from judge.game import draws, press, service, summaries
 from judge.game.absences import declare_absence, withdraw_absences
 from judge.game.future_orders import clear_future_orders, keep_future_order, later_phases
@@ -40,7 +40,7 @@ from judge.rules.parse import ORDER_WORDS
 from judge.rules.phase import Phase
 from judge.store.events import EventKind
 from judge.store.mail_queue import kept_picture
-from judge.store.statuses import GameStatus
+from judge.store.statuses import PLAYING, GameStatus
 from judge.timeutil import check_timezone
 
 Handler = Callable[[Database, Session, Any], Answer]
@@ -58,7 +58,7 @@ def _order(db: Database, s: Session, item: c.OrderLine) -> Answer:
     if unknown is not None:
         raise GameError(unknown)
     game, player = signed(db, s)
-    if game.status not in ("active", "paused") or game.position is None:
+    if game.status not in PLAYING or game.position is None:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     if not player.active:
         raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
@@ -290,7 +290,7 @@ def _list_text(db: Database, name: str | None, to: str, now: datetime) -> Lines:
     ]
     if game.deadline is not None:
         lines.append(DeadlineLine(game.deadline, user_settings(db, to)["timezone"], now))
-    playing = game.status in ("active", "paused")
+    playing = game.status in PLAYING
     lines += [_player_row(p, game, playing) for p in view["players"]]
     if playing:
         active = [p for p in view["players"] if not p["resigned"] and not p["eliminated"]]
@@ -351,7 +351,7 @@ _HISTORY_PHASES = 30
 def _my_orders(db: Database, s: Session, item: c.MyOrders) -> Answer:
     """ORDERS: the order set of each power the sender holds in the game signed on to, and what it still owes."""
     game, player = signed(db, s)
-    if game.status not in ("active", "paused") or game.position is None:
+    if game.status not in PLAYING or game.position is None:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     lines: list[Text | Row] = []
     for held in summaries.my_order_sets(db, game, player):
@@ -485,11 +485,11 @@ def _house_rules(game: Game, language: str) -> Lines:
         lines.append(T("Orders are still taken {length} after a deadline", length=format_length(st.grace, language)))
     lines.append(
         T("Press: none")
-        if st.press == "none"
+        if st.press is PressKind.NONE
         else T("Press: grey (the sender is not named)")
-        if st.press == "grey" or st.anonymous
+        if st.press is PressKind.GREY or st.anonymous
         else T("Press: white (signed by its sender)")
-        if st.press == "white"
+        if st.press is PressKind.WHITE
         else T("Press: white or grey, as each message chooses (signed unless it says GREY)")
     )
     total = rule.total(variant.centres)
@@ -602,7 +602,7 @@ def _phase_for(db: Database, s: Session, item: c.PhaseFor) -> Answer:
     """PHASE …: the order lines after it (in this message) are kept for that later phase; the current phase's code
     goes back to ordering for now."""
     game, _player = signed(db, s)
-    if game.position is None or game.status not in ("active", "paused"):
+    if game.position is None or game.status not in PLAYING:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     if item.phase == game.position.phase.code:
         s.future_phase = None
