@@ -273,7 +273,7 @@ def test_every_player_still_plays(t: Table) -> None:
 @pytest.mark.parametrize("language", ["en", "ru", "de"])
 def test_the_judges_own_mail_is_never_read_again_even_as_html(t: Table, language: str) -> None:
     from judge.commands.body import JUDGE_MARKER, parse_body
-    from judge.mail.message import html_to_text
+    from judge.mail.part_text import html_to_text
     from judge.reports.render import judge_marker
 
     assert JUDGE_MARKER in judge_marker(language)

@@ -37,7 +37,8 @@ from judge.game.records import user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text
 from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
-from judge.mail.message import Attachment, Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
+from judge.mail.message import Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
+from judge.mail.part_text import Attachment
 from judge.reports import outbox
 from judge.store import is_busy, mail_queue, write
 from judge.store.statuses import PLAYING
