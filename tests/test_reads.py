@@ -247,16 +247,16 @@ def test_history_tells_each_phase_as_its_results_mail_did(t: Table) -> None:
 
 
 def test_history_names_the_earlier_phases_beyond_thirty_and_speaks_russian(t: Table) -> None:
-    from judge.commands import handlers
+    from judge.commands import info_commands
 
     for _ in range(3):
         t.cli("game", "process", "g")
-    handlers_limit = handlers._HISTORY_PHASES
-    handlers._HISTORY_PHASES = 2
+    limit = info_commands._HISTORY_PHASES
+    info_commands._HISTORY_PHASES = 2
     try:
         text = t.reply("x@q.test", "HISTORY g")
     finally:
-        handlers._HISTORY_PHASES = handlers_limit
+        info_commands._HISTORY_PHASES = limit
     assert "Earlier phases (HISTORY g <phase>): S1901M" in text
     assert text.count("Results of") == 2
     t.reply(addr("France"), sign("France", "SET LANGUAGE ru"))
