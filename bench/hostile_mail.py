@@ -35,7 +35,7 @@ CASES = {
 CHILD = """
 import json, resource, sys, time
 from judge.mail.message import parse_incoming
-from judge.commands.language import parse_body
+from judge.commands.body import parse_body
 raw = eval(sys.argv[1])
 start = time.perf_counter()
 msg = parse_incoming(raw)
@@ -53,7 +53,7 @@ def main() -> None:
                 sys.executable,
                 "-c",
                 "import json, resource; import judge.mail.message, "
-                "judge.commands.language; print(json.dumps(resource.getrusage(resource."
+                "judge.commands.body; print(json.dumps(resource.getrusage(resource."
                 "RUSAGE_SELF).ru_maxrss / 1024))",
             ],
             capture_output=True,

@@ -7,16 +7,29 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from enum import StrEnum
 
 # The languages the judge speaks: templates/<language>/ and judge/i18n/locale/<language>/ exist for each.
 LANGUAGES: tuple[str, ...] = ("en", "ru", "de")
 
-# Press a game allows: white (signed), grey (the sender is hidden), both (each message chooses, white unless the
-# player says GREY or SET PRESS GREY) or none. An anonymous game's press is always grey.
-PRESS_KINDS: tuple[str, ...] = ("white", "grey", "both", "none")
 
-# How powers are given out at the start of a game.
-ASSIGNMENTS: tuple[str, ...] = ("master", "preference", "random")
+class PressKind(StrEnum):
+    """Press a game allows (each message chooses in a game that allows both: white unless the player says GREY or
+    SET PRESS GREY). An anonymous game's press is always grey."""
+
+    WHITE = "white"  # signed
+    GREY = "grey"  # the sender is hidden
+    BOTH = "both"
+    NONE = "none"
+
+
+class Assignment(StrEnum):
+    """How powers are given out at the start of a game."""
+
+    MASTER = "master"  # the game master assigns each
+    PREFERENCE = "preference"  # the players' preferences (JOIN … France Italy), then at random
+    RANDOM = "random"
+
 
 # The shortest password a player may choose (JOIN, SET PASSWORD, the game master's seat and replace commands).
 MIN_PASSWORD_LENGTH = 4

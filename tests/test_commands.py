@@ -1,4 +1,4 @@
-"""The command language of an email body (judge.commands.language): commands, blocks, quoting, limits and garbage.
+"""The command language of an email body (judge.commands.body, grammar, items): commands, blocks, quoting, limits.
 
 One-line command cases are data in tests/commands_cases.toml; the shape of whole messages is tested here.
 """
@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-from judge.commands import language as commands
-from judge.commands.language import (
+from judge.commands import arguments, body, grammar, items, master_grammar, set_grammar
+from judge.commands.body import parse_body, tidy
+from judge.commands.grammar import mask_secrets
+from judge.commands.items import (
     Clear,
     Help,
     Join,
@@ -30,7 +32,6 @@ from judge.commands.language import (
     Sandbox,
     SignOff,
     SignOn,
-    parse_body,
 )
 
 _DATA = tomllib.loads((Path(__file__).parent / "commands_cases.toml").read_text(encoding="utf-8"))
@@ -41,7 +42,7 @@ def _cases(kind: str) -> list[Any]:
 
 
 def _expected(line: str, want: dict[str, object]) -> object:
-    cls = getattr(commands, str(want["type"]))
+    cls = getattr(items, str(want["type"]))
     values = {
         f.name: want.get(f.name)
         for f in dataclasses.fields(cls)
@@ -78,7 +79,7 @@ def test_malformed_command_is_a_problem(line: str, words: str) -> None:
     assert body.items == ()
     assert len(body.problems) == 1
     problem = body.problems[0]
-    assert (problem.line, problem.text) == (1, commands.mask_secrets(line.strip()))
+    assert (problem.line, problem.text) == (1, mask_secrets(line.strip()))
     assert words in problem.reason
     if _SECRET.match(line):  # the password is never quoted back
         assert problem.text.endswith("****") and "secret" not in problem.text and "two words" not in problem.text
@@ -92,7 +93,7 @@ def test_order_line(line: str) -> None:
 def test_every_command_word_has_a_case() -> None:
     """The case table covers each item type (Press, Diary and Sandbox are blocks, tested below)."""
     seen = {str(want["type"]) for _, want in _cases("ok")}
-    all_types = {cls.__name__ for cls in commands.Item.__args__}
+    all_types = {cls.__name__ for cls in items.Item.__args__}
     assert all_types - seen == {"OrderLine", "Press", "Diary", "Sandbox"}
 
 
@@ -431,7 +432,7 @@ def _check_invariants(text: str, body: ParsedBody) -> None:
     for item in body.items:
         assert 1 <= item.line <= len(lines)
         # the text is the line stripped, with invisible characters and a list marker or PGP dash-escape removed
-        assert item.text in commands.tidy(lines[item.line - 1]).strip()
+        assert item.text in tidy(lines[item.line - 1]).strip()
     for problem in body.problems:
         assert 1 <= problem.line <= len(lines)
         assert isinstance(problem.reason, str) and problem.reason
@@ -523,10 +524,15 @@ def test_examples_in_the_docs_read_without_problems() -> None:
 # --- purity ---------------------------------------------------------------------------------------------------------
 
 
-def test_module_is_pure() -> None:
-    """Standard library text handling only (and the phase codes of the rules engine): no I/O, clock or printing."""
-    path = Path(commands.__file__)
-    allowed = {
+_LANGUAGE_MODULES = [items, arguments, grammar, set_grammar, master_grammar, body]
+
+
+@pytest.mark.parametrize("module", _LANGUAGE_MODULES, ids=lambda m: m.__name__)
+def test_module_is_pure(module: Any) -> None:
+    """Standard library text handling only (and the phase codes of the rules engine, and the command language's own
+    modules): no I/O, clock or printing."""
+    path = Path(module.__file__)
+    allowed = {m.__name__ for m in _LANGUAGE_MODULES} | {
         "__future__",
         "re",
         "dataclasses",

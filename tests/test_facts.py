@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from gamekit import Table
 
-from judge.commands import language
+from judge.commands import body
 from judge.facts import LANGUAGES, MAX_GAME_NAME_LENGTH, is_game_name
 from judge.i18n import LOCALE_DIR
 
@@ -28,7 +28,7 @@ def test_every_language_has_templates_and_each_but_english_a_catalog() -> None:
 )
 def test_one_game_name_rule_for_the_command_line_and_mail(tmp_path: Path, name: str, ok: bool) -> None:
     assert is_game_name(name) is ok
-    signon = language.parse_body(f"SIGNON France {name} secret").items if name else ()
+    signon = body.parse_body(f"SIGNON France {name} secret").items if name else ()
     assert bool(signon) is ok
     if name and " " not in name:
         table = Table(tmp_path / "judge.db")

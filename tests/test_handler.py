@@ -12,7 +12,7 @@ import pytest
 from gamekit import Table
 
 from judge.commands import handler, handlers
-from judge.commands import language as c
+from judge.commands import items as c
 from judge.commands.reply import Answer, Reply, Verdict
 from judge.commands.session import Session
 from judge.game.records import orders_of, players

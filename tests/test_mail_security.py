@@ -11,7 +11,7 @@ import pytest
 from gamekit import POWERS, Table
 
 from judge.commands import handlers, security, seen
-from judge.commands import language as c
+from judge.commands import items as c
 from judge.commands.handler import handle_message
 from judge.game.records import orders_of, user_settings
 from judge.game.service import get_game
@@ -272,8 +272,8 @@ def test_every_player_still_plays(t: Table) -> None:
 
 @pytest.mark.parametrize("language", ["en", "ru", "de"])
 def test_the_judges_own_mail_is_never_read_again_even_as_html(t: Table, language: str) -> None:
-    from judge.commands.language import JUDGE_MARKER, parse_body
-    from judge.mail.message import html_to_text
+    from judge.commands.body import JUDGE_MARKER, parse_body
+    from judge.mail.part_text import html_to_text
     from judge.reports.render import judge_marker
 
     assert JUDGE_MARKER in judge_marker(language)

@@ -11,7 +11,8 @@ from gamekit import POWERS, Table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.commands.language import LineProblem, parse_body
+from judge.commands.body import parse_body
+from judge.commands.items import LineProblem
 from judge.game.records import set_create_by_mail_policy
 from judge.store import write
 

@@ -8,7 +8,8 @@ from email.message import EmailMessage
 
 import pytest
 
-from judge.mail.message import Incoming, Problem, html_to_text, parse_incoming
+from judge.mail.message import Incoming, Problem, parse_incoming
+from judge.mail.part_text import html_to_text
 
 ORDERS_RU = "Приказы: A Москва - Севастополь\nF Севастополь - Чёрное море\n"
 

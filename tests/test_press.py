@@ -11,7 +11,8 @@ from gamekit import POWERS, Table
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from judge.commands.language import JUDGE_MARKER, Diary, Press, parse_body
+from judge.commands.body import JUDGE_MARKER, parse_body
+from judge.commands.items import Diary, Press
 
 
 def addr(power: str) -> str:

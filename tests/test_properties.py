@@ -14,11 +14,12 @@ from gamekit import Table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judge.commands.body import parse_body
 from judge.commands.handler import handle_message
-from judge.commands.language import parse_body
 from judge.data.catalog import load_variant
 from judge.game.sandbox import run, run_json_line
-from judge.mail.message import MAX_BODY_CHARS, MAX_PARTS, Problem, parse_incoming
+from judge.mail.bounds import MAX_PARTS
+from judge.mail.message import MAX_BODY_CHARS, Problem, parse_incoming
 from judge.rules.orders import order_text
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Step

@@ -9,7 +9,8 @@ from gamekit import Table
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judge.commands import language as c
+from judge.commands import items as c
+from judge.commands.body import parse_body
 
 
 def addr(power: str) -> str:
@@ -205,7 +206,7 @@ def test_map_in_german_is_mailed_in_german(t: Table) -> None:
 @given(st.lists(st.text(alphabet="abcdefghijS1901MFWRA!-_ ", max_size=12), max_size=4))
 def test_reads_parsers_never_raise_and_read_or_refuse(words: list[str]) -> None:
     for command in ("ORDERS", "WHOGAME", "SUMMARY", "GET", "MAP"):
-        parsed = c.parse_body(" ".join([command, *words]))
+        parsed = parse_body(" ".join([command, *words]))
         assert len(parsed.items) + len(parsed.problems) == 1
         if parsed.items:
             item = parsed.items[0]
@@ -213,13 +214,13 @@ def test_reads_parsers_never_raise_and_read_or_refuse(words: list[str]) -> None:
 
 
 def test_map_parser_reads_game_and_phase() -> None:
-    (item,) = c.parse_body("MAP g f1901r").items
+    (item,) = parse_body("MAP g f1901r").items
     assert item == c.MapOf(1, "MAP g f1901r", "g", "F1901R")
-    (item,) = c.parse_body("map S1902M").items
+    (item,) = parse_body("map S1902M").items
     assert item == c.MapOf(1, "map S1902M", None, "S1902M")
-    (item,) = c.parse_body("MAP MyGame").items
+    (item,) = parse_body("MAP MyGame").items
     assert item == c.MapOf(1, "MAP MyGame", "mygame", None)
-    (item,) = c.parse_body("GET rules MyGame").items
+    (item,) = parse_body("GET rules MyGame").items
     assert item == c.GetFile(1, "GET rules MyGame", "rules", "mygame")
 
 
@@ -246,16 +247,16 @@ def test_history_tells_each_phase_as_its_results_mail_did(t: Table) -> None:
 
 
 def test_history_names_the_earlier_phases_beyond_thirty_and_speaks_russian(t: Table) -> None:
-    from judge.commands import handlers
+    from judge.commands import info_commands
 
     for _ in range(3):
         t.cli("game", "process", "g")
-    handlers_limit = handlers._HISTORY_PHASES
-    handlers._HISTORY_PHASES = 2
+    limit = info_commands._HISTORY_PHASES
+    info_commands._HISTORY_PHASES = 2
     try:
         text = t.reply("x@q.test", "HISTORY g")
     finally:
-        handlers._HISTORY_PHASES = handlers_limit
+        info_commands._HISTORY_PHASES = limit
     assert "Earlier phases (HISTORY g <phase>): S1901M" in text
     assert text.count("Results of") == 2
     t.reply(addr("France"), sign("France", "SET LANGUAGE ru"))

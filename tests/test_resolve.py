@@ -12,7 +12,8 @@ from gamekit import POWERS, Table
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judge.commands.language import SetAbsence, parse_body
+from judge.commands.body import parse_body
+from judge.commands.items import SetAbsence
 from judge.game import records
 from judge.game.settings import GameSettings, Resolve
 

@@ -571,7 +571,8 @@ def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from judge.commands import language as commands  # noqa: E402
+from judge.commands.body import parse_body  # noqa: E402
+from judge.commands.items import Sandbox  # noqa: E402
 from judge.commands.sandbox_reply import run_sandbox_text  # noqa: E402
 from judge.game.sandbox import _error  # noqa: E402
 
@@ -581,8 +582,8 @@ _WORD = st.text(st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"
 @settings(max_examples=200, deadline=None)
 @given(name=_WORD, body=st.text(max_size=200))
 def test_property_sandbox_from_game_header_and_body_never_crash(name: str, body: str) -> None:
-    parsed = commands.parse_body(f"SANDBOX FROM GAME {name}\n{body}\nENDSANDBOX")
-    boxes = [i for i in parsed.items if isinstance(i, commands.Sandbox)]
+    parsed = parse_body(f"SANDBOX FROM GAME {name}\n{body}\nENDSANDBOX")
+    boxes = [i for i in parsed.items if isinstance(i, Sandbox)]
     if boxes:
         assert boxes[0].from_game == name
         seen: list[dict] = []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.commands.language import known_commands
+from judge.commands.grammar import known_commands
 from judge.data.catalog import load_variant
 from tests.gamekit import Table
 

@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 
 from judge.config import DB_ENV, Config, ConfigError, database_problem, find_config, load_config, searched
 
+# the exit statuses of every command (the docstring above); systemd does not restart `judge serve` after a 2
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 
 

@@ -33,6 +33,7 @@ from judge.rules.legality import retreat_options
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.store import mail_queue, open_db, write
+from judge.store.statuses import GameStatus
 from judge.transport.daemon import serve
 from judge.transport.embedded import EmbeddedImap, EmbeddedSmtp
 
@@ -145,7 +146,7 @@ def run_demo(
         phases = 0
         while True:
             game = _game(db)
-            if game.status != "active" or game.position is None or game.position.phase.year > last_year:
+            if game.status is not GameStatus.ACTIVE or game.position is None or game.position.phase.year > last_year:
                 break
             phase = game.phase
             for power in variant_powers:
@@ -187,7 +188,7 @@ def _game(db: Database) -> records.Game:
 
 def _moved_on(db: Database, phase: str | None) -> bool:
     game = _game(db)
-    return game.phase != phase or game.status != "active"
+    return game.phase != phase or game.status is not GameStatus.ACTIVE
 
 
 def _wait(condition: Callable[[], bool], seconds: float) -> None:

@@ -20,9 +20,9 @@ from judge.cli.common import (
     read_password,
     settings,
 )
-from judge.facts import ASSIGNMENTS, PRESS_KINDS
+from judge.facts import Assignment, PressKind
 from judge.store import mail_queue, write
-from judge.store.statuses import OutboxStatus
+from judge.store.statuses import GameStatus, OutboxStatus
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
 
 
@@ -43,7 +43,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline", default="48h", help="time for movement phases (48h, 2d, 90m)")
     p.add_argument("--retreat-deadline", default="24h")
     p.add_argument("--adjust-deadline", default="24h")
-    p.add_argument("--press", default="white", choices=PRESS_KINDS)
+    p.add_argument("--press", default="white", choices=[k.value for k in PressKind])
     p.add_argument("--solo", type=int, default=None, help="centres needed to win (overrides the variant's)")
     p.add_argument("--last-year", type=int, default=None, help="after this Fall the power with most centres wins")
     p.add_argument(
@@ -87,7 +87,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--assign",
         default="preference",
-        choices=ASSIGNMENTS,
+        choices=[a.value for a in Assignment],
         help="how powers are given out at the start",
     )
     p.add_argument("--anonymous", action="store_true", help="players are not told each other's addresses")
@@ -298,12 +298,12 @@ def _create(args: argparse.Namespace) -> int:
         movement_deadline=int(_duration(args.deadline, "--deadline").total_seconds()),
         retreat_deadline=int(_duration(args.retreat_deadline, "--retreat-deadline").total_seconds()),
         adjustment_deadline=int(_duration(args.adjust_deadline, "--adjust-deadline").total_seconds()),
-        press=args.press,
+        press=PressKind(args.press),
         solo=args.solo,
         last_year=args.last_year,
         grace=int(_duration(args.grace, "--grace").total_seconds()) if args.grace else 0,
         master=args.master.strip().lower() if args.master else None,
-        assignment=args.assign,
+        assignment=Assignment(args.assign),
         anonymous=args.anonymous,
         shared_addresses=args.shared_addresses,
         tie_break=tuple(args.tie_break.replace(",", " ").split()) if args.tie_break else None,
@@ -401,7 +401,7 @@ def _deadline(args: argparse.Namespace) -> int:
         db = _db(args)
         with write(db):
             game = master.change_deadline(db, args.name, _now(args), by=by, to=to, shorten=args.shorten)
-        if game.status == "paused":
+        if game.status is GameStatus.PAUSED:
             print(f"{game.name}: paused, {format_duration(timedelta(seconds=game.paused_remaining or 0))} left")
         else:
             print(f"{game.name}: deadline {game.deadline.isoformat() if game.deadline else '-'}")

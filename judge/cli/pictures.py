@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from judge.facts import LANGUAGES
 
 
 class MapCommandError(Exception):
@@ -43,7 +44,7 @@ def add_map_command(sub: Any) -> None:
         help="the PNG file to write, - for standard output (default: GAME-PHASE.png or VARIANT-start.png)",
     )
     p.add_argument("--db", default=None, help="the SQLite file (default: $JUDGE_DB, else ./judge.db)")
-    p.add_argument("--language", default="en", choices=["en", "de", "ru"], help="language of the legend")
+    p.add_argument("--language", default="en", choices=LANGUAGES, help="language of the legend")
     p.set_defaults(func=run_map)
 
 

@@ -11,7 +11,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_PROBLEMS, EXIT_CONFIG = 0, 1, 2
+from judge.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 
 
 def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -116,10 +116,10 @@ def _serve(args: argparse.Namespace) -> int:
     _logging(args.verbose or not args.once)
     cfg = _load(args.config)
     if cfg is None:
-        return EXIT_CONFIG
+        return EXIT_USAGE
     if cfg.imap is None or cfg.smtp is None:
         print("judge: the config needs an [imap] and an [smtp] section", file=sys.stderr)
-        return EXIT_CONFIG
+        return EXIT_USAGE
     # SIGTERM (systemd stop) interrupts even a wait in IDLE; an interrupted transaction rolls back, and mail
     # handled but not yet moved is recognised and tidied at the next start
     stop = threading.Event()
@@ -174,7 +174,7 @@ def _check(args: argparse.Namespace) -> int:
 
     cfg = _load(args.config)
     if cfg is None:
-        return EXIT_CONFIG
+        return EXIT_USAGE
     status = EXIT_OK
     print(f"config {cfg.source}: ok (address {cfg.address}, database {cfg.db}, time zone {cfg.timezone})")
     if not args.connect:

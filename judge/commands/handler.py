@@ -25,7 +25,8 @@ from sqlite_utils import Database
 
 import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge.commands import handlers, security, seen
-from judge.commands import language as c
+from judge.commands import items as c
+from judge.commands.body import parse_body
 from judge.commands.reply import Answer, Reply, Verdict
 from judge.commands.session import Session
 from judge.facts import MAX_MAIL_AGE_DAYS as FACT_MAIL_AGE_DAYS
@@ -36,9 +37,11 @@ from judge.game.records import user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text
 from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
-from judge.mail.message import Attachment, Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
+from judge.mail.message import Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
+from judge.mail.part_text import Attachment
 from judge.reports import outbox
 from judge.store import is_busy, mail_queue, write
+from judge.store.statuses import PLAYING
 
 log = logging.getLogger(__name__)
 
@@ -241,7 +244,7 @@ def _entries(msg: Incoming, parsed: c.ParsedBody) -> tuple[list[Entry], list[Att
             unread.append(attachment)
             continue
         read += 1
-        more = c.parse_body(attachment.text, max_lines=max(1, MAX_ENTRIES - len(entries)))
+        more = parse_body(attachment.text, max_lines=max(1, MAX_ENTRIES - len(entries)))
         found: list[Entry] = sorted([*more.items, *more.problems], key=lambda x: x.line)
         entries += [dataclasses.replace(e, line=e.line + offset) for e in found]
         offset += max([e.line for e in found] + [attachment.text.count("\n") + 1])
@@ -250,7 +253,7 @@ def _entries(msg: Incoming, parsed: c.ParsedBody) -> tuple[list[Entry], list[Att
 
 def _handle(db: Database, s: Session) -> str:
     msg = s.msg
-    parsed = c.parse_body(msg.body)
+    parsed = parse_body(msg.body)
     reply = Reply()
     entries, unread = _entries(msg, parsed)
     if not entries:
@@ -262,7 +265,7 @@ def _handle(db: Database, s: Session) -> str:
     summary = None
     if s.game is not None and s.player is not None:
         game = service.get_game(db, s.game.name)
-        if game.status in ("active", "paused") and game.position is not None:
+        if game.status in PLAYING and game.position is not None:
             summary = order_summary(db, game, s.player)
     if not s.quiet:
         _reply(db, msg, s.now, reply, summary, s)

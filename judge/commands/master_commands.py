@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 
 from sqlite_utils import Database
 
-from judge.commands import language as c
+from judge.commands import items as c
+from judge.commands.grammar import mask_secrets
 from judge.commands.reply import Answer, Verdict
 from judge.commands.security import one_new_password, signon_wait
 from judge.commands.session import Session
@@ -31,7 +32,7 @@ Handler = Any
 
 
 def _masked(item: c.Item) -> str:
-    return c.mask_secrets(item.text)
+    return mask_secrets(item.text)
 
 
 def master_sign_on(db: Database, s: Session, item: c.MasterSignOn) -> Answer:

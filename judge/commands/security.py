@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.commands import language as c
+from judge.commands import items as c
 from judge.commands.reply import Answer, Verdict
 from judge.commands.session import Session
 from judge.game.passwords import verify_password

@@ -34,10 +34,6 @@ class Session:
     master_of: str | None = None  # MASTER (or CREATE): the game whose game master signed on in this message
 
     @property
-    def scrypt_calls(self) -> int:
-        return self.password_checks + self.password_hashes
-
-    @property
     def reply_to(self) -> str:
         """Where answers to this message go."""
         return self.msg.reply_to or self.msg.sender

@@ -32,14 +32,14 @@ from judge.rules.position_json import position_to_json
 from judge.rules.turn import TurnResult, play
 from judge.store.events import EventKind
 from judge.store.phases import keep_phase
-from judge.store.statuses import GameStatus, Role
+from judge.store.statuses import PLAYING, GameStatus, Role
 from judge.timeutil import iso_utc
 
 
 def process_game(db: Database, name: str, now: datetime, sender: str = "master") -> TurnResult:
     """Adjudicate the current phase now, as if its deadline had passed."""
     game = get_game(db, name)
-    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
+    if game.status not in PLAYING:
         raise GameError(f"game {game.name} is {game.status}")
     return adjudicate(db, game, now, sender)
 

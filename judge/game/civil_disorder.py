@@ -34,7 +34,7 @@ from judge.rules.position_json import position_from_json
 from judge.store import master_rows
 from judge.store.events import EventKind, events_of
 from judge.store.phases import played_phases
-from judge.store.statuses import GameStatus, Role
+from judge.store.statuses import PLAYING, GameStatus, Role
 from judge.timeutil import iso_utc
 
 
@@ -103,7 +103,7 @@ def _tell_game(
 
 
 def _disorderly_seat(db: Database, game: Game, power: str) -> Player:
-    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
+    if game.status not in PLAYING:
         raise GameError(
             T("game {game} has not started: join it instead (JOIN)", game=game.name)
             if game.status == GameStatus.FORMING

@@ -40,7 +40,7 @@ def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -
     game.status, game.deadline = GameStatus.PAUSED, None
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.PAUSE, None)
-    notices.announce(db, game, players(db, game.id), now, "paused")
+    notices.announce(db, game, players(db, game.id), now, notices.Announcement.PAUSED)
     return game
 
 
@@ -53,7 +53,7 @@ def resume_game(db: Database, name: str, now: datetime, sender: str = "master") 
     game.paused_remaining = None
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.RESUME, None)
-    notices.announce(db, game, players(db, game.id), now, "resumed")
+    notices.announce(db, game, players(db, game.id), now, notices.Announcement.RESUMED)
     return game
 
 
@@ -119,5 +119,5 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
         save_player(db, p)
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.ROLLBACK, {"to": code, "discarded": later})
-    notices.announce(db, game, players(db, game.id), now, "rolled back")
+    notices.announce(db, game, players(db, game.id), now, notices.Announcement.ROLLED_BACK)
     return game

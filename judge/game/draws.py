@@ -25,7 +25,7 @@ from judge.i18n import T, Text
 from judge.rules.phase import Phase, Season
 from judge.store import draw_votes
 from judge.store.events import EventKind
-from judge.store.statuses import DrawStatus, GameStatus
+from judge.store.statuses import PLAYING, DrawStatus, GameStatus
 
 
 def voters(db: Database, game: Game) -> list[Player]:
@@ -56,7 +56,7 @@ def lapse(db: Database, game_id: int, now_phase: Phase) -> None:
 def vote(db: Database, game: Game, player: Player, action: str, now: datetime, named: Sequence[str] = ()) -> Text:
     """A player's DRAW PROPOSE (``named``: the powers it names, as written), ACCEPT or REJECT; the answer for their
     reply."""
-    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
+    if game.status not in PLAYING:
         raise GameError(
             T("game {game} is {status}: there is no draw to vote on", game=game.name, status=T(game.status))
         )

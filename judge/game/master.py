@@ -25,14 +25,14 @@ from judge.game.civil_disorder import waiting_takeovers
 from judge.game.controls import may_hold, replace_player
 from judge.game.duties import late_players, owing_powers
 from judge.game.lookup import GameError, get_game
-from judge.game.notices import NoticeKind, tell
+from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.setting_changes import change_setting as change_setting
 from judge.game.setting_changes import settings_view as settings_view
 from judge.game.views import show_game
 from judge.store import draw_votes, game_rows
 from judge.store.events import EventKind
-from judge.store.statuses import GameStatus, Role
+from judge.store.statuses import PLAYING, GameStatus, Role
 from judge.timeutil import iso_utc
 
 
@@ -107,7 +107,7 @@ def end(
 ) -> Game:
     """End a running game: a draw among the named powers, or abandoned (no result)."""
     game = get_game(db, name)
-    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
+    if game.status not in PLAYING:
         raise GameError(
             f"game {game.name} is {game.status}; only a running game can be ended "
             + ("(a forming game can be deleted)" if game.status == GameStatus.FORMING else "")
@@ -144,7 +144,7 @@ def delete(db: Database, name: str, now: datetime, sender: str = "master") -> li
         raise GameError(f"game {game.name} has started; end it instead (judge game end {game.name} --abandoned)")
     told = list(dict.fromkeys(p.email for p in players(db, game.id)))
     for address in told:
-        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what="deleted")
+        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what=Announcement.DELETED)
     game_rows.delete_game_rows(db, game.id)
     log_event(db, None, now, sender, EventKind.DELETE, {"game": game.name, "variant": game.variant.key, "told": told})
     return told
@@ -204,7 +204,7 @@ def change_deadline(
         owing = owing_powers(game)
         concerned = [p for p in seats if p.active and p.power in owing]
     for address in dict.fromkeys(p.email for p in concerned):
-        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what=change.value)
+        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what=Announcement(change.value))
     return game
 
 
@@ -219,7 +219,7 @@ def show(db: Database, name: str) -> dict[str, Any]:
     and READY, and every setting of the game."""
     shown = show_game(db, name)
     game = get_game(db, name)
-    owing = owing_powers(game) if game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) else set()
+    owing = owing_powers(game) if game.status in PLAYING else set()
     given = orders_of(db, game.id, game.phase) if game.phase else {}
     for p in shown["players"]:
         p["owes_orders"] = p["power"] in owing

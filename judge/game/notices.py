@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.facts import PressKind
 from judge.game import ports
 from judge.game.records import Game, Player, user_settings
 from judge.i18n import T, format_length
@@ -47,6 +48,18 @@ class NoticeKind(StrEnum):
     DEADLINE_MOVED = "deadline_moved"  # a player's declared absence moved the deadline
     PRESS = "press"  # press from one power to others (PRESS TO, BROADCAST)
     CIVIL_DISORDER = "civil_disorder"  # a power abandoned, taken over; a TAKEOVER asked of the master, or refused
+
+
+class Announcement(StrEnum):
+    """What an announcement (``NoticeKind.ANNOUNCEMENT``) tells of a game; the template words each."""
+
+    PAUSED = "paused"
+    RESUMED = "resumed"
+    ROLLED_BACK = "rolled back"
+    EXTENDED = "extended"  # the deadline is later
+    SHORTENED = "shortened"  # the deadline is earlier
+    SETTINGS = "settings"  # a setting changed (``detail`` says which)
+    DELETED = "deleted"
 
 
 # What a grey press mail shows as its sender (the templates word it in each language).
@@ -97,13 +110,13 @@ def everyone(game: Game, seats: Sequence[Player]) -> list[str]:
 
 
 _PRESS_RULES = {
-    "white": T("Press: signed messages between powers (PRESS TO <power> … ENDPRESS, BROADCAST)."),
-    "grey": T("Press: messages between powers without the sender's name (grey press)."),
-    "both": T(
+    PressKind.WHITE: T("Press: signed messages between powers (PRESS TO <power> … ENDPRESS, BROADCAST)."),
+    PressKind.GREY: T("Press: messages between powers without the sender's name (grey press)."),
+    PressKind.BOTH: T(
         "Press: each message signed or not, as its sender chooses (PRESS TO <powers> GREY, SET PRESS GREY); "
         "signed unless they say so."
     ),
-    "none": T("Press: none; powers cannot write to each other through the judge."),
+    PressKind.NONE: T("Press: none; powers cannot write to each other through the judge."),
 }
 
 
@@ -143,8 +156,8 @@ def game_started(
             "seats": table,
             "anonymous": anonymous,
             "lengths": lengths,
-            "press_rule": _PRESS_RULES["grey"]
-            if anonymous and st.press != "none"
+            "press_rule": _PRESS_RULES[PressKind.GREY]
+            if anonymous and st.press is not PressKind.NONE
             else _PRESS_RULES.get(st.press, T(st.press)),
             "master": st.master or "",
             "taken_over": taken_over is not None,
@@ -153,7 +166,7 @@ def game_started(
     post(db, out, now)
 
 
-def announce(db: Database, game: Game, seats: Sequence[Player], now: datetime, what: str) -> None:
+def announce(db: Database, game: Game, seats: Sequence[Player], now: datetime, what: Announcement) -> None:
     post(db, [Notice(to, NoticeKind.ANNOUNCEMENT, game, {"what": what}) for to in everyone(game, seats)], now)
 
 

@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from sqlite_utils import Database
 
+from judge.facts import PressKind
 from judge.game.lookup import GameError
 from judge.game.notices import ANONYMOUS_SENDER, Notice, NoticeKind, post
 from judge.game.records import Game, Player, log_event, players
@@ -21,7 +22,7 @@ from judge.i18n import T, Text
 from judge.rules.variant import Variant
 from judge.store import press_rows
 from judge.store.events import EventKind
-from judge.store.statuses import GameStatus, Role
+from judge.store.statuses import PLAYING, Role
 from judge.timeutil import iso_utc
 
 EVERYONE = "everyone"
@@ -72,13 +73,13 @@ def shade_of(db: Database, game: Game, player: Player, asked: str | None) -> Sha
     """The shade a message goes in: the game's rule (grey in an anonymous game), or in a game allowing both what
     the message asks, else the player's SET PRESS, else white. Asking for a shade the game does not allow is refused."""
     kind = game.settings.press
-    if kind == "none":
+    if kind is PressKind.NONE:
         raise GameError(T("game {game} has no press", game=game.name))
     if game.settings.anonymous:
         if asked == Shade.WHITE:
             raise GameError(T("game {game} is anonymous: its press is always grey (without your name)", game=game.name))
         return Shade.GREY
-    if kind == "both":
+    if kind is PressKind.BOTH:
         chosen = asked or press_rows.press_shade(db, player.id) or Shade.WHITE
         return Shade(chosen)
     if asked is not None and asked != kind:
@@ -145,11 +146,15 @@ def write_diary(db: Database, game: Game, player: Player, body: str, now: dateti
 
 def set_press_shade(db: Database, game: Game, player: Player, shade: str) -> Text:
     """SET PRESS GREY / WHITE: the player's default in a game that allows both."""
-    if game.settings.press != "both" or game.settings.anonymous:
-        kind = "grey" if game.settings.anonymous and game.settings.press != "none" else game.settings.press
+    if game.settings.press is not PressKind.BOTH or game.settings.anonymous:
+        kind = (
+            PressKind.GREY
+            if game.settings.anonymous and game.settings.press is not PressKind.NONE
+            else game.settings.press
+        )
         raise GameError(
             T("game {game} has no press", game=game.name)
-            if kind == "none"
+            if kind is PressKind.NONE
             else T("game {game} allows only {shade} press", game=game.name, shade=T(kind))
         )
     press_rows.set_press_shade(db, player.id, Shade(shade).value)
@@ -159,5 +164,5 @@ def set_press_shade(db: Database, game: Game, player: Player, shade: str) -> Tex
 
 
 def _running(game: Game) -> None:
-    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED) or game.position is None:
+    if game.status not in PLAYING or game.position is None:
         raise GameError(T("game {game} is {status}: it is not running", game=game.name, status=T(game.status)))

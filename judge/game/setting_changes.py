@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.facts import ASSIGNMENTS, PRESS_KINDS
+from judge.facts import Assignment, PressKind
 from judge.game.adjudication import maybe_adjudicate_when_ready
 from judge.game.lookup import GameError, get_game
-from judge.game.notices import NoticeKind, tell
+from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
 from judge.game.settings import GameSettings, Resolve, Takeover, read_points
 from judge.rules.variant import Variant
@@ -73,9 +73,9 @@ def _seconds(value: str) -> int:
 
 
 def _press(game: Game, value: str, none: bool) -> dict[str, Any]:
-    if value not in PRESS_KINDS:
-        raise GameError(f"press: one of {', '.join(PRESS_KINDS)}")
-    return {"press": value}
+    if value not in [k.value for k in PressKind]:
+        raise GameError(f"press: one of {', '.join(PressKind)}")
+    return {"press": PressKind(value)}
 
 
 def _tie_break(game: Game, value: str, none: bool) -> dict[str, Any]:
@@ -101,9 +101,9 @@ def _master(game: Game, value: str, none: bool) -> dict[str, Any]:
 def _assignment(game: Game, value: str, none: bool) -> dict[str, Any]:
     if game.status != GameStatus.FORMING:
         raise GameError("assignment can only change before the game starts")
-    if value not in ASSIGNMENTS:
-        raise GameError(f"assignment: one of {', '.join(ASSIGNMENTS)}")
-    return {"assignment": value}
+    if value not in [a.value for a in Assignment]:
+        raise GameError(f"assignment: one of {', '.join(Assignment)}")
+    return {"assignment": Assignment(value)}
 
 
 def _resolve(game: Game, value: str, none: bool) -> dict[str, Any]:
@@ -201,7 +201,7 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
                 NoticeKind.ANNOUNCEMENT,
                 now,
                 game,
-                what="settings",
+                what=Announcement.SETTINGS,
                 detail=f"{field} = {_shown(shown)}",
             )
     if k == "resolve" and game.status == GameStatus.ACTIVE:  # every order may already be in: check now, once

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from enum import StrEnum
 
-from judge.facts import ASSIGNMENTS, MAX_DEADLINE_DAYS, PRESS_KINDS
+from judge.facts import MAX_DEADLINE_DAYS, Assignment, PressKind
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
@@ -34,12 +34,12 @@ class GameSettings:
     movement_deadline: int = 48 * 3600  # seconds
     retreat_deadline: int = 24 * 3600
     adjustment_deadline: int = 24 * 3600
-    press: str = "white"  # white: signed press; grey: the sender is hidden; both: each message chooses; none
+    press: PressKind = PressKind.WHITE
     solo: int | None = None  # overrides the variant's solo threshold (e.g. 17 for Cold War)
     last_year: int | None = None  # after the Fall of this year the power with most centres wins
     grace: int = 0  # seconds of grace after a deadline for late players, 0 = none
     master: str | None = None  # the game master's address, told of problems and copied on results
-    assignment: str = "preference"  # how powers are given out at the start: master | preference | random
+    assignment: Assignment = Assignment.PREFERENCE  # how powers are given out at the start
     anonymous: bool = False  # players are not told each other's addresses
     shared_addresses: bool = False  # one address may play two powers (the game master allows it)
     tie_break: tuple[str, ...] | None = None  # overrides the variant's tie-break order (first listed wins a tie)
@@ -96,6 +96,10 @@ class GameSettings:
         data = json.loads(text) if text else {}
         if isinstance(data.get("tie_break"), list):
             data["tie_break"] = tuple(data["tie_break"])
+        if "press" in data:
+            data["press"] = PressKind(data["press"])
+        if "assignment" in data:
+            data["assignment"] = Assignment(data["assignment"])
         if "resolve" in data:
             data["resolve"] = Resolve(data["resolve"])
         if "takeover" in data:
@@ -108,10 +112,10 @@ class GameSettings:
     def check(self, variant: Variant) -> list[str]:
         """Problems with these settings for this variant (empty when fine)."""
         problems = []
-        if self.press not in PRESS_KINDS:
-            problems.append(f"press must be one of {', '.join(PRESS_KINDS)}")
-        if self.assignment not in ASSIGNMENTS:
-            problems.append(f"assignment must be one of {', '.join(ASSIGNMENTS)}")
+        if self.press not in [k.value for k in PressKind]:
+            problems.append(f"press must be one of {', '.join(PressKind)}")
+        if self.assignment not in [a.value for a in Assignment]:
+            problems.append(f"assignment must be one of {', '.join(Assignment)}")
         problems.extend(self._point_problems(variant))
         total = self._valued(variant).total(variant.centres)
         if self.solo is not None and not 1 <= self.solo <= total:

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, is_game_name
+from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, Assignment, is_game_name
 from judge.game import notices
 from judge.game.absences import clear_of_absences
 from judge.game.lookup import GameError, get_game
@@ -153,15 +153,15 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
     return game
 
 
-def _assign_powers(seated: list[Player], powers: list[str], how: str, rng: random.Random) -> None:
+def _assign_powers(seated: list[Player], powers: list[str], how: Assignment, rng: random.Random) -> None:
     free = [p for p in powers if p not in {s.power for s in seated}]
     waiting = [s for s in seated if s.power is None]
-    if how == "master" and waiting:
+    if how is Assignment.MASTER and waiting:
         raise GameError(
             "the game master assigns powers, and these players have none yet: " + ", ".join(s.email for s in waiting)
         )
     rng.shuffle(waiting)
-    if how == "preference":
+    if how is Assignment.PREFERENCE:
         for s in waiting:
             wanted = [p for p in s.preferences if p in free]
             if wanted:

@@ -9,6 +9,7 @@ import re
 import sys
 from pathlib import Path
 
+from judge.facts import LANGUAGES
 from judge.i18n import catalog_ids
 
 PACKAGE = Path(__file__).parent.parent  # the judge package
@@ -66,7 +67,7 @@ def missing(language: str) -> dict[str, str]:
 
 if __name__ == "__main__":  # pragma: no cover - a developer's tool
     bad = 0
-    for lang in sys.argv[1:] or ["ru", "de"]:
+    for lang in sys.argv[1:] or [code for code in LANGUAGES if code != "en"]:
         for msgid, where in missing(lang).items():
             bad += 1
             print(f"{lang}\t{where}\t{msgid!r}")

@@ -113,7 +113,7 @@ def render_mail(name: str, language: str, **context: Any) -> Mail:
 @cache
 def judge_marker(language: str) -> str:
     """The line on top of every mail the judge sends (templates/<language>/_marker.txt). It carries the token the
-    body reader knows (``judge.commands.language.JUDGE_MARKER``), so a reply that quotes the judge's mail without ">"
+    body reader knows (``judge.commands.body.JUDGE_MARKER``), so a reply that quotes the judge's mail without ">"
     (Outlook) is read only down to it."""
     folder = data_dir("templates")
     for lang in (language, DEFAULT_LANGUAGE):

@@ -23,7 +23,9 @@ def game_row_by_id(db: Database, game_id: int) -> dict[str, Any]:
 
 
 def insert_game_row(db: Database, row: dict[str, Any]) -> int:
-    return int(db.table("games").insert(row).last_pk)  # type: ignore[arg-type]
+    pk = db.table("games").insert(row).last_pk
+    assert isinstance(pk, int)  # the rowid of the new game (games.id is an integer primary key)
+    return pk
 
 
 def update_game_row(db: Database, game_id: int, values: dict[str, Any]) -> None:

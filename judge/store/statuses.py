@@ -12,6 +12,10 @@ class GameStatus(StrEnum):
     FINISHED = "finished"  # a result (solo, draw, abandoned) is recorded
 
 
+# A game being played: it has a position, and orders are due (a paused game's are kept for when it resumes).
+PLAYING: frozenset[GameStatus] = frozenset({GameStatus.ACTIVE, GameStatus.PAUSED})
+
+
 class Role(StrEnum):
     PLAYER = "player"
     OBSERVER = "observer"
