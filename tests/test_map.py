@@ -996,3 +996,14 @@ def test_builds_and_removals_on_the_board(classic: Variant) -> None:
     )  # + its plus
     hx, hy = layout.location_point(geo.loc("hol"))
     assert image.getpixel((hx, hy)) != power_colours(classic)["Germany"]  # removed: an x where it stood
+
+
+@pytest.mark.parametrize("name", ["classic", "coldwar"])
+def test_a_geometry_file_names_the_tool_that_made_it(name: str) -> None:
+    import importlib.util
+    import re
+
+    data = json.loads((data_dir("variants") / f"{name}.geo.json").read_text(encoding="utf-8"))
+    found = re.search(r"made by ([\w.]+) ", data["about"])
+    assert found is not None and found.group(1) == "judge.reports.maps.tessellate", data["about"]
+    assert importlib.util.find_spec(found.group(1)) is not None  # the module a reader would run
