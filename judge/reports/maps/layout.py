@@ -282,17 +282,50 @@ def place_near(
     frame: tuple[int, int],
     inside: Callable[[float, float], bool] | None,
     beside: bool = False,
+    covers: Callable[[Box], float] | None = None,
 ) -> Scored:
     """The top left corner (and its cost) for a thing of ``size`` near the spot (x, y) of radius ``r``, chosen as a
     label is (``_place_labels``): round the spot, then further out, covering as little of ``near`` (boxes and what
-    covering a pixel of each costs) and of ``others`` as it can, ``inside`` its province when given. ``beside``:
-    right and left of the spot first (as a coast's label), else above and below first."""
+    covering a pixel of each costs), of ``others`` and of what ``covers(box)`` counts (the cost of the lines in a
+    box) as it can, ``inside`` its province when given. ``beside``: right and left of the spot first (as a coast's
+    label), else above and below first."""
     reach = r + 1.5 * size[0] + 2 * size[1] + 12  # as far as a candidate goes
-    near = [(t, k) for t, k in near if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach]
+    around = (x - reach, y - reach, x + reach, y + reach)
+    near = [(t, k) for t, k in near if _overlap(t, around) > 0]
+    others = [b for b in others if _overlap(b, around) > 0]
     ring, further = _candidates(x, y, size[0], size[1], r, not beside, inside is not None)
-    scored = [(cx, cy, _label_cost((cx, cy), size, near, frame, inside), extra) for cx, cy, extra in ring]
+    scored = [(cx, cy, _label_cost((cx, cy), size, near, frame, inside, covers), extra) for cx, cy, extra in ring]
     scored.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
-    return choose_place(scored, partial(_scored, further, size, near, frame, inside, scored), size, others)
+    return choose_place(scored, partial(_scored, further, size, near, frame, inside, scored, covers), size, others)
+
+
+def label_places(geo: Geography, layout: MapLayout, loc: int, board: bool) -> list[Scored]:
+    """Every place the labels' search tries for a location's label (``_candidates``: round its spot, then further
+    out), each with its cost against what stays the same from picture to picture (unit spots, centre markers, the
+    frame, its own province), cheapest first. Worked out once per layout and location, when first asked for: a
+    picture that must move a label (off a line of its phase) adds only what is its own."""
+    key = (id(layout), loc)
+    found = _PLACES.get(key)
+    if found is not None and found[0] is layout:
+        return found[1]
+    _text, _size, (w, h), r = label_spec(geo, layout, loc, board)
+    x, y = layout.points[loc]
+    province = loc < len(geo.provinces)
+    own = partial(layout.province_at, loc) if layout.province_at is not None and province else None
+    reach = r + 1.5 * w + 2 * h + 12
+    around = (x - reach, y - reach, x + reach, y + reach)
+    near = [(t, k) for t, k in fixed_boxes(geo, layout, ARMY + 1 if board else DISC) if _overlap(t, around) > 0]
+    ring, further = _candidates(x, y, w, h, r, province, board)
+    frame = (layout.width, layout.height)
+    places = [(cx, cy, _label_cost((cx, cy), (w, h), near, frame, own), extra) for cx, cy, extra in ring + further]
+    places.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
+    if len(_PLACES) >= 4096:
+        _PLACES.clear()
+    _PLACES[key] = (layout, places)
+    return places
+
+
+_PLACES: dict[tuple[int, int], tuple[MapLayout, list[Scored]]] = {}  # the layout kept beside: its id stays its own
 
 
 def _scored(
@@ -302,9 +335,12 @@ def _scored(
     frame: tuple[int, int],
     own: Callable[[float, float], bool] | None,
     scored: list[Scored],
+    covers: Callable[[Box], float] | None = None,
 ) -> list[Scored]:
     """``scored`` and ``candidates`` scored, in order of cost."""
-    out = scored + [(cx, cy, _label_cost((cx, cy), size, near, frame, own), extra) for cx, cy, extra in candidates]
+    out = scored + [
+        (cx, cy, _label_cost((cx, cy), size, near, frame, own, covers), extra) for cx, cy, extra in candidates
+    ]
     out.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
     return out
 
@@ -456,9 +492,11 @@ def _label_cost(
     near: list[tuple[Box, float]],
     frame: tuple[int, int],
     inside: Callable[[float, float], bool] | None,
+    covers: Callable[[Box], float] | None = None,
 ) -> float:
-    """How bad a label of ``size`` at ``c`` is: the discs, markers and labels it covers, how far it runs off the
-    ``frame``, and (on a board, ``inside`` its own province) how far out of its province it sits."""
+    """How bad a label of ``size`` at ``c`` is: the discs, markers and labels it covers (and what ``covers`` counts
+    in its box), how far it runs off the ``frame``, and (on a board, ``inside`` its own province) how far out of its
+    province it sits."""
     w, h = size
     box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
     edge = (
@@ -470,7 +508,8 @@ def _label_cost(
     away = 0.0
     if inside is not None and not inside(c[0] + w / 2, c[1] + h / 2):
         away = 120.0 + (0.0 if inside(c[0] + w / 2, c[1]) or inside(c[0] + w / 2, c[1] + h) else 60)
-    return sum(_overlap(box, t) * k for t, k in near) + 50 * edge + away
+    drawn = covers(box) if covers is not None else 0.0
+    return sum(_overlap(box, t) * k for t, k in near) + drawn + 50 * edge + away
 
 
 _MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0)] + [

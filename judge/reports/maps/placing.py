@@ -10,19 +10,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from PIL import Image, ImageDraw
+
 from judge.reports.maps.drawn_orders import DrawnOrder
 from judge.reports.maps.layout import (
     UNIT_WEIGHT,
     Box,
     MapLayout,
-    _label_cost,
     _overlap,
-    _with_labels,
     fixed_boxes,
+    label_places,
     label_spec,
     place_near,
 )
-from judge.reports.maps.style import ARMY, CONVOY_INK, DISC, RGB, UNKNOWN_POWER, Point
+from judge.reports.maps.style import ARMY, CONVOY_INK, RGB, UNKNOWN_POWER, Point
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.phase import Step
@@ -62,10 +63,6 @@ class Pieces:
     labels: tuple[tuple[int, int], ...]  # location -> the top left of its label as drawn
     moved: frozenset[int]  # labels moved from their usual place, off a line or a dislodged unit
     crossed: frozenset[int]  # labels a line still crosses (nowhere free): their letters are drawn over the line
-
-    def line_boxes(self) -> list[Box]:
-        """The boxes round the lines as drawn (see ``line_boxes``)."""
-        return [b for line in self.lines for b in line_boxes(self.layout, line)]
 
 
 def unit_box(kind: UnitKind, at: Point = (0, 0)) -> Box:
@@ -117,21 +114,37 @@ def drawn_segments(layout: MapLayout, line: OrderLine) -> list[tuple[Point, Poin
     return out
 
 
-def line_boxes(layout: MapLayout, line: OrderLine, step: float = 4.0) -> list[Box]:
-    """Small boxes along a line as drawn, every ``step`` pixels: what a label or a dislodged unit should not cover
-    (wider along an arrow's head)."""
-    boxes: list[Box] = []
-    arrow = line.kind in ("move", "retreat")
-    pieces = drawn_segments(layout, line)
-    for k, (s, e) in enumerate(pieces):
-        d = math.dist(s, e)
-        n = max(1, math.ceil(d / step))
-        for i in range(n + 1):
-            t = i / n
-            x, y = s[0] + (e[0] - s[0]) * t, s[1] + (e[1] - s[1]) * t
-            half = 7.0 if arrow and k == len(pieces) - 1 and (1 - t) * d <= HEAD else 3.5  # the head is wider
-            boxes.append((x - half, y - half, x + half, y + half))
-    return boxes
+def line_pixels(layout: MapLayout, lines: Sequence[OrderLine]) -> Image.Image:
+    """The pixels the lines cover as drawn, outlines and arrow heads included (1; else 0): what a label or a
+    dislodged unit should not cover."""
+    mask = Image.new("L", (layout.width, layout.height), 0)
+    draw = ImageDraw.Draw(mask)
+    for line in lines:
+        pieces = drawn_segments(layout, line)
+        for k, (s, e) in enumerate(pieces):
+            draw.line([s, e], fill=1, width=5)
+            if line.kind in ("move", "retreat") and k == len(pieces) - 1:  # the head, up to the tip at e
+                d = math.dist(s, e)
+                head = max(6.0, min(HEAD, d * 2 / 3))
+                ux, uy = (e[0] - s[0]) / d, (e[1] - s[1]) / d
+                bx, by = e[0] - ux * head, e[1] - uy * head
+                draw.polygon([e, (bx - uy * 7.5, by + ux * 7.5), (bx + uy * 7.5, by - ux * 7.5)], fill=1)
+    return mask
+
+
+def _counter(mask: Image.Image, weight: float) -> Callable[[Box], float]:
+    """What covering the pixels of ``mask`` in a box costs (``weight`` a pixel)."""
+    width, height = mask.size
+
+    def covers(box: Box) -> float:
+        x0, y0 = max(0, math.floor(box[0])), max(0, math.floor(box[1]))
+        x1, y1 = min(width, math.ceil(box[2])), min(height, math.ceil(box[3]))
+        if x1 <= x0 or y1 <= y0:
+            return 0.0
+        part = mask.crop((x0, y0, x1, y1))
+        return 0.0 if part.getbbox() is None else weight * part.histogram()[1]
+
+    return covers
 
 
 def place_pieces(
@@ -171,7 +184,7 @@ def place_pieces(
         (unit_box(u.kind, layout.location_point(u.loc)), UNIT_WEIGHT) for u in shown.units.values()
     ]
     near += [(b, k) for b, k in fixed_boxes(geo, layout, 0.0) if k != UNIT_WEIGHT]  # the centre markers
-    near += [(b, LINE_WEIGHT) for line in fixed for b in line_boxes(layout, line)]
+    covers = _counter(line_pixels(layout, fixed), LINE_WEIGHT)
     spots: dict[int, tuple[int, int]] = {}
     placed: list[Box] = []
     for prov in sorted(to_place):
@@ -181,7 +194,7 @@ def place_pieces(
         size = (box[2] - box[0], box[3] - box[1])
         own = partial(layout.province_at, prov) if layout.province_at is not None else None
         others = [_padded(b) for b in labels.values()] + placed
-        cx, cy, _cost, _extra = place_near(x, y, size, ARMY + 1, near, others, frame, own, beside=True)
+        cx, cy, _cost, _extra = place_near(x, y, size, ARMY + 1, near, others, frame, own, True, covers)
         spot = (round(cx - box[0]), round(cy - box[1]))
         spots[prov] = spot
         placed.append(unit_box(unit.kind, spot))
@@ -267,8 +280,12 @@ def _padded(box: Box, pad: float = LABEL_PAD) -> Box:
     return (box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad)
 
 
+def _touch(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
 def _hits(box: Box, boxes: Sequence[Box]) -> bool:
-    return any(_overlap(box, b) > 0 for b in boxes)
+    return any(_touch(box, b) for b in boxes)
 
 
 def _labels_off_lines(
@@ -279,47 +296,83 @@ def _labels_off_lines(
     dislodged: Sequence[Box],
     board: bool,
 ) -> tuple[frozenset[int], frozenset[int]]:
-    """Place again (changing ``labels``) each label, halo and all, that covers a line or a dislodged unit: at
-    the best place the labels' search finds with the lines and dislodged units added to what a label should not
-    cover, when that place covers less than where it is. The labels moved, and those a line still crosses."""
-    boxes = [b for line in lines for b in line_boxes(layout, line)]
-    if not boxes and not dislodged:
+    """Place again (changing ``labels``) each label, halo and all, that covers a line or a dislodged unit: at the
+    first of the places the labels' search tries (``label_places``, cheapest first) that covers nothing, lines and
+    dislodged units included, else the least covered, when that covers less than where it is. The labels moved,
+    and those a line still crosses."""
+    if not lines and not dislodged:
         return frozenset(), frozenset()
+    covers = _counter(line_pixels(layout, lines), LINE_WEIGHT)
     extents = [_extent(layout, line) for line in lines]
     hit = [
         loc
         for loc, box in labels.items()
-        if _hits(_padded(box), dislodged)
-        or (any(_overlap(_padded(box), e) > 0 for e in extents) and _hits(_padded(box), boxes))
+        if _hits(_padded(box), dislodged) or (_hits(_padded(box), extents) and covers(_padded(box)) > 0)
     ]
-    if not hit:
-        return frozenset(), frozenset()
-    near = fixed_boxes(geo, layout, ARMY + 1 if board else DISC)
-    near += [(b, LINE_WEIGHT) for b in boxes] + [(b, UNIT_WEIGHT) for b in dislodged]
-    frame = (layout.width, layout.height)
     moved: set[int] = set()
     for loc in hit:
         box = labels[loc]
         size = (box[2] - box[0], box[3] - box[1])
-        _text, _font_size, _wh, r = label_spec(geo, layout, loc, board)
-        province = loc < len(geo.provinces)
-        own = partial(layout.province_at, loc) if layout.province_at is not None and province else None
-        others = [b for other, b in labels.items() if other != loc]
+        places = label_places(geo, layout, loc, board)
         x, y = layout.points[loc]
-        here = _with_labels(
-            (box[0], box[1], _label_cost((box[0], box[1]), size, near, frame, own), 0.0), size, others, 0
-        )
-        cx, cy, cost, extra = place_near(x, y, size, r, near, others, frame, own, beside=not province)
-        there = _with_labels((cx, cy, cost, extra), size, others, 0)
-        if there[1] + 0.5 < here[1]:
-            labels[loc] = (cx, cy, cx + size[0], cy + size[1])
+        reach = 1.5 * size[0] + 2 * size[1] + 40  # as far as a place goes, and a label's width beyond
+        around = (x - reach, y - reach, x + reach, y + reach)
+        others = [b for other, b in labels.items() if other != loc and _touch(b, around)]
+        crowd = [d for d in dislodged if _touch(d, around)]
+        here = next((c for c in places if (c[0], c[1]) == (box[0], box[1])), None)
+        fixed, extra = (here[2], here[3]) if here is not None else (0.0, 0.0)
+        now = _cost(box[0], box[1], size, fixed, covers, crowd, others) + extra
+        best = _cheapest(places, size, covers, crowd, others)
+        if best is not None and best[2] + 0.5 < now:
+            labels[loc] = (best[0], best[1], best[0] + size[0], best[1] + size[1])
             moved.add(loc)
-    crossed = frozenset(loc for loc in hit if _hits(_padded(labels[loc]), boxes))
+    crossed = frozenset(loc for loc in hit if covers(_padded(labels[loc])) > 0)
     return frozenset(moved), crossed
 
 
+def _cost(
+    x: float,
+    y: float,
+    size: tuple[float, float],
+    fixed: float,
+    covers: Callable[[Box], float],
+    dislodged: Sequence[Box],
+    others: Sequence[Box],
+) -> float:
+    """What a label of ``size`` at (x, y) covers: ``fixed`` (what stays the same from picture to picture, as
+    ``label_places`` counted it), the lines, the dislodged units and (heavily) the other labels."""
+    w, h = size
+    inner, outer = (x - 1, y - 1, x + w + 1, y + h + 1), (x - 2, y - 2, x + w + 2, y + h + 2)
+    crowd = sum(_overlap(inner, d) for d in dislodged) * UNIT_WEIGHT
+    return fixed + covers(inner) + crowd + 8 * sum(_overlap(outer, b) for b in others)
+
+
+def _cheapest(
+    places: Sequence[tuple[float, float, float, float]],
+    size: tuple[float, float],
+    covers: Callable[[Box], float],
+    dislodged: Sequence[Box],
+    others: Sequence[Box],
+) -> tuple[float, float, float] | None:
+    """The first of ``places`` (cheapest first: free of what stays the same, then by cost and distance) that
+    covers nothing at all, else the one that covers least, with its cost and distance: (x, y, cost)."""
+    best: tuple[float, float, float] | None = None
+    for free in (True, False):  # the places free of what stays the same, then the others
+        for x, y, fixed, extra in places:
+            if (fixed <= 0.5) != free:
+                continue
+            if best is not None and fixed + extra >= best[2]:
+                break  # in order of cost: none further on is cheaper
+            total = _cost(x, y, size, fixed, covers, dislodged, others)
+            if total <= 0.5:
+                return (x, y, total + extra)
+            if best is None or total + extra < best[2]:
+                best = (x, y, total + extra)
+    return best
+
+
 def _extent(layout: MapLayout, line: OrderLine) -> Box:
-    """A box round the whole line as drawn (a quick first test before its small boxes)."""
-    points = [p for seg in drawn_segments(layout, line) for p in seg] or [line.start]
+    """A box round the whole line as drawn, its head included."""
+    points = [p for piece in drawn_segments(layout, line) for p in piece] or [line.start]
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     return (min(xs) - 8, min(ys) - 8, max(xs) + 8, max(ys) + 8)
