@@ -30,6 +30,7 @@ from judge.rules.phase import Step
 
 LINE_WEIGHT = 5.0  # what covering a pixel of an order line costs a label or a dislodged unit
 LABEL_PAD = 2  # a label's white halo round its letters
+GAP = 5  # a moved label keeps this far from the letters of any other: their halos apart
 HEAD = 13.0  # an arrow's head, from its base to its tip (shorter on a short arrow)
 # where each end of a line stops short of the spot it joins: (start, end) by kind
 MOVE_CUT = (ARMY + 1, ARMY + 2)
@@ -342,7 +343,7 @@ def _cost(
     """What a label of ``size`` at (x, y) covers: ``fixed`` (what stays the same from picture to picture, as
     ``label_places`` counted it), the lines, the dislodged units and (heavily) the other labels."""
     w, h = size
-    inner, outer = (x - 1, y - 1, x + w + 1, y + h + 1), (x - 2, y - 2, x + w + 2, y + h + 2)
+    inner, outer = (x - 1, y - 1, x + w + 1, y + h + 1), (x - GAP, y - GAP, x + w + GAP, y + h + GAP)
     crowd = sum(_overlap(inner, d) for d in dislodged) * UNIT_WEIGHT
     return fixed + covers(inner) + crowd + 8 * sum(_overlap(outer, b) for b in others)
 
