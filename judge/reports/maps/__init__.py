@@ -12,8 +12,8 @@ caller (or a test) may want to know about it. Modules: ``style`` (sizes, colours
 (reading the board geometry), ``layout`` (projection and labels), ``drawn_orders`` (reading stored orders),
 ``areas`` (the board's kept base layer and palette drawing), ``placing`` (where a picture's pieces go: order lines,
 dislodged units on a free spot in their province, labels moved off the lines), ``draw``; ``tessellate`` is the tool
-that makes the geometry (never imported by the judge). Nothing here touches the clock, the network or the database; it reads the shipped font and
-geometry files only.
+that makes the geometry (never imported by the judge). Nothing here touches the clock, the network or the database;
+it reads the shipped font and geometry files only.
 """
 
 from judge.reports.maps.areas import has_board, held_by, tint

@@ -116,34 +116,46 @@ def drawn_segments(layout: MapLayout, line: OrderLine) -> list[tuple[Point, Poin
 
 
 def line_pixels(layout: MapLayout, lines: Sequence[OrderLine]) -> Image.Image:
-    """The pixels the lines cover as drawn, outlines and arrow heads included (1; else 0): what a label or a
+    """The pixels the lines cover as drawn, outlines and arrow heads included (255; else 0): what a label or a
     dislodged unit should not cover."""
     mask = Image.new("L", (layout.width, layout.height), 0)
     draw = ImageDraw.Draw(mask)
     for line in lines:
         pieces = drawn_segments(layout, line)
         for k, (s, e) in enumerate(pieces):
-            draw.line([s, e], fill=1, width=5)
+            draw.line([s, e], fill=255, width=5)
             if line.kind in ("move", "retreat") and k == len(pieces) - 1:  # the head, up to the tip at e
                 d = math.dist(s, e)
                 head = max(6.0, min(HEAD, d * 2 / 3))
                 ux, uy = (e[0] - s[0]) / d, (e[1] - s[1]) / d
                 bx, by = e[0] - ux * head, e[1] - uy * head
-                draw.polygon([e, (bx - uy * 7.5, by + ux * 7.5), (bx + uy * 7.5, by - ux * 7.5)], fill=1)
+                draw.polygon([e, (bx - uy * 7.5, by + ux * 7.5), (bx + uy * 7.5, by - ux * 7.5)], fill=255)
     return mask
 
 
+CELL = 8  # the side of a cell of the coarse grid that says where a mask has any pixel
+
+
 def _counter(mask: Image.Image, weight: float) -> Callable[[Box], float]:
-    """What covering the pixels of ``mask`` in a box costs (``weight`` a pixel)."""
+    """What covering the pixels of ``mask`` in a box costs (``weight`` a pixel). A coarse grid of the mask (the
+    mean of each cell of CELL × CELL pixels: not 0 where any pixel is set) answers most boxes, which cover none."""
     width, height = mask.size
+    grid = mask.reduce(CELL)
+    cells, columns, rows = grid.tobytes(), grid.width, grid.height
 
     def covers(box: Box) -> float:
         x0, y0 = max(0, math.floor(box[0])), max(0, math.floor(box[1]))
         x1, y1 = min(width, math.ceil(box[2])), min(height, math.ceil(box[3]))
         if x1 <= x0 or y1 <= y0:
             return 0.0
+        c0, c1 = x0 // CELL, min(columns, -(-x1 // CELL))
+        if not any(
+            cells[r * columns + c0 : r * columns + c1].strip(b"\0")
+            for r in range(y0 // CELL, min(rows, -(-y1 // CELL)))
+        ):
+            return 0.0
         part = mask.crop((x0, y0, x1, y1))
-        return 0.0 if part.getbbox() is None else weight * part.histogram()[1]
+        return 0.0 if part.getbbox() is None else weight * part.histogram()[255]
 
     return covers
 
@@ -178,28 +190,29 @@ def place_pieces(
         return layout.location_point(unit.loc if unit is not None else loc)
 
     drawn = {layout.location_point(u.loc) for u in shown.units.values()}  # where a unit stands on the picture
-    fixed = _lines(geo, layout, orders, colours, partial(at, spots={}), drawn)
-    frame = (layout.width, layout.height)
     labels = {loc: _label_box(geo, layout, loc, board) for loc in range(len(geo.loc_names)) if loc not in layout.hidden}
-    near: list[tuple[Box, float]] = [
-        (unit_box(u.kind, layout.location_point(u.loc)), UNIT_WEIGHT) for u in shown.units.values()
-    ]
-    near += [(b, k) for b, k in fixed_boxes(geo, layout, 0.0) if k != UNIT_WEIGHT]  # the centre markers
-    covers = _counter(line_pixels(layout, fixed), LINE_WEIGHT)
     spots: dict[int, tuple[int, int]] = {}
     placed: list[Box] = []
-    for prov in sorted(to_place):
-        unit = to_place[prov]
-        x, y = layout.location_point(prov)
-        box = unit_box(unit.kind)
-        size = (box[2] - box[0], box[3] - box[1])
-        own = partial(layout.province_at, prov) if layout.province_at is not None else None
-        others = [_padded(b) for b in labels.values()] + placed
-        cx, cy, _cost, _extra = place_near(x, y, size, ARMY + 1, near, others, frame, own, True, covers)
-        spot = (round(cx - box[0]), round(cy - box[1]))
-        spots[prov] = spot
-        placed.append(unit_box(unit.kind, spot))
-        near.append((placed[-1], UNIT_WEIGHT))
+    if to_place:
+        fixed = _lines(geo, layout, orders, colours, partial(at, spots={}), drawn)
+        covers = _counter(line_pixels(layout, fixed), LINE_WEIGHT)
+        near: list[tuple[Box, float]] = [
+            (unit_box(u.kind, layout.location_point(u.loc)), UNIT_WEIGHT) for u in shown.units.values()
+        ]
+        near += [(b, k) for b, k in fixed_boxes(geo, layout, 0.0) if k != UNIT_WEIGHT]  # the centre markers
+        frame = (layout.width, layout.height)
+        for prov in sorted(to_place):
+            unit = to_place[prov]
+            x, y = layout.location_point(prov)
+            box = unit_box(unit.kind)
+            size = (box[2] - box[0], box[3] - box[1])
+            own = partial(layout.province_at, prov) if layout.province_at is not None else None
+            others = [_padded(b) for b in labels.values()] + placed
+            cx, cy, _cost, _extra = place_near(x, y, size, ARMY + 1, near, others, frame, own, True, covers)
+            spot = (round(cx - box[0]), round(cy - box[1]))
+            spots[prov] = spot
+            placed.append(unit_box(unit.kind, spot))
+            near.append((placed[-1], UNIT_WEIGHT))
     if played:
         drawn |= {spots[prov] for prov in shown.dislodged}
     else:
@@ -304,12 +317,7 @@ def _labels_off_lines(
     if not lines and not dislodged:
         return frozenset(), frozenset()
     covers = _counter(line_pixels(layout, lines), LINE_WEIGHT)
-    extents = [_extent(layout, line) for line in lines]
-    hit = [
-        loc
-        for loc, box in labels.items()
-        if _hits(_padded(box), dislodged) or (_hits(_padded(box), extents) and covers(_padded(box)) > 0)
-    ]
+    hit = [loc for loc, box in labels.items() if _hits(_padded(box), dislodged) or covers(_padded(box)) > 0]
     moved: set[int] = set()
     for loc in hit:
         box = labels[loc]
@@ -320,9 +328,7 @@ def _labels_off_lines(
         around = (x - reach, y - reach, x + reach, y + reach)
         others = [b for other, b in labels.items() if other != loc and _touch(b, around)]
         crowd = [d for d in dislodged if _touch(d, around)]
-        here = next((c for c in places if (c[0], c[1]) == (box[0], box[1])), None)
-        fixed, extra = (here[2], here[3]) if here is not None else (0.0, 0.0)
-        now = _cost(box[0], box[1], size, fixed, covers, crowd, others) + extra
+        now = _cost(box[0], box[1], size, 0.0, covers, crowd, others)  # its usual place: free of what stays the same
         best = _cheapest(places, size, covers, crowd, others)
         if best is not None and best[2] + 0.5 < now:
             labels[loc] = (best[0], best[1], best[0] + size[0], best[1] + size[1])
@@ -370,10 +376,3 @@ def _cheapest(
             if best is None or total + extra < best[2]:
                 best = (x, y, total + extra)
     return best
-
-
-def _extent(layout: MapLayout, line: OrderLine) -> Box:
-    """A box round the whole line as drawn, its head included."""
-    points = [p for piece in drawn_segments(layout, line) for p in piece] or [line.start]
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return (min(xs) - 8, min(ys) - 8, max(xs) + 8, max(ys) + 8)
