@@ -283,20 +283,22 @@ def place_near(
     inside: Callable[[float, float], bool] | None,
     beside: bool = False,
     covers: Callable[[Box], float] | None = None,
+    further: bool = True,
 ) -> Scored:
     """The top left corner (and its cost) for a thing of ``size`` near the spot (x, y) of radius ``r``, chosen as a
     label is (``_place_labels``): round the spot, then further out, covering as little of ``near`` (boxes and what
     covering a pixel of each costs), of ``others`` and of what ``covers(box)`` counts (the cost of the lines in a
     box) as it can, ``inside`` its province when given. ``beside``: right and left of the spot first (as a coast's
-    label), else above and below first."""
+    label), else above and below first. Without ``further``, only the places round the spot are tried."""
     reach = r + 1.5 * size[0] + 2 * size[1] + 12  # as far as a candidate goes
     around = (x - reach, y - reach, x + reach, y + reach)
     near = [(t, k) for t, k in near if _overlap(t, around) > 0]
     others = [b for b in others if _overlap(b, around) > 0]
-    ring, further = _candidates(x, y, size[0], size[1], r, not beside, inside is not None)
+    ring, out = _candidates(x, y, size[0], size[1], r, not beside, inside is not None)
     scored = [(cx, cy, _label_cost((cx, cy), size, near, frame, inside, covers), extra) for cx, cy, extra in ring]
     scored.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
-    return choose_place(scored, partial(_scored, further, size, near, frame, inside, scored, covers), size, others)
+    more = partial(_scored, out if further else [], size, near, frame, inside, scored, covers)
+    return choose_place(scored, more, size, others)
 
 
 def label_places(geo: Geography, layout: MapLayout, loc: int, board: bool) -> list[Scored]:

@@ -208,7 +208,10 @@ def place_pieces(
             size = (box[2] - box[0], box[3] - box[1])
             own = partial(layout.province_at, prov) if layout.province_at is not None else None
             others = [_padded(b) for b in labels.values()] + placed
-            cx, cy, _cost, _extra = place_near(x, y, size, ARMY + 1, near, others, frame, own, True, covers)
+            # where the province is not labelled (Cold War's Europe on the world map: too small to place units
+            # apart) only the places round its spot are tried
+            far = prov not in layout.hidden
+            cx, cy, _cost, _extra = place_near(x, y, size, ARMY + 1, near, others, frame, own, True, covers, far)
             spot = (round(cx - box[0]), round(cy - box[1]))
             spots[prov] = spot
             placed.append(unit_box(unit.kind, spot))
