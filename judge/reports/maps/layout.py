@@ -321,7 +321,7 @@ def label_places(geo: Geography, layout: MapLayout, loc: int, board: bool) -> li
     frame = (layout.width, layout.height)
     places = [(cx, cy, _label_cost((cx, cy), (w, h), near, frame, own), extra) for cx, cy, extra in ring + further]
     places.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
-    if len(_PLACES) >= 4096:
+    if len(_PLACES) >= 1024:  # a diagram's layout is made again for every picture: its entries do not last
         _PLACES.clear()
     _PLACES[key] = (layout, places)
     return places
