@@ -6,7 +6,9 @@ For each variant with board geometry (classic, coldwar) three pictures are measu
 `judge map --variant` draws and the start mail could carry), a results picture (the board after a played Spring
 movement phase with every order of it drawn, as a results mail carries it) and a busy results picture (a made-up
 phase with units on nearly half the provinces, each moving, supporting or holding at random: the heaviest picture a
-results mail is likely to carry). The first call, which draws the
+results mail is likely to carry); and a dislodged results picture (a phase with a unit dislodged by a supported
+attack, supports and convoys: its dislodged unit placed on a free spot, labels moved off its lines). The first
+call, which draws the
 variant's kept base layer (areas, borders, labels), is timed on its own; then ``rounds`` pictures are drawn and
 encoded (``render_map``: drawing + PNG), each timed with ``time.perf_counter`` (wall) and ``time.process_time``
 (CPU: what the picture costs even while other processes share the cores), alternating languages (en, de, ru)
@@ -30,6 +32,7 @@ from typing import Any
 from judge.data.catalog import load_variant
 from judge.reports.maps import render_map
 from judge.reports.maps.areas import _BASES
+from judge.reports.maps.layout import _PLACES
 from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.position_json import position_from_json
@@ -57,6 +60,53 @@ OPENINGS = {
         },
     ),
 }
+
+
+# A phase with a unit dislodged, supports and convoys (the same as tests/test_map_pieces.py's): where the dislodged
+# unit stands is searched for, and labels are moved off the lines.
+DISLODGING = {
+    "classic": (
+        {
+            "phase": "F1901M",
+            "units": {
+                "Austria": ["A tyr", "F tri", "A ser"],
+                "Italy": ["A ven", "A apu", "F ion"],
+                "Germany": ["A mun", "A kie", "F den"],
+                "France": ["A bur", "A spa", "F mao"],
+                "England": ["F nth", "A yor", "F nwg"],
+                "Russia": ["A ukr", "A gal", "F sev", "F bot"],
+                "Turkey": ["A bul", "F bla", "A con"],
+            },
+        },
+        {
+            "Austria": ["A tyr - ven", "F tri S A tyr - ven", "A ser - gre"],
+            "Italy": ["A ven H", "A apu - tun", "F ion C A apu - tun"],
+            "Germany": ["A mun - bur", "A kie - hol", "F den - swe"],
+            "France": ["A bur - bel", "A spa - por", "F mao S A spa - por"],
+            "England": ["F nth C A yor - nwy", "A yor - nwy", "F nwg S A yor - nwy"],
+            "Russia": ["A ukr - rum", "A gal S A ukr - rum", "F sev - bla", "F bot - swe"],
+            "Turkey": ["A bul - rum", "F bla - sev", "A con - bul"],
+        },
+    ),
+    "coldwar": (
+        {
+            "phase": "S1960M",
+            "units": {
+                "NATO": ["A ita", "F ion", "A lon", "F nts", "A par", "F ist"],
+                "USSR": ["A yug", "F alb", "A wge", "A ukr", "F bla", "A mos"],
+            },
+        },
+        {
+            "NATO": ["A ita - yug", "F ion S A ita - yug", "A lon - den", "F nts C A lon - den", "A par - wge"],
+            "USSR": ["A yug H", "F alb - grc", "A wge H", "A ukr - ist", "F bla S A ukr - ist", "A mos H"],
+        },
+    ),
+}
+
+
+def _dislodging(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+    units, orders = DISLODGING[variant.key]
+    return _play(variant, position_from_json(variant, units), orders)
 
 
 def _played(variant: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
@@ -148,8 +198,10 @@ def main() -> int:
         variant = load_variant(name)
         before, after, results = _played(variant)
         busy_before, busy_after, busy_results = _busy(variant)
+        hit_before, hit_after, hit_results = _dislodging(variant)
         start = position_from_json(variant, {})
         _BASES.clear()
+        _PLACES.clear()
         t0 = time.perf_counter()
         render_map(variant, start)
         base_ms = (time.perf_counter() - t0) * 1000
@@ -157,6 +209,7 @@ def main() -> int:
             "start": partial(_start_picture, variant, start, name),
             "results": partial(_results_picture, variant, (before, results, after)),
             "busy results": partial(_results_picture, variant, (busy_before, busy_results, busy_after)),
+            "dislodged results": partial(_results_picture, variant, (hit_before, hit_results, hit_after)),
         }
         for label, draw in cases.items():
             times, cpu, sizes = [], [], {}

@@ -5,7 +5,8 @@
 
 Without PHASE the picture shows the game's current position; with PHASE (``S1901M``) the results picture of that
 phase, as the results mail carries it: the board after the phase, with the phase's orders drawn from where the units
-stood and what became of them.
+stood and what became of them. The legend, the powers' names and the title are in ``--language``, the same words
+as the results mail's picture (``judge.reports.map_words``).
 """
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ def add_map_command(sub: Any) -> None:
         help="the PNG file to write, - for standard output (default: GAME-PHASE.png or VARIANT-start.png)",
     )
     p.add_argument("--db", default=None, help="the SQLite file (default: $JUDGE_DB, else ./judge.db)")
-    p.add_argument("--language", default="en", choices=LANGUAGES, help="language of the legend")
+    p.add_argument(
+        "--language",
+        default="en",
+        choices=LANGUAGES,
+        help="language of the legend, the powers' names and the title (as in the mails)",
+    )
     p.set_defaults(func=run_map)
 
 
@@ -80,6 +86,7 @@ def run_map(args: argparse.Namespace) -> int:
 
 def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
     from judge.data.catalog import load_variant
+    from judge.reports.map_words import map_title, map_words
     from judge.reports.maps import render_map
     from judge.rules.position_json import position_from_json
 
@@ -88,12 +95,19 @@ def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
     except KeyError as exc:
         raise MapCommandError(str(exc.args[0])) from None
     position = position_from_json(variant, {})
-    title = f"{variant.name} — {position.phase.long_name}"
-    return render_map(variant, position, title=title, language=language), f"{variant.key}-start.png"
+    png = render_map(
+        variant,
+        position,
+        title=map_title(variant.name, position.phase, language),
+        language=language,
+        words=map_words(variant, language),
+    )
+    return png, f"{variant.key}-start.png"
 
 
 def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
     from judge.game.records import load_game
+    from judge.reports.map_words import map_title, map_words
     from judge.reports.maps import render_map
     from judge.rules.phase import Phase
     from judge.rules.position_json import position_from_json
@@ -108,9 +122,10 @@ def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> 
     if phase is None:
         if game.position is None:
             raise MapCommandError(f"game {game.name} has not started yet: there is no position to draw")
-        title = f"{game.name} — {game.position.phase.long_name}"
+        title = map_title(game.name, game.position.phase, language)
+        words = map_words(game.variant, language)
         return (
-            render_map(game.variant, game.position, title=title, language=language),
+            render_map(game.variant, game.position, title=title, language=language, words=words),
             f"{game.name}-{game.position.phase.code}.png",
         )
     try:
@@ -127,8 +142,9 @@ def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> 
     before = position_from_json(game.variant, json.loads(row["board_before"]))
     after = position_from_json(game.variant, json.loads(row["board_after"])) if row["board_after"] else None
     results = json.loads(row["results"] or "[]")
-    title = f"{game.name} — {before.phase.long_name}"
+    title = map_title(game.name, before.phase, language)  # as the results mail's picture (judge.reports.outbox)
+    words = map_words(game.variant, language)
     return (
-        render_map(game.variant, before, results, title=title, language=language, after=after),
+        render_map(game.variant, before, results, title=title, language=language, after=after, words=words),
         f"{game.name}-{code}.png",
     )

@@ -9,10 +9,11 @@ per province at its place on the globe (``at = [latitude, longitude]``), neighbo
 
 ``render_map`` returns the PNG bytes, the same bytes for the same input. ``draw_map`` returns the picture with what a
 caller (or a test) may want to know about it. Modules: ``style`` (sizes, colours, words), ``fonts``, ``geometry``
-(reading the board geometry), ``layout`` (projection and labels), ``orders`` (reading stored orders), ``board`` (the
-board's kept base layer and palette drawing), ``draw``; ``tessellate`` is the tool that makes the geometry (never
-imported by the judge). Nothing here touches the clock, the network or the database; it reads the shipped font and
-geometry files only.
+(reading the board geometry), ``layout`` (projection and labels), ``drawn_orders`` (reading stored orders),
+``areas`` (the board's kept base layer and palette drawing), ``placing`` (where a picture's pieces go: order lines,
+dislodged units on a free spot in their province, labels moved off the lines), ``draw``; ``tessellate`` is the tool
+that makes the geometry (never imported by the judge). Nothing here touches the clock, the network or the database;
+it reads the shipped font and geometry files only.
 """
 
 from judge.reports.maps.areas import has_board, held_by, tint

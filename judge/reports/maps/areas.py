@@ -36,7 +36,7 @@ from judge.reports.maps.style import (
     Point,
 )
 from judge.rules.board import Position
-from judge.rules.geography import Terrain
+from judge.rules.geography import Geography, Terrain
 from judge.rules.variant import Variant
 
 WHITE: RGB = (255, 255, 255)
@@ -275,20 +275,43 @@ def _labels(
     variant: Variant, layout: MapLayout, palette: _Palette, labels: Image.Image, mask: Image.Image, top: int
 ) -> None:
     """The labels of ``layout``'s part of the board, drawn into ``labels`` and ``mask`` from row ``top``."""
-    geo = variant.geo
     canvas = BoardCanvas(labels, palette)
-    for loc, name in enumerate(geo.loc_names):
-        if loc in layout.hidden:
-            continue
-        province = loc < len(geo.provinces)
-        is_sea = province and geo.provinces[loc].terrain is Terrain.SEA
-        text = layout.label_text(loc, name)
-        size = layout.label_size if province else layout.coast_label_size
-        x, y = layout.labels[loc]
-        y += top
-        _cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
-        canvas.text((x, y), text, size, SEA_LABEL if is_sea or not province else LABEL_INK, WHITE)
-        mask.paste(255, (x - px, y - py), halo)
+    for loc in range(len(variant.geo.loc_names)):
+        if loc not in layout.hidden:
+            x, y = layout.labels[loc]
+            draw_label(canvas, mask, variant.geo, layout, loc, (x, y + top))
+
+
+def label_look(geo: Geography, layout: MapLayout, loc: int) -> tuple[str, int, RGB]:
+    """A label's text, font size and colour (seas and coasts dark blue, land dark grey)."""
+    province = loc < len(geo.provinces)
+    is_sea = province and geo.provinces[loc].terrain is Terrain.SEA
+    text = layout.label_text(loc, geo.loc_names[loc])
+    size = layout.label_size if province else layout.coast_label_size
+    return text, size, SEA_LABEL if is_sea or not province else LABEL_INK
+
+
+def draw_label(
+    canvas: BoardCanvas, mask: Image.Image, geo: Geography, layout: MapLayout, loc: int, at: tuple[int, int]
+) -> None:
+    """A label on its white halo, its letters' top left at ``at``; ``mask`` marks the pixels it covers."""
+    text, size, ink = label_look(geo, layout, loc)
+    _cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
+    canvas.text(at, text, size, ink, WHITE)
+    mask.paste(255, (at[0] - px, at[1] - py), halo)
+
+
+def erase_label(mask: Image.Image, geo: Geography, layout: MapLayout, loc: int, at: tuple[int, int]) -> None:
+    """Take a label drawn at ``at`` off ``mask``."""
+    text, size, _ink = label_look(geo, layout, loc)
+    _cover, halo, (px, py) = _glyphs(drawable(text, size), size, True)
+    mask.paste(0, (at[0] - px, at[1] - py), halo)
+
+
+def label_letters(canvas: BoardCanvas, geo: Geography, layout: MapLayout, loc: int, at: tuple[int, int]) -> None:
+    """A label's letters alone, in plain pixels (over a line that crosses it)."""
+    text, size, ink = label_look(geo, layout, loc)
+    canvas.text(at, text, size, ink, None, None)
 
 
 def held_by(variant: Variant, position: Position) -> dict[int, str]:

@@ -12,10 +12,32 @@ from typing import Any, Protocol
 
 from PIL import Image, ImageDraw
 
-from judge.reports.maps.areas import BoardCanvas, base_layer, board_legend_height, has_board, held_by, tint
+from judge.reports.maps.areas import (
+    BoardCanvas,
+    _Base,
+    base_layer,
+    board_legend_height,
+    draw_label,
+    erase_label,
+    has_board,
+    held_by,
+    label_letters,
+    tint,
+)
 from judge.reports.maps.drawn_orders import DrawnOrder, drawn_order
 from judge.reports.maps.fonts import _drawing_font, drawable, legend_words
 from judge.reports.maps.layout import Box, MapLayout, _text_size, map_layout
+from judge.reports.maps.placing import (
+    CONVOY_CUT,
+    MOVE_CUT,
+    SUPPORT_CUT,
+    Pieces,
+    head_length,
+    normal,
+    place_pieces,
+    segments,
+    shorten,
+)
 from judge.reports.maps.style import (
     ARMY,
     ARMY_EDGE,
@@ -53,7 +75,6 @@ from judge.reports.maps.style import (
 )
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, Terrain, UnitKind
-from judge.rules.phase import Step
 from judge.rules.variant import Variant
 
 # --- drawing -------------------------------------------------------------------------------------------------------
@@ -76,6 +97,7 @@ class MapDrawing:
     layout: MapLayout
     legend: tuple[LegendEntry, ...]
     words: dict[str, str]  # the legend's words as drawn
+    pieces: tuple[Pieces, ...] = ()  # where the phase's pieces went: on the map, then (a board's) in its inset
 
     def png(self) -> bytes:
         """The PNG bytes; a board (palette image) is compressed by zlib's run-length strategy, which suits rows of
@@ -145,14 +167,17 @@ def draw_map(
     layout = map_layout(variant)
     canvas = _ScaledCanvas(layout.width, layout.height + _legend_height(variant))
     colours = power_colours(variant)
+    played = after is not None
+    pieces = place_pieces(geo, layout, position, shown, orders, colours, played)
     _draw_edges(canvas, geo, layout)
     _draw_provinces(canvas, geo, layout, shown.owners, colours)
-    _draw_units(canvas, geo, layout, shown, colours)
-    _draw_orders(canvas, geo, layout, position, orders, colours, after is not None)
-    _draw_labels(canvas, geo, layout)  # last: an arrow never hides a name
+    _draw_labels(canvas, geo, layout, pieces.labels, BACKGROUND)  # placed off the phase's lines where it can be
+    _draw_units(canvas, layout, shown, colours, pieces.dislodged)
+    _draw_orders(canvas, layout, pieces, orders, colours, played)
+    _draw_labels(canvas, geo, layout, pieces.labels, None, pieces.crossed)  # letters over a line that crosses them
     legend = _draw_legend(canvas, variant, shown, layout, shown_words, colours, heading)
     image = canvas.image.reduce(SCALE)
-    return MapDrawing(image, layout, legend, shown_words)
+    return MapDrawing(image, layout, legend, shown_words, (pieces,))
 
 
 def _draw_board(
@@ -179,36 +204,53 @@ def _draw_board(
     canvas = BoardCanvas(image, palette)
     inset = layout.inset
     panel = None if inset is None else image.crop((0, layout.inset_at, inset.width, layout.inset_at + inset.height))
-    _draw_pieces(canvas, geo, layout, before, shown, orders, colours, played)
+    parts = [_draw_pieces(canvas, geo, layout, 0, base, before, shown, orders, colours, played)]
     if inset is not None and panel is not None:  # the inset's region again, enlarged, drawn on its own panel
-        _draw_pieces(BoardCanvas(panel, palette), geo, inset, before, shown, orders, colours, played)
+        on_panel = BoardCanvas(panel, palette)
+        parts.append(_draw_pieces(on_panel, geo, inset, layout.inset_at, base, before, shown, orders, colours, played))
         ImageDraw.Draw(panel).rectangle((0, 0, panel.width - 1, panel.height - 1), outline=palette(OUTLINE))
         image.paste(panel, (0, layout.inset_at))
-    image.paste(base.labels, (0, 0), base.label_mask)  # last on the map: an arrow never hides a name
     legend = _draw_board_legend(canvas, variant, shown, layout, words, colours, heading)
     image.putpalette(palette.flat())
-    return MapDrawing(image, layout, legend, dict(words))
+    return MapDrawing(image, layout, legend, dict(words), tuple(parts))
 
 
 def _draw_pieces(
     canvas: BoardCanvas,
     geo: Geography,
     layout: MapLayout,
+    top: int,
+    base: _Base,
     before: Position,
     shown: Position,
     orders: list[DrawnOrder],
     colours: Mapping[str, RGB],
     played: bool,
-) -> None:
-    """What changes from picture to picture on a part of the board (the map or its inset): the centres' owners,
-    the units and the orders."""
+) -> Pieces:
+    """What changes from picture to picture on a part of the board (the map or its inset, from the picture's row
+    ``top``): the centres' owners, the labels (moved off the phase's lines where they can be), the units and the
+    orders. A line drawn over a label's halo, where no free place was found for the label, has the label's letters
+    drawn over it again."""
+    pieces = place_pieces(geo, layout, before, shown, orders, colours, played, top)
     for prov in geo.provinces:
         if prov.centre:
             owner = shown.owners.get(prov.id)
             fill = NEUTRAL if owner is None else colours.get(owner, UNKNOWN_POWER)
             canvas.circle(layout.centre_marker(prov.id), CENTRE - 0.5, fill, OUTLINE, 1.5)
-    _draw_units(canvas, geo, layout, shown, colours)
-    _draw_orders(canvas, geo, layout, before, orders, colours, played)
+    box = (0, top, layout.width, top + layout.height)
+    labels, mask = base.labels.crop(box), base.label_mask.crop(box)
+    if pieces.moved:
+        on_labels = BoardCanvas(labels, canvas.palette)
+        for loc in sorted(pieces.moved):
+            erase_label(mask, geo, layout, loc, layout.labels[loc])
+        for loc in sorted(pieces.moved):
+            draw_label(on_labels, mask, geo, layout, loc, pieces.labels[loc])
+    canvas.image.paste(labels, (0, 0), mask)
+    _draw_units(canvas, layout, shown, colours, pieces.dislodged)
+    _draw_orders(canvas, layout, pieces, orders, colours, played)
+    for loc in sorted(pieces.crossed):
+        label_letters(canvas, geo, layout, loc, pieces.labels[loc])
+    return pieces
 
 
 class _Canvas(Protocol):
@@ -286,15 +328,6 @@ class _ScaledCanvas:
         )
 
 
-def _segments(layout: MapLayout, a: Point, b: Point) -> list[tuple[Point, Point]]:
-    """The straight way from a to b: one segment, or two when the short way crosses the map's seam."""
-    dx = b[0] - a[0]
-    if abs(dx) <= layout.world_width / 2:
-        return [(a, b)]
-    shift = layout.world_width if dx < 0 else -layout.world_width
-    return [(a, (b[0] + shift, b[1])), ((a[0] - shift, a[1]), b)]
-
-
 def _draw_edges(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
     pts = layout.points
 
@@ -312,9 +345,9 @@ def _draw_edges(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
         for b in sorted(geo.army_adj[a]):
             if a < b:
                 both = shore(a, b)
-                for s, e in _segments(layout, pts[a], pts[b]):
+                for s, e in segments(layout, pts[a], pts[b]):
                     if both:  # a shore both kinds of unit can follow: brown beside blue
-                        nx, ny = _normal(s, e, 1.3)
+                        nx, ny = normal(s, e, 1.3)
                         canvas.line([(s[0] + nx, s[1] + ny), (e[0] + nx, e[1] + ny)], ARMY_EDGE, 1.6)
                         canvas.line([(s[0] - nx, s[1] - ny), (e[0] - nx, e[1] - ny)], FLEET_EDGE, 1.6)
                     else:
@@ -322,16 +355,10 @@ def _draw_edges(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
     for a in range(len(geo.loc_names)):
         for b in sorted(geo.fleet_adj[a]):
             if a < b and not shore(geo.loc_province[a], geo.loc_province[b]):
-                for s, e in _segments(layout, pts[a], pts[b]):
+                for s, e in segments(layout, pts[a], pts[b]):
                     canvas.line([s, e], FLEET_EDGE, 1.8)
     for loc in range(len(geo.provinces), len(geo.loc_names)):  # a coast hangs on its province
         canvas.line([pts[geo.loc_province[loc]], pts[loc]], SEA_LINE, 1.2)
-
-
-def _normal(a: Point, b: Point, length: float) -> Point:
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    d = math.hypot(dx, dy) or 1.0
-    return (-dy / d * length, dx / d * length)
 
 
 def _draw_provinces(
@@ -352,16 +379,26 @@ def _draw_provinces(
             canvas.circle(layout.centre_marker(prov.id), CENTRE, fill, OUTLINE, 1.1)
 
 
-def _draw_labels(canvas: _Canvas, geo: Geography, layout: MapLayout) -> None:
-    for loc, name in enumerate(geo.loc_names):
+def _draw_labels(
+    canvas: _Canvas,
+    geo: Geography,
+    layout: MapLayout,
+    at: Sequence[tuple[int, int]],
+    halo: RGB | None,
+    only: Iterable[int] | None = None,
+) -> None:
+    """The diagram's labels at ``at`` (provinces' on a ``halo``; with ``halo`` None, the letters alone), of the
+    locations ``only`` names when given."""
+    for loc in sorted(only) if only is not None else range(len(geo.loc_names)):
+        name = geo.loc_names[loc]
         province = loc < len(geo.provinces)
         text = layout.label_text(loc, name if province else name.partition("/")[2])
         canvas.text(
-            layout.labels[loc],
+            at[loc],
             text,
             LABEL_SIZE if province else COAST_LABEL_SIZE,
             LABEL_INK if province else SEA_LINE,
-            BACKGROUND if province else None,
+            halo if province else None,
         )
 
 
@@ -381,90 +418,55 @@ def _unit_colour(colours: Mapping[str, RGB], unit: Unit) -> RGB:
 
 
 def _draw_units(
-    canvas: _Canvas, geo: Geography, layout: MapLayout, position: Position, colours: Mapping[str, RGB]
+    canvas: _Canvas,
+    layout: MapLayout,
+    position: Position,
+    colours: Mapping[str, RGB],
+    dislodged_at: Mapping[int, tuple[int, int]],
 ) -> None:
+    """The units on their spots, and each dislodged unit outlined in red where ``dislodged_at`` placed it."""
     for prov in sorted(position.units):
         unit = position.units[prov]
         _draw_unit(canvas, unit.kind, layout.location_point(unit.loc), _unit_colour(colours, unit))
     for prov in sorted(position.dislodged):
         unit = position.dislodged[prov].unit
-        _draw_unit(
-            canvas, unit.kind, layout.dislodged_point(unit.loc), _unit_colour(colours, unit), DISLODGED_LINE, 2.2
-        )
-
-
-def _unit_point(geo: Geography, layout: MapLayout, position: Position, loc: int, retreat: bool) -> tuple[int, int]:
-    """Where the unit an order names is drawn (a dislodged unit in a retreat phase, otherwise the unit there)."""
-    prov = geo.loc_province[loc]
-    if retreat and prov in position.dislodged:
-        return layout.dislodged_point(position.dislodged[prov].unit.loc)
-    unit = position.units.get(prov)
-    return layout.location_point(unit.loc if unit is not None else loc)
+        spot = dislodged_at.get(prov, layout.location_point(unit.loc))
+        _draw_unit(canvas, unit.kind, spot, _unit_colour(colours, unit), DISLODGED_LINE, 2.2)
 
 
 def _draw_orders(
     canvas: _Canvas,
-    geo: Geography,
     layout: MapLayout,
-    position: Position,
-    orders: list[DrawnOrder],
+    pieces: Pieces,
+    orders: Sequence[DrawnOrder],
     colours: Mapping[str, RGB],
     played: bool = False,
 ) -> None:
-    """The orders of ``position``'s phase. ``played``: the units are drawn where the phase left them, so a build's
-    plus goes beside the new unit rather than over it."""
-    retreat = position.phase.step is Step.RETREAT
-
-    def at(loc: int) -> tuple[int, int]:
-        return _unit_point(geo, layout, position, loc, retreat)
-
-    def colour(o: DrawnOrder) -> RGB:
-        return colours.get(o.power, UNKNOWN_POWER)
-
-    # supports and convoys first, so that the moves they help are drawn over them
-    for o in orders:
-        if o.kind == "support":
-            target = at(o.target)
-            end = _midpoint(layout, target, layout.location_point(o.dest)) if o.dest >= 0 else target
-            _support(canvas, layout, at(o.loc), end, colour(o), o.succeeded, to_unit=o.dest < 0)
-        elif o.kind == "convoy":
-            end = _midpoint(layout, at(o.target), layout.location_point(o.dest))
-            _convoy(canvas, layout, at(o.loc), end, o.succeeded)
-    moves = {(geo.loc_province[o.loc], geo.loc_province[o.dest]) for o in orders if o.kind == "move"}
-    for o in orders:
-        if o.kind in ("move", "retreat"):
-            a: Point = at(o.loc)
-            b: Point = layout.location_point(o.dest)
-            if (geo.loc_province[o.dest], geo.loc_province[o.loc]) in moves:  # two units swapping or bouncing:
-                nx, ny = _normal(a, b, 5.0)  # each arrow keeps to its right
-                a, b = (a[0] + nx, a[1] + ny), (b[0] + nx, b[1] + ny)
-            _arrow(canvas, layout, a, b, colour(o), o.succeeded)
-        elif o.kind == "hold":
-            canvas.circle(at(o.loc), ARMY + 5, None, OUTLINE, 3.4)
-            canvas.circle(at(o.loc), ARMY + 5, None, colour(o), 2.0)
+    """The orders of the phase: the lines ``pieces`` placed (supports and convoys first, so that the moves they
+    help are drawn over them), then holds, builds and disbands. ``played``: the units are drawn where the phase
+    left them, so a build's plus goes beside the new unit rather than over it."""
+    for line in pieces.lines:
+        if line.kind == "support":
+            _support(canvas, layout, line.start, line.end, line.colour, line.succeeded, line.to_unit)
+        elif line.kind == "convoy":
+            _convoy(canvas, layout, line.start, line.end, line.succeeded)
+        else:
+            _arrow(canvas, layout, line.start, line.end, line.colour, line.succeeded, line.start_gap)
+    for o, at in zip(orders, pieces.at, strict=True):
+        colour = colours.get(o.power, UNKNOWN_POWER)
+        if o.kind == "hold":
+            canvas.circle(at, ARMY + 5, None, OUTLINE, 3.4)
+            canvas.circle(at, ARMY + 5, None, colour, 2.0)
         elif o.kind == "build":
             x, y = layout.location_point(o.loc)
             _plus(
                 canvas,
                 (x + 12, y - 12) if played else (x, y),
-                colour(o) if o.succeeded else UNKNOWN_POWER,
+                colour if o.succeeded else UNKNOWN_POWER,
                 6.0 if played else 9.0,
             )
         elif o.kind == "disband":
-            _cross(canvas, at(o.loc), (20, 20, 20), 8)
-
-
-def _midpoint(layout: MapLayout, a: Point, b: Point) -> Point:
-    s, e = max(_segments(layout, a, b), key=lambda seg: math.dist(*seg))
-    return ((s[0] + e[0]) / 2, (s[1] + e[1]) / 2)
-
-
-def _shorten(a: Point, b: Point, start: float, end: float) -> tuple[Point, Point] | None:
-    d = math.dist(a, b)
-    if d <= start + end + 2:
-        return None
-    ux, uy = (b[0] - a[0]) / d, (b[1] - a[1]) / d
-    return (a[0] + ux * start, a[1] + uy * start), (b[0] - ux * end, b[1] - uy * end)
+            _cross(canvas, at, (20, 20, 20), 8)
 
 
 def _dashes(a: Point, b: Point, on: float, off: float) -> list[tuple[Point, Point]]:
@@ -480,32 +482,33 @@ def _dashes(a: Point, b: Point, on: float, off: float) -> list[tuple[Point, Poin
     return out
 
 
-def _arrow(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, fill: RGB, solid: bool) -> None:
-    segments = _segments(layout, a, b)
-    for i, (s, e) in enumerate(segments):
-        last = i == len(segments) - 1
-        cut = _shorten(s, e, ARMY + 1 if i == 0 else 0, (ARMY + 2 + 11) if last else 0)
-        if cut is None:
-            continue
-        s2, e2 = cut
-        pieces = [(s2, e2)] if solid else _dashes(s2, e2, 9, 5)
+def _arrow(
+    canvas: _Canvas, layout: MapLayout, a: Point, b: Point, fill: RGB, solid: bool, start_gap: float = MOVE_CUT[0]
+) -> None:
+    """An arrow from a unit at ``a`` (``start_gap`` pixels clear of it) to the spot ``b``, its tip short of it;
+    a short arrow has a shorter head."""
+    parts = segments(layout, a, b)
+    for i, (s, e) in enumerate(parts):
+        last = i == len(parts) - 1
+        head = head_length(math.dist(s, e), start_gap if i == 0 else 0)
+        cut = shorten(s, e, start_gap if i == 0 else 0, (MOVE_CUT[1] + head - 2) if last else 0)
+        pieces = [] if cut is None else [cut] if solid else _dashes(*cut, 9, 5)
         for p, q in pieces:
             canvas.line([p, q], OUTLINE, 5.0)
-        for p, q in pieces:
+        tip_cut = shorten(s, e, 0, MOVE_CUT[1]) if last else None
+        if tip_cut is not None:
+            tip = tip_cut[1]
+            ux, uy = (e[0] - s[0]) / math.dist(s, e), (e[1] - s[1]) / math.dist(s, e)
+            base = (tip[0] - ux * head, tip[1] - uy * head)
+            shape = [tip, (base[0] - uy * 6.5, base[1] + ux * 6.5), (base[0] + uy * 6.5, base[1] - ux * 6.5)]
+            canvas.polygon(shape, fill, OUTLINE, 1.3)
+        for p, q in pieces:  # over the head's outline: shaft and head in one piece
             canvas.line([p, q], fill, 2.8)
-        if last:
-            tip_cut = _shorten(s, e, 0, ARMY + 2)
-            if tip_cut is not None:
-                tip = tip_cut[1]
-                ux, uy = (e[0] - s[0]) / math.dist(s, e), (e[1] - s[1]) / math.dist(s, e)
-                base = (tip[0] - ux * 13, tip[1] - uy * 13)
-                head = [tip, (base[0] - uy * 6.5, base[1] + ux * 6.5), (base[0] + uy * 6.5, base[1] - ux * 6.5)]
-                canvas.polygon(head, fill, OUTLINE, 1.3)
 
 
 def _support(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, fill: RGB, ok: bool, to_unit: bool) -> None:
-    for s, e in _segments(layout, a, b):
-        cut = _shorten(s, e, ARMY + 2, (ARMY + 5) if to_unit and e == b else 0)
+    for s, e in segments(layout, a, b):
+        cut = shorten(s, e, SUPPORT_CUT[0], SUPPORT_CUT[1] if to_unit and e == b else 0)
         if cut is None:
             continue
         s2, e2 = cut
@@ -521,8 +524,8 @@ def _support(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, fill: RGB, 
 
 
 def _convoy(canvas: _Canvas, layout: MapLayout, a: Point, b: Point, ok: bool) -> None:
-    for s, e in _segments(layout, a, b):
-        cut = _shorten(s, e, ARMY + 3, 0)
+    for s, e in segments(layout, a, b):
+        cut = shorten(s, e, CONVOY_CUT[0], CONVOY_CUT[1])
         if cut is None:
             continue
         for p, q in _dashes(*cut, 5, 4):

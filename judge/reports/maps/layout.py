@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from functools import partial
+from dataclasses import dataclass, field, replace
+from functools import lru_cache, partial
 
 from PIL import Image, ImageDraw
 
@@ -17,7 +17,6 @@ from judge.reports.maps.style import (
     CENTRE_AT,
     COAST_LABEL_SIZE,
     DISC,
-    DISLODGED_AT,
     INSET_EDGE,
     INSET_GAP,
     LABEL_SIZE,
@@ -64,6 +63,8 @@ class MapLayout:
     coast_label_size: int = COAST_LABEL_SIZE
     inset: MapLayout | None = None  # a region enlarged in a panel below the map, with its own pixels
     inset_at: int = 0  # the picture's row where the inset's panel begins
+    # on a board: whether a pixel (x, y) lies inside a province, ``province_at(province, x, y)``
+    province_at: Callable[[int, float, float], bool] | None = field(default=None, compare=False, repr=False)
 
     @property
     def bottom(self) -> int:
@@ -101,10 +102,6 @@ class MapLayout:
             return self.centres[province]
         x, y = self.points[province]
         return (x + CENTRE_AT[0], y + CENTRE_AT[1])
-
-    def dislodged_point(self, loc: int) -> tuple[int, int]:
-        x, y = self.points[loc]
-        return (x + DISLODGED_AT[0], y + DISLODGED_AT[1])
 
 
 def map_layout(variant: Variant) -> MapLayout:
@@ -177,6 +174,44 @@ def _text_size(text: str, size: int) -> tuple[float, float]:
     return ((right - left) * enlarge / SCALE, (bottom - top) * enlarge / SCALE)
 
 
+def fixed_boxes(geo: Geography, layout: MapLayout, disc: float) -> list[tuple[Box, float]]:
+    """What a label should not cover, and what covering a pixel of each costs: every province's unit spot (a box
+    ``disc`` from the point each way), every centre's marker and every coast's spot."""
+    fixed: list[tuple[Box, float]] = []
+    for prov in geo.provinces:
+        x, y = layout.points[prov.id]
+        fixed.append(((x - disc, y - disc, x + disc, y + disc), UNIT_WEIGHT))
+        if prov.centre:
+            cx, cy = layout.centre_marker(prov.id)
+            fixed.append(((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE), MARKER_WEIGHT))
+    for loc in range(len(geo.provinces), len(geo.loc_names)):
+        x, y = layout.points[loc]
+        fixed.append(((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1), UNIT_WEIGHT))
+    return fixed
+
+
+def label_spec(
+    geo: Geography,
+    layout: MapLayout,
+    loc: int,
+    board: bool,
+    label_size: int | None = None,
+    coast_size: int | None = None,
+    disc: float | None = None,
+) -> tuple[str, int, tuple[float, float], float]:
+    """A location's label: its text, font size, the size of its letters as drawn, and the radius of its spot the
+    label keeps clear of (sizes and ``disc`` as the layout's when not given)."""
+    province = loc < len(geo.provinces)
+    name = geo.loc_names[loc]
+    text = layout.label_text(loc, name if province else name.partition("/")[2])
+    if province:
+        size = layout.label_size if label_size is None else label_size
+    else:
+        size = layout.coast_label_size if coast_size is None else coast_size
+    disc = (ARMY + 1 if board else DISC) if disc is None else disc
+    return text, size, _label_size(text, size, board), disc + 1 if province else ARMY + 1
+
+
 def _place_labels(
     geo: Geography,
     layout: MapLayout,
@@ -190,27 +225,15 @@ def _place_labels(
     board, inside its own province: ``inside(province, x, y)``): first the eight places round the spot, then the
     same places further out and, on a board, other places inside the province. Placed in two rounds, the second
     moving a label once all the others are known. ``hidden`` locations get no label (their place is (0, 0))."""
-    fixed: list[tuple[Box, float]] = []  # what a label should not cover, and how much covering it costs
-    for prov in geo.provinces:
-        x, y = layout.points[prov.id]
-        fixed.append(((x - disc, y - disc, x + disc, y + disc), UNIT_WEIGHT))
-        if prov.centre:
-            cx, cy = layout.centre_marker(prov.id)
-            fixed.append(((cx - CENTRE, cy - CENTRE, cx + CENTRE, cy + CENTRE), MARKER_WEIGHT))
-    for loc in range(len(geo.provinces), len(geo.loc_names)):
-        x, y = layout.points[loc]
-        fixed.append(((x - ARMY - 1, y - ARMY - 1, x + ARMY + 1, y + ARMY + 1), UNIT_WEIGHT))
+    fixed = fixed_boxes(geo, layout, disc)
     frame = (layout.width, layout.height)
     shown = [loc for loc in range(len(geo.loc_names)) if loc not in hidden]
     options: dict[int, tuple[tuple[float, float], list[Scored], Box]] = {}
     more: dict[int, Callable[[], list[Scored]]] = {}
     for loc in shown:
-        name = geo.loc_names[loc]
         province = loc < len(geo.provinces)
-        text = layout.label_text(loc, name if province else name.partition("/")[2])
-        w, h = _label_size(text, label_size if province else coast_size, inside is not None)
+        _text, _size, (w, h), r = label_spec(geo, layout, loc, inside is not None, label_size, coast_size, disc)
         x, y = layout.points[loc]
-        r = disc + 1 if province else ARMY + 1
         reach = r + 1.5 * w + 2 * h + 12  # as far as a candidate goes
         near = [
             (t, k) for t, k in fixed if t[0] < x + reach and t[2] > x - reach and t[1] < y + reach and t[3] > y - reach
@@ -227,18 +250,84 @@ def _place_labels(
             (w, h), scored, around = options[loc]
             placed.pop(loc, None)
             others = [b for b in placed.values() if _overlap(b, around) > 0]
-            best = _first_free(scored, (w, h), others)
-            if best is None:  # nowhere free round the spot: further places, scored once when first needed
-                scored = more[loc]()
-                options[loc] = ((w, h), scored, around)
-                best = _first_free(scored, (w, h), others)
-            if best is None:
-                best = min(_with_labels(c, (w, h), others, i) for i, c in enumerate(scored))
-            bx, by, _cost, _extra = scored[best[2]]
+            bx, by, _cost, _extra = choose_place(scored, more[loc], (w, h), others)
             placed[loc] = (bx, by, bx + w, by + h)
     return tuple(
         (round(placed[loc][0]), round(placed[loc][1])) if loc in placed else (0, 0) for loc in range(len(geo.loc_names))
     )
+
+
+def choose_place(
+    scored: list[Scored], more: Callable[[], list[Scored]], size: tuple[float, float], others: list[Box]
+) -> Scored:
+    """The place for a thing of ``size`` (a label, a dislodged unit): the first of the ``scored`` candidates (in
+    order of cost) that covers none of ``others`` (placed labels); when none is free, the further candidates
+    ``more()`` gives; else the least covered of them."""
+    best = _first_free(scored, size, others)
+    if best is None:  # nowhere free round the spot: further places, scored once when first needed
+        scored = more()
+        best = _first_free(scored, size, others)
+    if best is None:
+        best = min(_with_labels(c, size, others, i) for i, c in enumerate(scored))
+    return scored[best[2]]
+
+
+def place_near(
+    x: float,
+    y: float,
+    size: tuple[float, float],
+    r: float,
+    near: list[tuple[Box, float]],
+    others: list[Box],
+    frame: tuple[int, int],
+    inside: Callable[[float, float], bool] | None,
+    beside: bool = False,
+    covers: Callable[[Box], float] | None = None,
+    further: bool = True,
+) -> Scored:
+    """The top left corner (and its cost) for a thing of ``size`` near the spot (x, y) of radius ``r``, chosen as a
+    label is (``_place_labels``): round the spot, then further out, covering as little of ``near`` (boxes and what
+    covering a pixel of each costs), of ``others`` and of what ``covers(box)`` counts (the cost of the lines in a
+    box) as it can, ``inside`` its province when given. ``beside``: right and left of the spot first (as a coast's
+    label), else above and below first. Without ``further``, only the places round the spot are tried."""
+    reach = r + 1.5 * size[0] + 2 * size[1] + 12  # as far as a candidate goes
+    around = (x - reach, y - reach, x + reach, y + reach)
+    near = [(t, k) for t, k in near if _overlap(t, around) > 0]
+    others = [b for b in others if _overlap(b, around) > 0]
+    ring, out = _candidates(x, y, size[0], size[1], r, not beside, inside is not None)
+    scored = [(cx, cy, _label_cost((cx, cy), size, near, frame, inside, covers), extra) for cx, cy, extra in ring]
+    scored.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
+    more = partial(_scored, out if further else [], size, near, frame, inside, scored, covers)
+    return choose_place(scored, more, size, others)
+
+
+def label_places(geo: Geography, layout: MapLayout, loc: int, board: bool) -> list[Scored]:
+    """Every place the labels' search tries for a location's label (``_candidates``: round its spot, then further
+    out), each with its cost against what stays the same from picture to picture (unit spots, centre markers, the
+    frame, its own province), cheapest first. Worked out once per layout and location, when first asked for: a
+    picture that must move a label (off a line of its phase) adds only what is its own."""
+    key = (id(layout), loc)
+    found = _PLACES.get(key)
+    if found is not None and found[0] is layout:
+        return found[1]
+    _text, _size, (w, h), r = label_spec(geo, layout, loc, board)
+    x, y = layout.points[loc]
+    province = loc < len(geo.provinces)
+    own = partial(layout.province_at, loc) if layout.province_at is not None and province else None
+    reach = r + 1.5 * w + 2 * h + 12
+    around = (x - reach, y - reach, x + reach, y + reach)
+    near = [(t, k) for t, k in fixed_boxes(geo, layout, ARMY + 1 if board else DISC) if _overlap(t, around) > 0]
+    ring, further = _candidates(x, y, w, h, r, province, board)
+    frame = (layout.width, layout.height)
+    places = [(cx, cy, _label_cost((cx, cy), (w, h), near, frame, own), extra) for cx, cy, extra in ring + further]
+    places.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
+    if len(_PLACES) >= 1024:  # a diagram's layout is made again for every picture: its entries do not last
+        _PLACES.clear()
+    _PLACES[key] = (layout, places)
+    return places
+
+
+_PLACES: dict[tuple[int, int], tuple[MapLayout, list[Scored]]] = {}  # the layout kept beside: its id stays its own
 
 
 def _scored(
@@ -248,9 +337,12 @@ def _scored(
     frame: tuple[int, int],
     own: Callable[[float, float], bool] | None,
     scored: list[Scored],
+    covers: Callable[[Box], float] | None = None,
 ) -> list[Scored]:
     """``scored`` and ``candidates`` scored, in order of cost."""
-    out = scored + [(cx, cy, _label_cost((cx, cy), size, near, frame, own), extra) for cx, cy, extra in candidates]
+    out = scored + [
+        (cx, cy, _label_cost((cx, cy), size, near, frame, own, covers), extra) for cx, cy, extra in candidates
+    ]
     out.sort(key=lambda c: (c[2] > 0.5, c[2] + c[3]))
     return out
 
@@ -272,6 +364,7 @@ def _with_labels(
     return (total > 0.5, total + extra, order)
 
 
+@lru_cache(maxsize=4096)
 def _label_size(text: str, size: int, board: bool) -> tuple[float, float]:
     """The size of a label's letters as drawn: a board draws at ``size`` (judge.reports.maps.areas), the diagram at
     twice the size, then halves the picture."""
@@ -392,7 +485,7 @@ def _board_part(
     )
     with_points = replace(with_points, label_size=size, coast_label_size=coast_size)
     labels = _place_labels(geo, with_points, size, coast_size, ARMY + 1, inside, hidden)
-    return replace(with_points, labels=labels)
+    return replace(with_points, labels=labels, province_at=inside)
 
 
 def _label_cost(
@@ -401,9 +494,11 @@ def _label_cost(
     near: list[tuple[Box, float]],
     frame: tuple[int, int],
     inside: Callable[[float, float], bool] | None,
+    covers: Callable[[Box], float] | None = None,
 ) -> float:
-    """How bad a label of ``size`` at ``c`` is: the discs, markers and labels it covers, how far it runs off the
-    ``frame``, and (on a board, ``inside`` its own province) how far out of its province it sits."""
+    """How bad a label of ``size`` at ``c`` is: the discs, markers and labels it covers (and what ``covers`` counts
+    in its box), how far it runs off the ``frame``, and (on a board, ``inside`` its own province) how far out of its
+    province it sits."""
     w, h = size
     box = (c[0] - 1, c[1] - 1, c[0] + w + 1, c[1] + h + 1)
     edge = (
@@ -415,7 +510,8 @@ def _label_cost(
     away = 0.0
     if inside is not None and not inside(c[0] + w / 2, c[1] + h / 2):
         away = 120.0 + (0.0 if inside(c[0] + w / 2, c[1]) or inside(c[0] + w / 2, c[1] + h) else 60)
-    return sum(_overlap(box, t) * k for t, k in near) + 50 * edge + away
+    drawn = covers(box) if covers is not None else 0.0
+    return sum(_overlap(box, t) * k for t, k in near) + drawn + 50 * edge + away
 
 
 _MARKER_SPOTS = [(-15, 8), (15, 8), (-15, -8), (15, -8), (0, 15), (0, -15), (-16, 0), (16, 0)] + [

@@ -15,7 +15,6 @@ DISC = 12  # radius of a province disc
 ARMY = 8.5  # radius of an army
 CENTRE = 5  # radius of a supply-centre marker
 CENTRE_AT = (-15, 8)  # the centre marker, relative to the province point
-DISLODGED_AT = (17, -9)  # a dislodged unit, relative to its location
 COAST_DOT = 3.5
 LABEL_SIZE = 11
 COAST_LABEL_SIZE = 9
