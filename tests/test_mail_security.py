@@ -310,7 +310,7 @@ def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(
     text = t.reply("someone@p.test", "SIGNON France g pw-France\nLIST")
     assert "an internal error kept this line from taking effect" in text and "see below" in text
     told = [m for m in t.outbox() if m["to_addr"] == "gm@p.test" and "internal error" in m["subject"]]
-    assert len(told) == 1 and "SignOn on line 1: ValueError" in told[0]["body"]
+    assert len(told) == 1 and "SIGNON on line 1: ValueError" in told[0]["body"]
 
 
 def test_without_any_master_an_error_is_logged(

@@ -191,7 +191,9 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
         security.tell_master(db, session, limits.master_address, type(exc).__name__, partial=False)
         return "error"
     if session.errors:
-        security.tell_master(db, session, limits.master_address, ", ".join(session.errors), partial=True)
+        security.tell_master(
+            db, session, limits.master_address, T("{errors}", errors=list(session.errors)), partial=True
+        )
     if paused_until is not None:
         security.tell_of_pause(db, msg, now, paused_until, limits.max_replies_per_hour)
     return outcome
@@ -287,7 +289,10 @@ def _answer(db: Database, s: Session, entry: Entry) -> Answer:
         return Answer.error(handlers.shown(entry), exc.args[0] if exc.args else "")
     except Exception as exc:  # a bug in one command must not undo the others
         log.exception("command on line %d of message %s from %s failed", entry.line, s.msg.message_id, s.msg.sender)
-        s.errors.append(f"{type(entry).__name__} on line {entry.line}: {type(exc).__name__}")
+        command = handlers.shown(entry).split()[0].upper() if handlers.shown(entry).split() else type(entry).__name__
+        s.errors.append(
+            T("{command} on line {line}: {error}", command=command, line=entry.line, error=type(exc).__name__)
+        )
         return Answer(
             handlers.shown(entry),
             T(

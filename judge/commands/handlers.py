@@ -190,7 +190,10 @@ def _set_language(db: Database, s: Session, item: c.SetLanguage) -> Answer:
     if item.language not in LANGUAGES:
         raise GameError(T("the judge speaks {languages}", languages=", ".join(LANGUAGES)))
     set_user(db, address, language=item.language)
-    return Answer(item.text, T("replies will be in {language}", language=item.language))
+    return Answer(item.text, T("replies will be in {language}", language=T(_LANGUAGE_NAMES[item.language])))
+
+
+_LANGUAGE_NAMES = {"en": "English", "ru": "Russian", "de": "German"}
 
 
 def _help(db: Database, s: Session, item: c.Help) -> Answer:

@@ -28,7 +28,7 @@ from judge.commands.session import Session
 from judge.game.passwords import verify_password
 from judge.game.records import Game, Player, load_game, log_event, players
 from judge.game.service import GameError
-from judge.i18n import T
+from judge.i18n import T, Text
 from judge.mail.message import Incoming, thread_subject
 from judge.reports import outbox
 from judge.store import events, mail_queue, signons
@@ -206,7 +206,7 @@ def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
 # --- internal errors ------------------------------------------------------------------------------------------------
 
 
-def tell_master(db: Database, s: Session, master_address: str, what: str, *, partial: bool) -> None:
+def tell_master(db: Database, s: Session, master_address: str, what: Text | str, *, partial: bool) -> None:
     """Mail the game master (of the game signed on to, else the judge's) about an internal error, at most hourly."""
     to = ""
     game = s.game
@@ -229,7 +229,7 @@ def tell_master(db: Database, s: Session, master_address: str, what: str, *, par
         s.now,
         to,
         EventKind.INTERNAL_ERROR,
-        {"message_id": s.msg.message_id, "from": s.msg.sender, "what": what},
+        {"message_id": s.msg.message_id, "from": s.msg.sender, "what": str(what)},
     )
     if earlier:
         return
