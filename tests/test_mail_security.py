@@ -55,7 +55,7 @@ def test_forged_mail_cannot_use_up_the_quota_and_drop_orders(t: Table) -> None:
     assert _france_orders(t) == ["A par - bur"]  # the real orders count
     (notice,) = replies
     words = " ".join(notice["body"].split())
-    assert "replies to you are paused until 2026-12-01 13:00 UTC; your orders still count" in words
+    assert "replies to you are paused until Tue 1 Dec 2026 13:00 UTC; your orders still count" in words
     assert t.mail(addr("France"), sign("France", "F bre - mao")) == []  # at most one notice per pause
     assert _france_orders(t) == ["A par - bur", "F bre - mao"]
     t.later(hours=1, seconds=1)

@@ -456,3 +456,20 @@ def test_the_detector_finds_english(played: tuple[Table, set[tuple[str, str]]]) 
     assert english_left([ok], "ru").keys() <= {"Russia"}
     de = {"subject": "Partie g: Ergebnisse", "body": "Die Frist endet in 2 Tagen. A mun - bur", "html": None}
     assert english_left([de], "de") == {}
+
+
+_RAW_TIME = re.compile(r"(?<!= )\b\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}")
+
+
+@pytest.mark.parametrize("language", ["ru", "de"])
+def test_times_are_in_the_readers_zone_and_language(played: tuple[Table, set[tuple[str, str]]], language: str) -> None:
+    """A moment is written as the reader's language writes it, in their zone ("чт 3 дек. 2026 15:00 MSK"); the UTC
+    copy beside it ("= 2026-12-03 12:00 UTC") is the one raw time a mail may show."""
+    t, _ = played
+    raw = {
+        line.strip()
+        for row in _mails_in(t, language)
+        for line in _texts(row).splitlines()
+        if _RAW_TIME.search(line) and "SET DEADLINE" not in line  # the command's own syntax, in HELP
+    }
+    assert raw == set(), sorted(raw)

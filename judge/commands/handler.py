@@ -39,6 +39,7 @@ from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from judge.mail.message import Attachment, Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
 from judge.reports import outbox
 from judge.store import is_busy, mail_queue, write
+from judge.timeutil import format_moment
 
 log = logging.getLogger(__name__)
 
@@ -167,11 +168,12 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     too_old = _too_old(msg, now, limits.max_mail_age_days)
     if too_old is not None:
         if paused_until is None:
+            reader = user_settings(db, msg.reply_to or msg.sender)
             note = T(
-                "Your message was written or delivered on {when} UTC, more than {days} "
+                "Your message was written or delivered on {when}, more than {days} "
                 "days ago, so nothing in it was acted on. If you still mean it, send "
                 "it again.",
-                when=f"{too_old:%Y-%m-%d %H:%M}",
+                when=format_moment(too_old, reader["timezone"], reader["language"]),
                 days=f"{limits.max_mail_age_days:g}",
             )
             _reply(db, msg, now, Reply(notes=[note]))

@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from judge.commands import language as c
 from judge.commands.reply import Answer, Verdict
 from judge.commands.security import one_new_password, signon_wait
-from judge.commands.session import Session
+from judge.commands.session import Session, reader_time
 from judge.game import civil_disorder, master, master_mail, service
 from judge.game.passwords import verify_password
 from judge.game.records import Game, load_game, log_event, user_settings
@@ -55,9 +55,9 @@ def master_sign_on(db: Database, s: Session, item: c.MasterSignOn) -> Answer:
             shown,
             T(
                 "ERROR: too many failed sign-ons as the game master of {game}; the password was not checked; "
-                "try again after {when} UTC",
+                "try again after {when}",
                 game=game.name,
-                when=f"{wait_until:%Y-%m-%d %H:%M}",
+                when=reader_time(db, s, wait_until),
             ),
             Verdict.ERROR,
         )
@@ -114,7 +114,7 @@ def _set_deadline(db: Database, s: Session, item: c.SetDeadline) -> Answer:
         return Answer(item.text, T("game {game} is paused; the time left is changed", game=game.name))
     return Answer(
         item.text,
-        T("the deadline of {game} is now {when} UTC", game=game.name, when=f"{changed.deadline:%Y-%m-%d %H:%M}"),
+        T("the deadline of {game} is now {when}", game=game.name, when=reader_time(db, s, changed.deadline)),
     )
 
 

@@ -8,10 +8,11 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from judge.game import service
-from judge.game.records import Game, Player, players
+from judge.game.records import Game, Player, players, user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text
 from judge.mail.message import Incoming
+from judge.timeutil import format_moment
 
 
 @dataclass
@@ -57,3 +58,9 @@ def signed(db: Database, s: Session, *, setting: bool = False) -> tuple[Game, Pl
     player_id = s.player.id
     s.player = next(p for p in players(db, s.game.id) if p.id == player_id)
     return s.game, s.player
+
+
+def reader_time(db: Database, s: Session, when: datetime) -> str:
+    """A moment as the reader of the answer reads it: their zone and language (judge.timeutil.format_moment)."""
+    prefs = user_settings(db, s.reply_to)
+    return format_moment(when, prefs["timezone"], prefs["language"])

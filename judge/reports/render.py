@@ -17,6 +17,7 @@ from markupsafe import escape
 from judge.data.resources import data_dir, search_dirs
 from judge.facts import LANGUAGES as LANGUAGES  # the languages of the templates, for the callers here
 from judge.i18n import T, result_words, translate, word
+from judge.timeutil import format_moment, parse_iso_utc
 
 DEFAULT_LANGUAGE = "en"
 
@@ -47,6 +48,7 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
     env.filters["t"] = _t
     env.filters["word"] = _word
     env.filters["result"] = _result
+    env.filters["when"] = _when
     env.globals["_"] = _gettext
     return env
 
@@ -72,6 +74,14 @@ def _result(context: Any, line: Any, board: Any = None) -> str:
             then = T("may retreat to {places}", places=", ".join(places)) if places else T("no retreat: disbanded")
             return f"{words}, {translate(then, language)}"
     return words
+
+
+@pass_context
+def _when(context: Any, value: Any) -> str:
+    """``{{ until | when }}``: a moment (a datetime, or an ISO text as the store keeps it) in the reader's zone and
+    language (``reader_zone``, which the mail side passes; UTC without it)."""
+    moment = parse_iso_utc(value) if isinstance(value, str) else value
+    return format_moment(moment, context.get("reader_zone", "UTC"), context.get("language", DEFAULT_LANGUAGE))
 
 
 @pass_context
