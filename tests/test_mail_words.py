@@ -377,6 +377,7 @@ def _texts(row: dict[str, Any]) -> str:
 _SEGMENT = re.compile(r"[;()]|\s{2,}|(?<=[.:])\s")
 _UNIT = re.compile(r"\b[AF] [A-Za-z]{3}")
 _COMMANDS = frozenset(w for cmd in known_commands() for w in cmd.upper().split())
+_POWERS = frozenset(POWERS)
 
 
 def _tokens(text: str) -> list[str]:
@@ -392,10 +393,13 @@ def _tokens(text: str) -> list[str]:
             if words and words[0] in _COMMANDS:
                 continue  # a command as typed: SIGNON Austria g <password>, PHASE Fall 1901 retreats
             order = _UNIT.search(segment) is not None or (words and words[0].lower() in ORDER_WORDS)
+            command = next((i for i, w in enumerate(words) if w in _COMMANDS), len(words))
             tokens += [
                 w
-                for w in words
-                if not (order and w.lower() in ORDER_WORDS) and not (w.isupper() and w.lower() in ORDER_WORDS)
+                for i, w in enumerate(words)
+                if not (order and w.lower() in ORDER_WORDS)
+                and not (w.isupper() and w.lower() in ORDER_WORDS)
+                and not (i > command and w in _POWERS)  # "… mit SIGNON Turkey g …": the name the command takes
             ]
     return tokens
 
@@ -473,3 +477,17 @@ def test_times_are_in_the_readers_zone_and_language(played: tuple[Table, set[tup
         if _RAW_TIME.search(line) and "SET DEADLINE" not in line  # the command's own syntax, in HELP
     }
     assert raw == set(), sorted(raw)
+
+
+def test_numbers_and_names_take_the_readers_grammar(played: tuple[Table, set[tuple[str, str]]]) -> None:
+    """Plural forms come from the catalogs (ngettext: three in Russian); a power named after a preposition is named
+    with the noun ("от державы Россия"), so its name needs no case the catalog does not have."""
+    t, _ = played
+    ru = "\n".join(r["subject"] + "\n" + r["body"] for r in _mails_in(t, "ru"))
+    de = "\n".join(r["subject"] + "\n" + r["body"] for r in _mails_in(t, "de"))
+    assert "Держава Турция в партии g не присылала приказов 2 срока подряд" in ru
+    assert "Турция: нет приказов 2 срока подряд" in ru  # the game master's subject
+    assert "сообщение от державы Россия" in ru and "неудачные попытки входа за державу Россия" in ru
+    assert "Seit " in de and "ist 1 Anmeldung als Deutschland" in de
+    assert "Nachricht von Russland an Deutschland" in de
+    assert "SIGNON Turkey g und Ihrem Passwort" in de  # a command keeps the name the command takes

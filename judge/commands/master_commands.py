@@ -172,8 +172,9 @@ def _takeover(db: Database, s: Session, item: c.TakeOver) -> Answer:
     return Answer(
         _masked(item),
         T(
-            "you play {power} in {game} now; sign on with SIGNON {power} {game} and your password",
+            "you play {power} in {game} now; sign on with SIGNON {key} {game} and your password",
             power=T(power),
+            key=power,  # the name the command takes, in any language
             game=game.name,
         ),
     )

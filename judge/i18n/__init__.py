@@ -12,14 +12,17 @@ How to add a translated string: /work/brief/i18n.md and the top of each ``judge.
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
+from gettext import c2py
 from pathlib import Path
 from typing import Any
 
 from babel import Locale
 from babel.dates import format_datetime, format_timedelta
+from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from judge.rules.words import Reason
@@ -48,13 +51,50 @@ def T(msgid: str, **params: Any) -> Text:
 
 
 @cache
-def _catalog(language: str) -> dict[str, str]:
+def _read(language: str) -> Catalog | None:
     path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     if not path.is_file():
-        return {}
+        return None
     with path.open("rb") as f:
-        catalog = read_po(f, locale=language, domain=DOMAIN)
-    return {str(m.id): str(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
+        return read_po(f, locale=language, domain=DOMAIN)
+
+
+@cache
+def _catalog(language: str) -> dict[str, str]:
+    catalog = _read(language)
+    if catalog is None:
+        return {}
+    return {
+        str(m.id): str(m.string)
+        for m in catalog
+        if m.id and m.string and not m.fuzzy and not isinstance(m.id, (list, tuple))
+    }
+
+
+@cache
+def _plurals(language: str) -> tuple[dict[str, tuple[str, ...]], Callable[[int], int]]:
+    """The catalog's plural entries (singular msgid -> the forms, in the catalog's order) and its rule choosing one."""
+    catalog = _read(language)
+    if catalog is None:
+        return {}, lambda n: 0 if n == 1 else 1
+    forms = {
+        str(m.id[0]): tuple(str(x) for x in m.string)
+        for m in catalog
+        if isinstance(m.id, (list, tuple)) and isinstance(m.string, (list, tuple)) and all(m.string) and not m.fuzzy
+    }
+    return forms, c2py(catalog.plural_expr)
+
+
+def ngettext(language: str, singular: str, plural: str, count: int, **params: Any) -> str:
+    """The form of ``singular``/``plural`` that ``count`` takes in ``language`` (Russian has three), its
+    ``{count}`` and other placeholders filled; English (or an untranslated id) takes the singular for 1 only."""
+    forms, rule = _plurals(language) if language != "en" else ({}, lambda n: 0 if n == 1 else 1)
+    chosen = forms.get(singular)
+    text = chosen[min(rule(count), len(chosen) - 1)] if chosen else (singular if count == 1 else plural)
+    try:
+        return text.format(count=count, **params)
+    except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
+        return (singular if count == 1 else plural).format(count=count, **params)
 
 
 def gettext(language: str, msgid: str) -> str:
@@ -93,7 +133,7 @@ def word(language: str, name: str) -> str:
 
 
 def catalog_ids(language: str) -> set[str]:
-    return set(_catalog(language))
+    return set(_catalog(language)) | set(_plurals(language)[0])
 
 
 def format_when(when: datetime, zone: str, language: str) -> str:

@@ -16,7 +16,7 @@ from markupsafe import escape
 
 from judge.data.resources import data_dir, search_dirs
 from judge.facts import LANGUAGES as LANGUAGES  # the languages of the templates, for the callers here
-from judge.i18n import T, result_words, translate, word
+from judge.i18n import T, ngettext, result_words, translate, word
 from judge.timeutil import format_moment, parse_iso_utc
 
 DEFAULT_LANGUAGE = "en"
@@ -50,6 +50,7 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
     env.filters["result"] = _result
     env.filters["when"] = _when
     env.globals["_"] = _gettext
+    env.globals["ngettext"] = _ngettext
     return env
 
 
@@ -94,6 +95,13 @@ def _word(context: Any, value: Any) -> str:
 def _gettext(context: Any, msgid: str, **params: Any) -> str:
     """``{{ _("Deadline: {when}", when=deadline) }}`` in a template shared by every language."""
     return translate(T(msgid, **params), context.get("language", DEFAULT_LANGUAGE))
+
+
+@pass_context
+def _ngettext(context: Any, singular: str, plural: str, count: int, **params: Any) -> str:
+    """``{{ ngettext("{count} unit", "{count} units", n) }}``: the form the number takes in the mail's language (three
+    in Russian), from the catalog's plural entries (judge.i18n.ngettext)."""
+    return ngettext(context.get("language", DEFAULT_LANGUAGE), singular, plural, count, **params)
 
 
 def _template(name: str, language: str, kind: str) -> Any:
