@@ -59,3 +59,21 @@ def test_a_plural_missing_from_the_catalog_falls_back_to_english() -> None:
     from judge.i18n import ngettext
 
     assert ngettext("ru", "{count} apple", "{count} apples", 2) == "2 apples"
+
+
+ANNOUNCED = ("paused", "resumed", "extended", "shortened", "settings", "deleted", "rolled back")
+
+
+@pytest.mark.parametrize("language", ["ru", "de"])
+def test_words_said_by_place_are_in_every_catalog(language: str) -> None:
+    """The words the templates take with a place (msgctxt): what the game master did, draw news, press senders."""
+    from judge.i18n import pgettext
+
+    for what in ANNOUNCED:
+        assert pgettext(language, "announcement", what) != what
+        assert pgettext(language, "announcement action", what) != what
+    for what in ("proposed", "rejected"):
+        assert pgettext(language, "draw news", what) != what
+    assert pgettext(language, "press sender", "an anonymous power") != "an anonymous power"
+    assert pgettext(language, "press addressees", "everyone") != "everyone"
+    assert pgettext("en", "announcement", "paused") == "paused"  # English: the id itself

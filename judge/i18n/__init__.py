@@ -25,6 +25,7 @@ from babel.dates import format_datetime, format_timedelta
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
+from judge.rules.orders import Outcome
 from judge.rules.words import Reason
 
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -67,8 +68,28 @@ def _catalog(language: str) -> dict[str, str]:
     return {
         str(m.id): str(m.string)
         for m in catalog
-        if m.id and m.string and not m.fuzzy and not isinstance(m.id, (list, tuple))
+        if m.id and m.string and not m.fuzzy and not isinstance(m.id, (list, tuple)) and not m.context
     }
+
+
+@cache
+def _contexts(language: str) -> dict[tuple[str, str], str]:
+    """The catalog's entries with a context (``msgctxt``): the same English word used in different places, which a
+    language words differently ("an anonymous power" after "from")."""
+    catalog = _read(language)
+    if catalog is None:
+        return {}
+    return {
+        (str(m.context), str(m.id)): str(m.string)
+        for m in catalog
+        if m.context and m.id and m.string and not m.fuzzy and not isinstance(m.id, (list, tuple))
+    }
+
+
+def pgettext(language: str, context: str, msgid: str) -> str:
+    """``msgid`` in ``language`` as it is said in ``context`` (gettext's msgctxt); the id itself where there is no
+    entry (English)."""
+    return _contexts(language).get((context, msgid), msgid) if language != "en" else msgid
 
 
 @cache
@@ -133,7 +154,7 @@ def word(language: str, name: str) -> str:
 
 
 def catalog_ids(language: str) -> set[str]:
-    return set(_catalog(language)) | set(_plurals(language)[0])
+    return set(_catalog(language)) | set(_plurals(language)[0]) | {f"{c}\x04{i}" for c, i in _contexts(language)}
 
 
 def format_when(when: datetime, zone: str, language: str) -> str:
@@ -161,28 +182,44 @@ def phase_words(phase: Any) -> Text:
 
 
 _OUTCOMES = {
-    "succeeds": "succeeds",
-    "bounced": "bounced",
-    "cut": "cut",
-    "dislodged": "dislodged",
-    "no_convoy": "no convoy",
-    "void": "void",
-    "unmatched": "unmatched",
-    "disbanded": "disbanded",
+    Outcome.SUCCEEDS: "succeeds",
+    Outcome.BOUNCED: "bounced",
+    Outcome.CUT: "cut",
+    Outcome.DISLODGED: "dislodged",
+    Outcome.NO_CONVOY: "no convoy",
+    Outcome.VOID: "void",
+    Outcome.UNMATCHED: "unmatched",
+    Outcome.DISBANDED: "disbanded",
 }
+
+
+def outcome_word(outcome: Outcome) -> Text:
+    """An outcome alone, as a results line names it: "succeeds", "no convoy"."""
+    return T(_OUTCOMES[outcome])
+
+
+def outcome_of(line: dict[str, Any]) -> Outcome | None:
+    """The rules' outcome of a results line (stored as the enum's value), or None for a line without one."""
+    value = line.get("outcome")
+    if isinstance(value, Outcome):
+        return value
+    try:
+        return Outcome(value)
+    except ValueError:
+        return None
 
 
 def result_words(line: dict[str, Any]) -> Text:
     """What became of one order, as a player expects to read it: "no order: holds", "bounced with A war",
     "dislodged by A par", "void: Moscow is occupied", else the outcome ("succeeds")."""
-    outcome, reason = line.get("outcome"), line.get("reason")
-    if line.get("input") is None and outcome == "succeeds":
+    outcome, reason = outcome_of(line), line.get("reason")
+    if line.get("input") is None and outcome is Outcome.SUCCEEDS:
         return T("no order: holds")
-    if line.get("input") is None and outcome == "disbanded":
+    if line.get("input") is None and outcome is Outcome.DISBANDED:
         return T("no order: disbanded")
-    if outcome == "void":
+    if outcome is Outcome.VOID:
         return T("void: {reason}", reason=reason) if reason else T("void")
-    if reason and outcome != "succeeds":
+    if reason and outcome is not Outcome.SUCCEEDS:
         return (
             reason
             if isinstance(reason, Text)
@@ -190,7 +227,7 @@ def result_words(line: dict[str, Any]) -> Text:
             if isinstance(reason, Reason)
             else T(str(reason))
         )
-    return T(_OUTCOMES.get(str(outcome), str(outcome)))
+    return outcome_word(outcome) if outcome is not None else T(str(line.get("outcome") or ""))
 
 
 def format_length(seconds: int, language: str) -> str:
