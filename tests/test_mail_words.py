@@ -292,7 +292,7 @@ def _internal_error(t: Table, monkeypatch: pytest.MonkeyPatch, power: str, game:
 
 # --- finding English --------------------------------------------------------------------------------------------------
 
-_WORD = re.compile(r"(?<![\w/@.-])[A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß']*(?![\w/@-])")
+_WORD = re.compile(r"(?<![\w/@.=-])[A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß']*(?![\w/@=-])")  # not a key=value
 
 
 def _template_words(folder: Path, *, prose: bool = False) -> set[str]:
@@ -334,14 +334,32 @@ def english_vocabulary() -> set[str]:
     return {w for w in words if len(w) > 1}
 
 
+# German words of the German templates that are spelt as English words of the judge's and that no German translation
+# in the catalog happens to use: German, not English left over (a word added here must be German)
+GERMAN_HOMOGRAPHS = {"Falls", "Pause", "Log", "Mails"}
+
+
 def own_words(language: str) -> set[str]:
     """The Latin-script words a language's own templates and catalog write: for Russian only tokens in capitals
-    (commands, OK, UTC, PNG), for German every German word (some are English too: "in", "an", "so")."""
-    words = _template_words(TEMPLATES / language, prose=language == "de")
-    for _, string in _catalog(language):
-        words |= set(_tokens(re.sub(r"\{\w+\}", " ", string))) if language == "de" else _words(string)
+    (commands, OK, UTC, PNG); for German the words of its translations (some are English too: "in", "an", "so"),
+    and the words of its templates that are no English word of the judge's or that its translations use too (an
+    English word slipped into a German template is no German word)."""
     if language == "ru":
+        words = _template_words(TEMPLATES / language)
+        for _, string in _catalog(language):
+            words |= _words(string)
         return {w for w in words if w.isupper()}
+    words = set()
+    for msgid, string in _catalog(language):
+        if string != msgid:
+            words |= set(_tokens(re.sub(r"\{\w+\}", " ", string)))
+    translated = {w.lower() for w in words}
+    vocabulary = english_vocabulary()
+    words |= {
+        w
+        for w in _template_words(TEMPLATES / language, prose=True)
+        if w.lower() not in vocabulary or w.lower() in translated or w.isupper() or w in GERMAN_HOMOGRAPHS
+    }
     locale = Locale.parse(language)  # the names of days and months Babel writes
     for names in (locale.days["format"], locale.months["format"]):
         for width in ("abbreviated", "wide"):
@@ -359,7 +377,7 @@ def allowed() -> set[str]:
         for prov in geo.provinces:
             words.add(prov.abbr.lower())
             words.update(w.lower() for w in re.findall(r"[A-Za-z]+", prov.name))
-    words.update({"nc", "sc", "ec", "wc", "cid", "png", "html", "utc", "ok", "judge", "mail", "diplomacy", "classic"})
+    words.update({"nc", "sc", "ec", "wc", "classic"})  # coasts; the variant's name
     return words
 
 
@@ -378,6 +396,8 @@ _SEGMENT = re.compile(r"[;()]|\s{2,}|(?<=[.:])\s")
 _UNIT = re.compile(r"\b[AF] [A-Za-z]{3}")
 _COMMANDS = frozenset(w for cmd in known_commands() for w in cmd.upper().split())
 _POWERS = frozenset(POWERS)
+_ORDER_START = {"build", "remove", "waive", "disband"}  # an order that names no unit: "Waive."
+_PHASE_WORD = re.compile(r"Spring|Fall|Winter|movement|retreats|adjustments", re.I)
 
 
 def _tokens(text: str) -> list[str]:
@@ -392,14 +412,15 @@ def _tokens(text: str) -> list[str]:
             words = _WORD.findall(segment)
             if words and words[0] in _COMMANDS:
                 continue  # a command as typed: SIGNON Austria g <password>, PHASE Fall 1901 retreats
-            order = _UNIT.search(segment) is not None or (words and words[0].lower() in ORDER_WORDS)
+            order = _UNIT.search(segment) is not None or (words and words[0].lower() in _ORDER_START)
             command = next((i for i, w in enumerate(words) if w in _COMMANDS), len(words))
             tokens += [
                 w
                 for i, w in enumerate(words)
                 if not (order and w.lower() in ORDER_WORDS)
                 and not (w.isupper() and w.lower() in ORDER_WORDS)
-                and not (i > command and w in _POWERS)  # "… mit SIGNON Turkey g …": the name the command takes
+                and not (i > command and (w in _POWERS or _PHASE_WORD.fullmatch(w)))  # "mit SIGNON Turkey g",
+                # "(oder PHASE Fall 1901 retreats)": what the command takes, as the judge reads it
             ]
     return tokens
 
