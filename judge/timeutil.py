@@ -264,6 +264,25 @@ def _relative(delta: timedelta) -> str:
     return f"in {text}" if delta > timedelta(0) else f"{text} ago"
 
 
+def _stamp(when: datetime, zone: str, language: str) -> str:
+    """``Tue 1 Dec 2026 18:00 CET (Europe/Berlin)``: the moment in ``zone`` as ``language`` writes it."""
+    name = check_timezone(zone)
+    local = when.astimezone(zoneinfo.ZoneInfo(name))
+    abbreviation = local.tzname() or name
+    if abbreviation.startswith(("+", "-")):  # zones without a letter abbreviation, e.g. "+03" for Europe/Istanbul
+        abbreviation = "UTC" + abbreviation
+    if language != "en":  # the player's language: names of days and months (Babel, CLDR)
+        from judge.i18n import format_when
+
+        stamp = f"{format_when(when, name, language)} {abbreviation}"
+    else:
+        stamp = (
+            f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
+            f"{local.hour:02d}:{local.minute:02d} {abbreviation}"
+        )
+    return stamp + (f" ({name})" if abbreviation != name else "")
+
+
 def format_deadline(when: datetime, zone: str, now: datetime, language: str = "en") -> str:
     """A deadline as a player in ``zone`` reads it, relative to ``now``.
 
@@ -272,25 +291,22 @@ def format_deadline(when: datetime, zone: str, now: datetime, language: str = "e
     """
     _require_aware(when, "the deadline")
     _require_aware(now, "the current time")
-    name = check_timezone(zone)
-    local = when.astimezone(zoneinfo.ZoneInfo(name))
-    abbreviation = local.tzname() or name
-    if abbreviation.startswith(("+", "-")):  # zones without a letter abbreviation, e.g. "+03" for Europe/Istanbul
-        abbreviation = "UTC" + abbreviation
-    if language != "en":  # the player's language: names of days and months, relative time (Babel, CLDR)
-        from judge.i18n import format_relative, format_when
+    stamp = _stamp(when, zone, language)
+    if language != "en":
+        from judge.i18n import format_relative
 
-        stamp = f"{format_when(when, name, language)} {abbreviation}"
-        if abbreviation != name:
-            stamp += f" ({name})"
         return f"{stamp}, {format_relative(when - now, language)}"
-    stamp = (
-        f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
-        f"{local.hour:02d}:{local.minute:02d} {abbreviation}"
-    )
-    if abbreviation != name:
-        stamp += f" ({name})"
     return f"{stamp}, {_relative(when - now)}"
+
+
+def format_moment(when: datetime, zone: str, language: str = "en") -> str:
+    """A moment (not a deadline) as a reader in ``zone`` reads it: ``Tue 1 Dec 2026 13:00 UTC``, or in another zone
+    ``вт 1 дек. 2026 16:00 MSK (Europe/Moscow) = 2026-12-01 13:00 UTC``."""
+    _require_aware(when, "the time")
+    stamp = _stamp(when, zone, language)
+    if check_timezone(zone) != "UTC":
+        stamp += f" = {when.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+    return stamp
 
 
 def iso_utc(dt: datetime) -> str:

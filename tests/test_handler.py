@@ -97,7 +97,7 @@ def test_a_line_that_fails_midway_undoes_its_own_writes_and_nothing_else(
     (answer,) = [r for r in handled.replies if r["to_addr"] == "france@p.test"]
     assert "an internal error kept this line from taking effect" in answer["body"]
     (told,) = _told_master(t)
-    assert "Ready on line 3: ZeroDivisionError" in told["body"]
+    assert "READY on line 3: ZeroDivisionError" in told["body"]  # the command as the player wrote it
 
 
 def test_a_failure_after_the_lines_undoes_the_whole_message(t: Table, monkeypatch: pytest.MonkeyPatch) -> None:

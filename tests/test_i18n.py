@@ -33,3 +33,47 @@ def test_deadlines_are_in_the_players_language(language, day, relative):
     text = format_deadline(now + timedelta(days=2, hours=1), "Europe/Berlin", now, language)
     assert text.startswith(day) and text.endswith(relative), text
     assert "Thu" not in text and " in 2 days" not in text
+
+
+@pytest.mark.parametrize(
+    "language,count,expected",
+    [
+        ("ru", 1, "1 срок подряд"),
+        ("ru", 3, "3 срока подряд"),
+        ("ru", 5, "5 сроков подряд"),
+        ("ru", 11, "11 сроков подряд"),
+        ("ru", 22, "22 срока подряд"),
+        ("de", 1, "1 Frist in Folge"),
+        ("de", 2, "2 Fristen in Folge"),
+        ("en", 1, "1 deadline in a row"),
+        ("en", 0, "0 deadlines in a row"),
+    ],
+)
+def test_plural_forms_come_from_the_catalog(language: str, count: int, expected: str) -> None:
+    from judge.i18n import ngettext
+
+    assert ngettext(language, "{count} deadline in a row", "{count} deadlines in a row", count) == expected
+
+
+def test_a_plural_missing_from_the_catalog_falls_back_to_english() -> None:
+    from judge.i18n import ngettext
+
+    assert ngettext("ru", "{count} apple", "{count} apples", 2) == "2 apples"
+
+
+ANNOUNCED = ("paused", "resumed", "extended", "shortened", "settings", "deleted", "rolled back")
+
+
+@pytest.mark.parametrize("language", ["ru", "de"])
+def test_words_said_by_place_are_in_every_catalog(language: str) -> None:
+    """The words the templates take with a place (msgctxt): what the game master did, draw news, press senders."""
+    from judge.i18n import pgettext
+
+    for what in ANNOUNCED:
+        assert pgettext(language, "announcement", what) != what
+        assert pgettext(language, "announcement action", what) != what
+    for what in ("proposed", "rejected"):
+        assert pgettext(language, "draw news", what) != what
+    assert pgettext(language, "press sender", "an anonymous power") != "an anonymous power"
+    assert pgettext(language, "press addressees", "everyone") != "everyone"
+    assert pgettext("en", "announcement", "paused") == "paused"  # English: the id itself

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from gamekit import POWERS, Table
 
-from judge.commands import handlers, security, seen
+from judge.commands import handlers, info_commands, security, seen
 from judge.commands import items as c
 from judge.commands.handler import handle_message
 from judge.game.records import orders_of, user_settings
@@ -55,7 +55,7 @@ def test_forged_mail_cannot_use_up_the_quota_and_drop_orders(t: Table) -> None:
     assert _france_orders(t) == ["A par - bur"]  # the real orders count
     (notice,) = replies
     words = " ".join(notice["body"].split())
-    assert "replies to you are paused until 2026-12-01 13:00 UTC; your orders still count" in words
+    assert "replies to you are paused until Tue 1 Dec 2026 13:00 UTC; your orders still count" in words
     assert t.mail(addr("France"), sign("France", "F bre - mao")) == []  # at most one notice per pause
     assert _france_orders(t) == ["A par - bur", "F bre - mao"]
     t.later(hours=1, seconds=1)
@@ -310,13 +310,13 @@ def test_the_master_of_a_named_game_hears_of_an_error_before_any_sign_on(
     text = t.reply("someone@p.test", "SIGNON France g pw-France\nLIST")
     assert "an internal error kept this line from taking effect" in text and "see below" in text
     told = [m for m in t.outbox() if m["to_addr"] == "gm@p.test" and "internal error" in m["subject"]]
-    assert len(told) == 1 and "SignOn on line 1: ValueError" in told[0]["body"]
+    assert len(told) == 1 and "SIGNON on line 1: ValueError" in told[0]["body"]
 
 
 def test_without_any_master_an_error_is_logged(
     t: Table, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(handlers, "_list_text", lambda *a: 1 / 0)
+    monkeypatch.setattr(info_commands, "_list_text", lambda *a: 1 / 0)
     handled = handle_message(t.db, _raw("someone@p.test", "LIST"), t.now)
     assert handled.outcome == "handled" and "no game master to tell" in caplog.text
     handled = handle_message(t.db, _raw("other@p.test", "LIST"), t.now, master_address="host@p.test")

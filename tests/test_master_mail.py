@@ -132,11 +132,11 @@ def test_set_deadline_pause_resume_and_process_by_mail(t: Table, capsys) -> None
     t.reply(addr("France"), sign("France", "A par - bur"))
     mark = last_id(t)
     reply = t.reply(GM, master("SET DEADLINE +24h"))
-    assert "the deadline of g is now 2026-12-04 12:00 UTC" in reply
+    assert "the deadline of g is now Fri 4 Dec 2026 12:00 UTC" in reply  # in the master's zone (UTC here)
     told = {m["to_addr"] for m in since(t, mark) if "deadline extended" in m["subject"]}
     assert told == {addr(p) for p in POWERS if p != "France"}  # those who still owe orders, as judge game extend
-    assert t.reply(GM, master("SET DEADLINE -12h")).count("2026-12-04 00:00 UTC") == 1
-    assert "2026-12-05 18:00 UTC" in t.reply(GM, master("SET DEADLINE 2026-12-05 18:00"))
+    assert t.reply(GM, master("SET DEADLINE -12h")).count("Fri 4 Dec 2026 00:00 UTC") == 1
+    assert "Sat 5 Dec 2026 18:00 UTC" in t.reply(GM, master("SET DEADLINE 2026-12-05 18:00"))
     assert "has passed" in t.reply(GM, master("SET DEADLINE 2026-11-30 18:00"))  # the CLI's rule: not in the past
     assert t.show("g", capsys)["deadline"] == "2026-12-05T18:00:00Z"
     mark = last_id(t)

@@ -121,11 +121,11 @@ def test_every_template_renders_in_every_language(played: tuple[Table, list], la
             "game": contexts["resigned"]["game"],
             "sender": "a@p.test",
             "message_id": "x@p.test",
-            "when": "2026-12-01 12:00",
+            "when": "2026-12-01T12:00:00Z",
             "what": "KeyError",
             "partial": True,
             "count": 1,
-            "since": "2026-12-01 11:00",
+            "since": "2026-12-01T11:00:00Z",
         },
     )
     contexts.setdefault(

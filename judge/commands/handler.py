@@ -42,6 +42,7 @@ from judge.mail.part_text import Attachment
 from judge.reports import outbox
 from judge.store import is_busy, mail_queue, write
 from judge.store.statuses import PLAYING
+from judge.timeutil import format_moment
 
 log = logging.getLogger(__name__)
 
@@ -170,11 +171,12 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     too_old = _too_old(msg, now, limits.max_mail_age_days)
     if too_old is not None:
         if paused_until is None:
+            reader = user_settings(db, msg.reply_to or msg.sender)
             note = T(
-                "Your message was written or delivered on {when} UTC, more than {days} "
+                "Your message was written or delivered on {when}, more than {days} "
                 "days ago, so nothing in it was acted on. If you still mean it, send "
                 "it again.",
-                when=f"{too_old:%Y-%m-%d %H:%M}",
+                when=format_moment(too_old, reader["timezone"], reader["language"]),
                 days=f"{limits.max_mail_age_days:g}",
             )
             _reply(db, msg, now, Reply(notes=[note]))
@@ -194,7 +196,9 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
         security.tell_master(db, session, limits.master_address, type(exc).__name__, partial=False)
         return "error"
     if session.errors:
-        security.tell_master(db, session, limits.master_address, ", ".join(session.errors), partial=True)
+        security.tell_master(
+            db, session, limits.master_address, T("{errors}", errors=list(session.errors)), partial=True
+        )
     if paused_until is not None:
         security.tell_of_pause(db, msg, now, paused_until, limits.max_replies_per_hour)
     return outcome
@@ -290,7 +294,10 @@ def _answer(db: Database, s: Session, entry: Entry) -> Answer:
         return Answer.error(handlers.shown(entry), exc.args[0] if exc.args else "")
     except Exception as exc:  # a bug in one command must not undo the others
         log.exception("command on line %d of message %s from %s failed", entry.line, s.msg.message_id, s.msg.sender)
-        s.errors.append(f"{type(entry).__name__} on line {entry.line}: {type(exc).__name__}")
+        command = handlers.shown(entry).split()[0].upper() if handlers.shown(entry).split() else type(entry).__name__
+        s.errors.append(
+            T("{command} on line {line}: {error}", command=command, line=entry.line, error=type(exc).__name__)
+        )
         return Answer(
             handlers.shown(entry),
             T(

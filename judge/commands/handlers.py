@@ -155,22 +155,34 @@ def _set_password(db: Database, s: Session, item: c.SetPassword) -> Answer:
     return Answer("SET PASSWORD ****", T("your password is changed"))
 
 
-def _set_timezone(db: Database, s: Session, item: c.SetTimezone) -> Answer:
+def _settings_address(db: Database, s: Session) -> str:
+    """Whose settings a SET TIMEZONE or SET LANGUAGE changes: the game master's own address when the master signed
+    on (MASTER) and no player did, else the player's."""
+    if s.master_of is not None and s.player is None:
+        return s.msg.sender
     _game, player = signed(db, s, setting=True)
+    return player.email
+
+
+def _set_timezone(db: Database, s: Session, item: c.SetTimezone) -> Answer:
+    address = _settings_address(db, s)
     try:
         zone = check_timezone(item.zone)
     except ValueError as exc:
         raise GameError(exc.args[0]) from None
-    set_user(db, player.email, timezone=zone)
+    set_user(db, address, timezone=zone)
     return Answer(item.text, T("deadlines will be shown in {zone}", zone=zone))
 
 
 def _set_language(db: Database, s: Session, item: c.SetLanguage) -> Answer:
-    _game, player = signed(db, s, setting=True)
+    address = _settings_address(db, s)
     if item.language not in LANGUAGES:
         raise GameError(T("the judge speaks {languages}", languages=", ".join(LANGUAGES)))
-    set_user(db, player.email, language=item.language)
-    return Answer(item.text, T("replies will be in {language}", language=item.language))
+    set_user(db, address, language=item.language)
+    return Answer(item.text, T("replies will be in {language}", language=T(_LANGUAGE_NAMES[item.language])))
+
+
+_LANGUAGE_NAMES = {"en": "English", "ru": "Russian", "de": "German"}
 
 
 def _help(db: Database, s: Session, item: c.Help) -> Answer:

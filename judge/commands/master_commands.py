@@ -18,7 +18,7 @@ from judge.commands import items as c
 from judge.commands.grammar import mask_secrets
 from judge.commands.reply import Answer, Verdict
 from judge.commands.security import one_new_password, signon_wait
-from judge.commands.session import Session
+from judge.commands.session import Session, reader_time
 from judge.game import civil_disorder, master, master_mail, service
 from judge.game.passwords import verify_password
 from judge.game.records import Game, load_game, log_event, user_settings
@@ -56,9 +56,9 @@ def master_sign_on(db: Database, s: Session, item: c.MasterSignOn) -> Answer:
             shown,
             T(
                 "ERROR: too many failed sign-ons as the game master of {game}; the password was not checked; "
-                "try again after {when} UTC",
+                "try again after {when}",
                 game=game.name,
-                when=f"{wait_until:%Y-%m-%d %H:%M}",
+                when=reader_time(db, s, wait_until),
             ),
             Verdict.ERROR,
         )
@@ -115,7 +115,7 @@ def _set_deadline(db: Database, s: Session, item: c.SetDeadline) -> Answer:
         return Answer(item.text, T("game {game} is paused; the time left is changed", game=game.name))
     return Answer(
         item.text,
-        T("the deadline of {game} is now {when} UTC", game=game.name, when=f"{changed.deadline:%Y-%m-%d %H:%M}"),
+        T("the deadline of {game} is now {when}", game=game.name, when=reader_time(db, s, changed.deadline)),
     )
 
 
@@ -173,8 +173,9 @@ def _takeover(db: Database, s: Session, item: c.TakeOver) -> Answer:
     return Answer(
         _masked(item),
         T(
-            "you play {power} in {game} now; sign on with SIGNON {power} {game} and your password",
+            "you play {power} in {game} now; sign on with SIGNON {key} {game} and your password",
             power=T(power),
+            key=power,  # the name the command takes, in any language
             game=game.name,
         ),
     )

@@ -19,7 +19,8 @@ from typing import Any
 
 from judge.commands.reply import Lines, Row
 from judge.game.sandbox import run
-from judge.i18n import T, Text
+from judge.i18n import T, Text, outcome_of, outcome_word
+from judge.rules.orders import Outcome
 
 _HEADER = re.compile(r"^\s*(?:variant\s+(?P<variant>[\w-]+))?\s*(?:phase\s+(?P<phase>[SFW]\d{4}[MRAB]))?\s*$", re.I)
 
@@ -95,8 +96,9 @@ def _result_lines(result: dict[str, Any], source: Text | str, *, with_points: bo
     lines: list[Text | str | Row] = [T("SANDBOX: {phase} ({source})", phase=result["phase"], source=source)]
     for r in result["results"]:
         text = r["order"] or r["input"]
-        reason = f"({r['reason']})" if r["reason"] and r["outcome"] != "succeeds" else ""
-        outcome = T(_OUTCOME_WORDS.get(r["outcome"], r["outcome"]))
+        became = outcome_of(r)
+        reason = f"({r['reason']})" if r["reason"] and became is not Outcome.SUCCEEDS else ""
+        outcome = outcome_word(became) if became is not None else T(str(r["outcome"]))
         lines.append(Row(((T(r["power"]), 10), (f"{text}:", 0), (outcome, 0), (reason, 0)), indent="  ", trim=True))
     lines.append(T("Units after:"))
     for power, units in result["units"].items():
@@ -127,4 +129,3 @@ def _result_lines(result: dict[str, Any], source: Text | str, *, with_points: bo
 
 
 # The adjudicator's outcome names as a player reads them (the catalogs have these words).
-_OUTCOME_WORDS = {"no_convoy": "no convoy"}

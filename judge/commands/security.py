@@ -24,11 +24,11 @@ from sqlite_utils import Database
 
 from judge.commands import items as c
 from judge.commands.reply import Answer, Verdict
-from judge.commands.session import Session
+from judge.commands.session import Session, reader_time
 from judge.game.passwords import verify_password
 from judge.game.records import Game, Player, load_game, log_event, players
 from judge.game.service import GameError
-from judge.i18n import T
+from judge.i18n import T, Text
 from judge.mail.message import Incoming, thread_subject
 from judge.reports import outbox
 from judge.store import events, mail_queue, signons
@@ -70,7 +70,7 @@ def tell_of_pause(db: Database, msg: Incoming, now: datetime, until: datetime, l
         "replies_paused",
         now,
         original_subject=thread_subject(msg.subject),
-        until=f"{until:%Y-%m-%d %H:%M}",
+        until=until,
         limit=limit,
     )
 
@@ -127,10 +127,10 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
             shown,
             T(
                 "ERROR: too many failed sign-ons as {power} in {game}; the password was not "
-                "checked; try again after {when} UTC",
+                "checked; try again after {when}",
                 power=T(seat.power or ""),
                 game=game.name,
-                when=f"{wait_until:%Y-%m-%d %H:%M}",
+                when=reader_time(db, s, wait_until),
             ),
             Verdict.ERROR,
         )
@@ -199,14 +199,14 @@ def _alert_owner(db: Database, game: Game, seat: Player, now: datetime) -> None:
         attempts=len(failures),
         addresses=shown,
         hidden=hidden,
-        since=f"{since:%Y-%m-%d %H:%M}",
+        since=since,
     )
 
 
 # --- internal errors ------------------------------------------------------------------------------------------------
 
 
-def tell_master(db: Database, s: Session, master_address: str, what: str, *, partial: bool) -> None:
+def tell_master(db: Database, s: Session, master_address: str, what: Text | str, *, partial: bool) -> None:
     """Mail the game master (of the game signed on to, else the judge's) about an internal error, at most hourly."""
     to = ""
     game = s.game
@@ -229,7 +229,7 @@ def tell_master(db: Database, s: Session, master_address: str, what: str, *, par
         s.now,
         to,
         EventKind.INTERNAL_ERROR,
-        {"message_id": s.msg.message_id, "from": s.msg.sender, "what": what},
+        {"message_id": s.msg.message_id, "from": s.msg.sender, "what": str(what)},
     )
     if earlier:
         return
@@ -242,11 +242,11 @@ def tell_master(db: Database, s: Session, master_address: str, what: str, *, par
             game=game,
             sender=s.msg.sender,
             message_id=s.msg.message_id,
-            when=f"{s.now:%Y-%m-%d %H:%M}",
+            when=s.now,
             what=what,
             partial=partial,
             count=1,
-            since=f"{since:%Y-%m-%d %H:%M}",
+            since=since,
         )
     except Exception:  # telling the master must not undo the message
         log.exception("could not queue the internal-error mail to %s", to)

@@ -8,10 +8,11 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from judge.game import service
-from judge.game.records import Game, Player, players
+from judge.game.records import Game, Player, players, user_settings
 from judge.game.service import GameError
-from judge.i18n import T
+from judge.i18n import T, Text
 from judge.mail.message import Incoming
+from judge.timeutil import format_moment
 
 
 @dataclass
@@ -28,7 +29,7 @@ class Session:
     quiet: bool = False  # the reply quota is spent: act on the message, answer nothing
     password_checks: int = 0  # scrypt verifications run for this message (at most one)
     password_hashes: int = 0  # new passwords hashed for this message (JOIN, SET PASSWORD; at most one)
-    errors: list[str] = field(default_factory=list)  # internal failures of single commands
+    errors: list[Text] = field(default_factory=list)  # internal failures of single commands
     mentioned: str = ""  # the first game a command named (whose master hears of an internal error before a sign-on)
     future_phase: str | None = None  # PHASE …: the later phase the order lines that follow are kept for
     master_of: str | None = None  # MASTER (or CREATE): the game whose game master signed on in this message
@@ -53,3 +54,9 @@ def signed(db: Database, s: Session, *, setting: bool = False) -> tuple[Game, Pl
     player_id = s.player.id
     s.player = next(p for p in players(db, s.game.id) if p.id == player_id)
     return s.game, s.player
+
+
+def reader_time(db: Database, s: Session, when: datetime) -> str:
+    """A moment as the reader of the answer reads it: their zone and language (judge.timeutil.format_moment)."""
+    prefs = user_settings(db, s.reply_to)
+    return format_moment(when, prefs["timezone"], prefs["language"])

@@ -12,16 +12,20 @@ How to add a translated string: /work/brief/i18n.md and the top of each ``judge.
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
+from gettext import c2py
 from pathlib import Path
 from typing import Any
 
 from babel import Locale
 from babel.dates import format_datetime, format_timedelta
+from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
+from judge.rules.orders import Outcome
 from judge.rules.words import Reason
 
 LOCALE_DIR = Path(__file__).parent / "locale"
@@ -48,13 +52,70 @@ def T(msgid: str, **params: Any) -> Text:
 
 
 @cache
-def _catalog(language: str) -> dict[str, str]:
+def _read(language: str) -> Catalog | None:
     path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
     if not path.is_file():
-        return {}
+        return None
     with path.open("rb") as f:
-        catalog = read_po(f, locale=language, domain=DOMAIN)
-    return {str(m.id): str(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
+        return read_po(f, locale=language, domain=DOMAIN)
+
+
+@cache
+def _catalog(language: str) -> dict[str, str]:
+    catalog = _read(language)
+    if catalog is None:
+        return {}
+    return {
+        str(m.id): str(m.string)
+        for m in catalog
+        if m.id and m.string and not m.fuzzy and not isinstance(m.id, (list, tuple)) and not m.context
+    }
+
+
+@cache
+def _contexts(language: str) -> dict[tuple[str, str], str]:
+    """The catalog's entries with a context (``msgctxt``): the same English word used in different places, which a
+    language words differently ("an anonymous power" after "from")."""
+    catalog = _read(language)
+    if catalog is None:
+        return {}
+    return {
+        (str(m.context), str(m.id)): str(m.string)
+        for m in catalog
+        if m.context and m.id and m.string and not m.fuzzy and not isinstance(m.id, (list, tuple))
+    }
+
+
+def pgettext(language: str, context: str, msgid: str) -> str:
+    """``msgid`` in ``language`` as it is said in ``context`` (gettext's msgctxt); the id itself where there is no
+    entry (English)."""
+    return _contexts(language).get((context, msgid), msgid) if language != "en" else msgid
+
+
+@cache
+def _plurals(language: str) -> tuple[dict[str, tuple[str, ...]], Callable[[int], int]]:
+    """The catalog's plural entries (singular msgid -> the forms, in the catalog's order) and its rule choosing one."""
+    catalog = _read(language)
+    if catalog is None:
+        return {}, lambda n: 0 if n == 1 else 1
+    forms = {
+        str(m.id[0]): tuple(str(x) for x in m.string)
+        for m in catalog
+        if isinstance(m.id, (list, tuple)) and isinstance(m.string, (list, tuple)) and all(m.string) and not m.fuzzy
+    }
+    return forms, c2py(catalog.plural_expr)
+
+
+def ngettext(language: str, singular: str, plural: str, count: int, **params: Any) -> str:
+    """The form of ``singular``/``plural`` that ``count`` takes in ``language`` (Russian has three), its
+    ``{count}`` and other placeholders filled; English (or an untranslated id) takes the singular for 1 only."""
+    forms, rule = _plurals(language) if language != "en" else ({}, lambda n: 0 if n == 1 else 1)
+    chosen = forms.get(singular)
+    text = chosen[min(rule(count), len(chosen) - 1)] if chosen else (singular if count == 1 else plural)
+    try:
+        return text.format(count=count, **params)
+    except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
+        return (singular if count == 1 else plural).format(count=count, **params)
 
 
 def gettext(language: str, msgid: str) -> str:
@@ -93,7 +154,7 @@ def word(language: str, name: str) -> str:
 
 
 def catalog_ids(language: str) -> set[str]:
-    return set(_catalog(language))
+    return set(_catalog(language)) | set(_plurals(language)[0]) | {f"{c}\x04{i}" for c, i in _contexts(language)}
 
 
 def format_when(when: datetime, zone: str, language: str) -> str:
@@ -121,28 +182,44 @@ def phase_words(phase: Any) -> Text:
 
 
 _OUTCOMES = {
-    "succeeds": "succeeds",
-    "bounced": "bounced",
-    "cut": "cut",
-    "dislodged": "dislodged",
-    "no_convoy": "no convoy",
-    "void": "void",
-    "unmatched": "unmatched",
-    "disbanded": "disbanded",
+    Outcome.SUCCEEDS: "succeeds",
+    Outcome.BOUNCED: "bounced",
+    Outcome.CUT: "cut",
+    Outcome.DISLODGED: "dislodged",
+    Outcome.NO_CONVOY: "no convoy",
+    Outcome.VOID: "void",
+    Outcome.UNMATCHED: "unmatched",
+    Outcome.DISBANDED: "disbanded",
 }
+
+
+def outcome_word(outcome: Outcome) -> Text:
+    """An outcome alone, as a results line names it: "succeeds", "no convoy"."""
+    return T(_OUTCOMES[outcome])
+
+
+def outcome_of(line: dict[str, Any]) -> Outcome | None:
+    """The rules' outcome of a results line (stored as the enum's value), or None for a line without one."""
+    value = line.get("outcome")
+    if isinstance(value, Outcome):
+        return value
+    try:
+        return Outcome(value)
+    except ValueError:
+        return None
 
 
 def result_words(line: dict[str, Any]) -> Text:
     """What became of one order, as a player expects to read it: "no order: holds", "bounced with A war",
     "dislodged by A par", "void: Moscow is occupied", else the outcome ("succeeds")."""
-    outcome, reason = line.get("outcome"), line.get("reason")
-    if line.get("input") is None and outcome == "succeeds":
+    outcome, reason = outcome_of(line), line.get("reason")
+    if line.get("input") is None and outcome is Outcome.SUCCEEDS:
         return T("no order: holds")
-    if line.get("input") is None and outcome == "disbanded":
+    if line.get("input") is None and outcome is Outcome.DISBANDED:
         return T("no order: disbanded")
-    if outcome == "void":
+    if outcome is Outcome.VOID:
         return T("void: {reason}", reason=reason) if reason else T("void")
-    if reason and outcome != "succeeds":
+    if reason and outcome is not Outcome.SUCCEEDS:
         return (
             reason
             if isinstance(reason, Text)
@@ -150,7 +227,7 @@ def result_words(line: dict[str, Any]) -> Text:
             if isinstance(reason, Reason)
             else T(str(reason))
         )
-    return T(_OUTCOMES.get(str(outcome), str(outcome)))
+    return outcome_word(outcome) if outcome is not None else T(str(line.get("outcome") or ""))
 
 
 def format_length(seconds: int, language: str) -> str:

@@ -28,7 +28,7 @@ def marked_ids() -> dict[str, str]:
 
     for folder in search_dirs("templates"):
         for path in sorted(folder.rglob("*.j2")):
-            for m in re.finditer(r'\b_\("((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8")):
+            for m in re.finditer(r'(?<![\w.])(?:_|ngettext)\("((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8")):
                 found.setdefault(m.group(1), str(path))
     return found
 

@@ -45,7 +45,10 @@ def send(
             if prefs["timezone"] != "UTC":
                 deadline += f" = {game.deadline:%Y-%m-%d %H:%M} UTC"
         language = prefs["language"]
-        mail = marked(render_mail(template, language, game=game, deadline=deadline, **context), language)
+        mail = marked(
+            render_mail(template, language, game=game, deadline=deadline, reader_zone=prefs["timezone"], **context),
+            language,
+        )
         if rendered is not None:
             rendered[key] = mail
     queue_mail(

@@ -15,8 +15,12 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFo
 from markupsafe import escape
 
 from judge.data.resources import data_dir, search_dirs
-from judge.facts import LANGUAGES as LANGUAGES  # the languages of the templates, for the callers here
-from judge.i18n import T, result_words, translate, word
+from judge.facts import LANGUAGES as LANGUAGES
+from judge.game.notices import ANONYMOUS_SENDER
+from judge.game.press import EVERYONE  # the languages of the templates, for the callers here
+from judge.i18n import T, ngettext, outcome_of, pgettext, phase_words, result_words, translate, word
+from judge.rules.orders import Outcome
+from judge.timeutil import format_moment, parse_iso_utc
 
 DEFAULT_LANGUAGE = "en"
 
@@ -47,7 +51,13 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
     env.filters["t"] = _t
     env.filters["word"] = _word
     env.filters["result"] = _result
+    env.filters["when"] = _when
     env.globals["_"] = _gettext
+    env.globals["ngettext"] = _ngettext
+    env.globals["pgettext"] = _pgettext
+    env.filters["phase"] = _phase
+    env.filters["press_sender"] = _press_sender
+    env.filters["press_addressees"] = _press_addressees
     return env
 
 
@@ -63,7 +73,7 @@ def _result(context: Any, line: Any, board: Any = None) -> str:
     ``{{ line | result(board) }}`` adds where a dislodged unit may retreat, from the position after the phase."""
     language = context.get("language", DEFAULT_LANGUAGE)
     words = translate(result_words(line), language)
-    if board is None or line.get("outcome") != "dislodged":
+    if board is None or outcome_of(line) is not Outcome.DISLODGED:
         return words
     unit = " ".join(str(line.get("order") or "").split()[:2])
     for entry in (board.get("dislodged") or {}).get(line.get("power"), ()):
@@ -72,6 +82,14 @@ def _result(context: Any, line: Any, board: Any = None) -> str:
             then = T("may retreat to {places}", places=", ".join(places)) if places else T("no retreat: disbanded")
             return f"{words}, {translate(then, language)}"
     return words
+
+
+@pass_context
+def _when(context: Any, value: Any) -> str:
+    """``{{ until | when }}``: a moment (a datetime, or an ISO text as the store keeps it) in the reader's zone and
+    language (``reader_zone``, which the mail side passes; UTC without it)."""
+    moment = parse_iso_utc(value) if isinstance(value, str) else value
+    return format_moment(moment, context.get("reader_zone", "UTC"), context.get("language", DEFAULT_LANGUAGE))
 
 
 @pass_context
@@ -84,6 +102,44 @@ def _word(context: Any, value: Any) -> str:
 def _gettext(context: Any, msgid: str, **params: Any) -> str:
     """``{{ _("Deadline: {when}", when=deadline) }}`` in a template shared by every language."""
     return translate(T(msgid, **params), context.get("language", DEFAULT_LANGUAGE))
+
+
+@pass_context
+def _ngettext(context: Any, singular: str, plural: str, count: int, **params: Any) -> str:
+    """``{{ ngettext("{count} unit", "{count} units", n) }}``: the form the number takes in the mail's language (three
+    in Russian), from the catalog's plural entries (judge.i18n.ngettext)."""
+    return ngettext(context.get("language", DEFAULT_LANGUAGE), singular, plural, count, **params)
+
+
+@pass_context
+def _pgettext(context: Any, msgctxt: str, msgid: str) -> str:
+    """``{{ pgettext("announcement", what) }}``: a word as the catalog says it in that place (gettext's msgctxt)."""
+    return pgettext(context.get("language", DEFAULT_LANGUAGE), msgctxt, msgid)
+
+
+@pass_context
+def _phase(context: Any, phase: Any) -> str:
+    """``{{ game.position.phase | phase }}``: "Весна 1901, движение" (judge.i18n.phase_words, as the code says it)."""
+    return translate(phase_words(phase), context.get("language", DEFAULT_LANGUAGE))
+
+
+@pass_context
+def _press_sender(context: Any, sender: str) -> str:
+    """``{{ sender | press_sender }}``: who a press comes from, as the words after "from" take it in the mail's
+    language ("от державы Россия", "от анонимной державы"); grey press names no power."""
+    language = context.get("language", DEFAULT_LANGUAGE)
+    if sender == ANONYMOUS_SENDER:
+        return pgettext(language, "press sender", sender)
+    return pgettext(language, "press sender", "{power}").format(power=word(language, sender))
+
+
+@pass_context
+def _press_addressees(context: Any, label: str) -> str:
+    """``{{ to_label | press_addressees }}``: whom a press went to ("всем", "Россия, Германия")."""
+    language = context.get("language", DEFAULT_LANGUAGE)
+    if label == EVERYONE:
+        return pgettext(language, "press addressees", label)
+    return ", ".join(word(language, power) for power in label.split(", "))
 
 
 def _template(name: str, language: str, kind: str) -> Any:
