@@ -12,6 +12,7 @@ How to add a translated string: /work/brief/i18n.md and the top of each ``judge.
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -55,6 +56,18 @@ def _catalog(language: str) -> dict[str, str]:
     with path.open("rb") as f:
         catalog = read_po(f, locale=language, domain=DOMAIN)
     return {str(m.id): str(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
+
+
+def sentences(texts: Sequence[Text | Reason]) -> Text:
+    """Several sentences as one (``a; b; c``), each worded in the reader's language: the problems of a game's
+    settings, told at once."""
+    if not texts:
+        raise ValueError("sentences() needs at least one sentence")
+    worded = [t if isinstance(t, Text) else Text(t.msgid, t.params) for t in texts]
+    joined = worded[-1]
+    for text in reversed(worded[:-1]):
+        joined = T("{first}; {then}", first=text, then=joined)
+    return joined
 
 
 def gettext(language: str, msgid: str) -> str:
