@@ -23,6 +23,13 @@ class PressKind(StrEnum):
     NONE = "none"
 
 
+class Shade(StrEnum):
+    """Whether one message of press names its sender (``PRESS TO EG GREY``, ``SET PRESS WHITE``)."""
+
+    WHITE = "white"  # signed
+    GREY = "grey"  # without the sender's name
+
+
 class Assignment(StrEnum):
     """How powers are given out at the start of a game."""
 

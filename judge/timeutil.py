@@ -18,7 +18,7 @@ from judge.rules.words import Reason
 
 MAX_DURATION = MAX_DEADLINE
 
-_DURATION_HINT = "a deadline looks like 48h, 2d, 90m or 1d12h"
+_DURATION_HINT = Reason("a deadline looks like 48h, 2d, 90m or 1d12h")
 
 # Minutes per unit; each spelling a player may use maps to one of these.
 _UNIT_MINUTES = {"w": 7 * 24 * 60, "d": 24 * 60, "h": 60, "m": 1}
@@ -58,22 +58,29 @@ def _shown(text: str, limit: int = 40) -> str:
 def parse_duration(text: str) -> timedelta:
     """Read a duration such as ``48h``, ``2d``, ``90m``, ``1d12h``, ``36 hours``, ``2 days`` or ``1w``.
 
-    Raises ValueError with a message fit to mail back to a player if the text is not a duration, is zero, or is
-    longer than 60 days.
+    Raises ValueError with a :class:`Reason` fit to mail back to a player (``str()`` is the English) if the text is
+    not a duration, is zero, or is longer than 60 days.
     """
     cleaned = " ".join(text.lower().split())
+    shown = _shown(text.strip())
     if not _DURATION.fullmatch(cleaned):
-        raise ValueError(f"cannot read {_shown(text.strip())} as a duration; {_DURATION_HINT}")
+        raise ValueError(Reason("cannot read {text} as a duration; {hint}", text=shown, hint=_DURATION_HINT))
     minutes = 0
     for number, unit in _PART_RE.findall(cleaned):
         key = _UNIT_SPELLINGS.get(unit)
         if key is None:
-            raise ValueError(f"unknown unit {unit!r} in {_shown(text.strip())}; {_DURATION_HINT}")
+            raise ValueError(
+                Reason("unknown unit {unit} in {text}; {hint}", unit=repr(unit), text=shown, hint=_DURATION_HINT)
+            )
         minutes += int(number) * _UNIT_MINUTES[key]
     if minutes <= 0:
-        raise ValueError(f"a duration must be longer than zero; {_DURATION_HINT}")
+        raise ValueError(Reason("a duration must be longer than zero; {hint}", hint=_DURATION_HINT))
     if minutes > MAX_DURATION // timedelta(minutes=1):
-        raise ValueError(f"{_shown(text.strip())} is too long; a deadline may be at most {MAX_DEADLINE_DAYS} days away")
+        raise ValueError(
+            Reason(
+                "{text} is too long; a deadline may be at most {count} days away", text=shown, count=MAX_DEADLINE_DAYS
+            )
+        )
     return timedelta(minutes=minutes)
 
 

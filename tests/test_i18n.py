@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from judge.i18n import T, translate
+from judge.i18n import T, sentences, translate
 from judge.i18n.gaps import marked_ids, missing
 from judge.timeutil import format_deadline
 
@@ -21,6 +21,14 @@ def test_text_is_worded_with_its_parameters_in_each_language():
     assert translate(text, "ru") == "вы вошли как Франция в партии g1"
     assert translate(text, "de") == "angemeldet als Frankreich in g1"
     assert translate("plain words", "de") == "plain words"
+
+
+def test_several_sentences_are_told_as_one_each_in_the_readers_words():
+    text = sentences([T("game {game} is over", game="g1"), T("a draw needs at least two powers")])
+    assert str(text) == "game g1 is over; a draw needs at least two powers"
+    assert translate(text, "de") == "die Partie g1 ist beendet; ein Remis braucht mindestens zwei Mächte"
+    assert translate(text, "ru") == "партия g1 окончена; в ничьей должны быть хотя бы две державы"
+    assert sentences([T("a draw needs at least two powers")]) == T("a draw needs at least two powers")
 
 
 def test_a_sentence_no_catalog_has_falls_back_to_english():

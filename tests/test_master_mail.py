@@ -319,6 +319,137 @@ def test_takeover_settings_are_checked(tmp_path: Path, capsys) -> None:
     assert settings_now["takeover"] == "approve" and settings_now["abandon_after"] == 3
 
 
+# --- refusals in the reader's language ------------------------------------------------------------------------------
+
+BOSS, NEWCOMER = "boss@p.test", "new@p.test"
+
+# (who writes, what, and the sentences of the refusals: English, Russian, German)
+REFUSALS = [
+    (  # the game master's commands refused: their state, a power the variant lacks, deadlines out of range
+        GM,
+        master("RESUME", "EJECT Atlantis", "SET DEADLINE +90d", "SET DEADLINE 2027-06-01 00:00"),
+        {
+            "en": [
+                "game g is active, not paused",
+                "Classic has no power 'Atlantis'; it has Austria, England, France, Germany, Italy, Russia, Turkey",
+                "'90d' is too long; a deadline may be at most 60 days away",
+                "ERROR: a deadline may be at most 60 days away",
+            ],
+            "ru": [
+                "партия g не приостановлена: она идёт",
+                "в варианте Classic нет державы 'Atlantis'; есть Австрия, Англия, Франция, Германия, Италия, Россия, "
+                "Турция",
+                "'90d' — слишком долго; срок может быть не дальше чем через 60 дн.",
+                "ОШИБКА: срок может быть не дальше чем через 60 дн.",
+            ],
+            "de": [
+                "die Partie g ist im Gange, nicht angehalten",
+                "Classic hat keine Macht 'Atlantis'; es gibt Österreich, England, Frankreich, Deutschland, Italien, "
+                "Russland, Türkei",
+                "'90d' ist zu lang; eine Frist darf höchstens 60 Tage entfernt sein",
+                "FEHLER: eine Frist darf höchstens 60 Tage entfernt sein",
+            ],
+        },
+    ),
+    (
+        GM,
+        master("SET DEADLINE 2000-01-01 00:00"),
+        {
+            "en": ["2000-01-01T00:00:00Z has passed; to adjudicate now send PROCESS (by mail)"],
+            "ru": ["2000-01-01T00:00:00Z уже прошло; чтобы рассчитать фазу сейчас, пришлите PROCESS (по почте)"],
+            "de": ["2000-01-01T00:00:00Z ist schon vorbei; zum sofortigen Auswerten senden Sie PROCESS (per Mail)"],
+        },
+    ),
+    (  # CREATE with a point value that is not a number
+        BOSS,
+        "CREATE other pw-master-1 points=par:x",
+        {
+            "en": ["points: par = 'x': a value is a whole number, 0 or more (at most 999999)"],
+            "ru": ["points: par = 'x': значение — целое число, 0 или больше (не больше 999999)"],
+            "de": ["points: par = 'x': ein Wert ist eine ganze Zahl, 0 oder mehr (höchstens 999999)"],
+        },
+    ),
+    (  # CREATE with two problems at once: a place the variant lacks, and a solo at or below half of the points
+        BOSS,
+        "CREATE other pw-master-1 points=atl:3,par:2 solo=17",
+        {
+            "en": [
+                "points: 'atl' is not a province of Classic; did you mean 'wal'?; solo 17 is at or below half of "
+                "the 35 points, so two powers can reach it together: give a tie rule"
+            ],
+            "ru": [
+                "points: 'atl' — не провинция варианта Classic; может быть, 'wal'?; solo 17 — не больше половины "
+                "всех очков (их 35), так что две державы могут достичь его одновременно: задайте правило для равенства"
+            ],
+            "de": [
+                "points: 'atl' ist keine Provinz von Classic; meinten Sie 'wal'?; solo 17 ist höchstens die Hälfte "
+                "der 35 Punkte, also können zwei Mächte es gleichzeitig erreichen: geben Sie eine Regel für den "
+                "Gleichstand an"
+            ],
+        },
+    ),
+    (  # CREATE with a solo at or below half of the centres and no tie rule
+        BOSS,
+        "CREATE other pw-master-1 solo=17",
+        {
+            "en": [
+                "solo 17 is at or below half of the 34 centres, so two powers can reach it together: give a tie rule "
+                "(tie_break: an order of powers, or tie_others: play-on or draw)"
+            ],
+            "ru": [
+                "solo 17 — не больше половины всех центров снабжения (их 34), так что две державы могут достичь его "
+                "одновременно: задайте правило для равенства (tie_break — порядок держав, или tie_others — play-on "
+                "или draw)"
+            ],
+            "de": [
+                "solo 17 ist höchstens die Hälfte der 34 Versorgungszentren, also können zwei Mächte es gleichzeitig "
+                "erreichen: geben Sie eine Regel für den Gleichstand an (tie_break: eine Reihenfolge der Mächte, oder "
+                "tie_others: play-on oder draw)"
+            ],
+        },
+    ),
+    (
+        BOSS,
+        "CREATE g pw-master-1",
+        {
+            "en": ["a game called 'g' already exists"],
+            "ru": ["партия с именем 'g' уже есть"],
+            "de": ["eine Partie namens 'g' gibt es schon"],
+        },
+    ),
+    (  # TAKEOVER of a power that is played
+        NEWCOMER,
+        "TAKEOVER g France pw-new-1",
+        {
+            "en": ["France is not in civil disorder in g"],
+            "ru": ["держава Франция в партии g не в анархии"],
+            "de": ["Frankreich ist in der Partie g nicht in Anarchie"],
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize("language", ["en", "ru", "de"])
+def test_refusals_reach_the_reader_in_their_language(t: Table, language: str, capsys) -> None:
+    """Each refusal is worded in the language its reader chose, and none of its English is left in the reply."""
+    from judge.game.records import set_user
+
+    with write(t.db):
+        for address in (GM, BOSS, NEWCOMER):
+            set_user(t.db, address, language=language, timezone="UTC")
+    for sender, body, sentences in REFUSALS:
+        reply = t.reply(sender, body)
+        for sentence in sentences[language]:
+            assert sentence in reply, (sentence, reply)
+        if language != "en":
+            assert "ERROR" not in reply, reply
+            for english in sentences["en"]:
+                assert english not in reply, (english, reply)
+    assert t.cli("game", "show", "other") == 1  # nothing was created, nor changed
+    shown = t.show("g", capsys)
+    assert shown["status"] == "active" and shown["phase"] == "S1901M"
+
+
 # --- reading the lines ----------------------------------------------------------------------------------------------
 
 # words as a player types them (letters, digits, punctuation, symbols; invisible characters are dropped by the reader)

@@ -21,6 +21,8 @@ from judge.cli.common import (
     settings,
 )
 from judge.facts import Assignment, PressKind
+from judge.game.settings import Resolve, Takeover
+from judge.rules.victory import TieOthers
 from judge.store import mail_queue, write
 from judge.store.statuses import GameStatus, OutboxStatus
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
@@ -54,7 +56,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--tie-others",
-        choices=("play-on", "draw"),
+        choices=[t.value for t in TieOthers],
         default=None,
         help="a tie no order settles: play on (the line needs a single leader) or a draw among them",
     )
@@ -72,8 +74,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
     p.add_argument(
         "--resolve",
-        choices=("ready", "orders-in"),
-        default="ready",
+        choices=[r.value for r in Resolve],
+        default=Resolve.READY.value,
         help="early resolution: when every player who owes orders is READY (default), or as soon as every power that "
         "owes orders has them all in (unless a player sent SET WAIT)",
     )
@@ -105,8 +107,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--takeover",
-        choices=("open", "approve"),
-        default="open",
+        choices=[t.value for t in Takeover],
+        default=Takeover.OPEN.value,
         help="TAKEOVER of a power in civil disorder: at once (open) or when the game master approves",
     )
     p.set_defaults(func=_create)
@@ -288,7 +290,7 @@ def _guarded(body: Callable[[], int]) -> int:
 
 def _create(args: argparse.Namespace) -> int:
     from judge.game.service import create_game
-    from judge.game.settings import GameSettings, Resolve, Takeover, read_points
+    from judge.game.settings import GameSettings, read_points
 
     try:
         points = read_points(args.points) if args.points is not None else None

@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from judge.commands.items import Item, PressShade
-from judge.facts import is_game_name
+from judge.commands.items import Item
+from judge.facts import Shade, is_game_name
 from judge.rules.words import Reason
 
 POWER = re.compile(r"[^\W\d_][\w-]*\Z")
 NAME_SEPARATORS = re.compile(r"[\s,;:]+")
-SHADES: dict[str, PressShade] = {"GREY": "grey", "GRAY": "grey", "WHITE": "white"}
+SHADES: dict[str, Shade] = {"GREY": Shade.GREY, "GRAY": Shade.GREY, "WHITE": Shade.WHITE}
 
 # Each command's reader takes the words after the command word and returns a maker of the item (given line number
 # and text) or the reason it cannot be read.

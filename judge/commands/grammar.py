@@ -36,7 +36,6 @@ from judge.commands.items import (
     Observe,
     OrderLine,
     PhaseFor,
-    PressShade,
     Ready,
     Resign,
     SignOff,
@@ -46,6 +45,7 @@ from judge.commands.items import (
 )
 from judge.commands.master_grammar import MASTER_COMMANDS
 from judge.commands.set_grammar import parse_set
+from judge.facts import Shade
 from judge.rules.phase import Phase
 from judge.rules.words import Reason
 
@@ -63,7 +63,7 @@ class Block:
     unreadable: int | None = None  # the first line inside that could not be read
     body: list[tuple[int, str]] = field(default_factory=list)  # (line number, line without trailing whitespace)
     from_game: str | None = None  # SANDBOX FROM GAME name
-    shade: PressShade | None = None  # PRESS … GREY / WHITE
+    shade: Shade | None = None  # PRESS … GREY / WHITE
     postal: bool = False  # POSTAL PRESS
 
 

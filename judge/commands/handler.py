@@ -291,7 +291,7 @@ def _answer(db: Database, s: Session, entry: Entry) -> Answer:
         with write(db):  # a savepoint: a failing command undoes itself only
             return handlers.run(db, s, entry)
     except GameError as exc:
-        return Answer.error(handlers.shown(entry), exc.args[0] if exc.args else "")
+        return Answer.error(handlers.shown(entry), exc.why)
     except Exception as exc:  # a bug in one command must not undo the others
         log.exception("command on line %d of message %s from %s failed", entry.line, s.msg.message_id, s.msg.sender)
         command = handlers.shown(entry).split()[0].upper() if handlers.shown(entry).split() else type(entry).__name__

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal
 
+from judge.facts import Shade
 from judge.rules.words import Reason
 
 
@@ -47,7 +48,6 @@ class Clear(_Located):
 
 
 DrawAction = Literal["propose", "accept", "reject"]
-PressShade = Literal["white", "grey"]  # signed, or without the sender's name
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Press(_Located):
 
     to: tuple[str, ...] | None
     body: str
-    shade: PressShade | None = None
+    shade: Shade | None = None
     postal: bool = False
 
 
@@ -93,7 +93,7 @@ class Diary(_Located):
 class SetPress(_Located):
     """``SET PRESS GREY`` or ``SET PRESS WHITE``: the player's own default where the game allows both."""
 
-    shade: PressShade
+    shade: Shade
 
 
 @dataclass(frozen=True)

@@ -99,9 +99,12 @@ def _set_deadline(db: Database, s: Session, item: c.SetDeadline) -> Answer:
         to = to.replace(tzinfo=ZoneInfo(user_settings(db, s.reply_to)["timezone"]))
     try:
         by = parse_duration(item.by) if item.by is not None else None
+    except ValueError as exc:
+        raise GameError(exc.args[0]) from None
+    try:
         to = to.astimezone(UTC) if to is not None else None
-    except (ValueError, OverflowError) as exc:
-        raise GameError(str(exc)) from None
+    except (ValueError, OverflowError):
+        raise GameError(T("that time is too far in the past or the future")) from None
     changed = master.change_deadline(
         db,
         game.name,

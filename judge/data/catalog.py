@@ -13,6 +13,7 @@ from pathlib import Path
 
 from judge.data.resources import search_dirs
 from judge.rules.variant import Variant, VariantError, key_lines, locate, variant_from_data
+from judge.rules.words import Reason
 
 
 def variant_files() -> dict[str, Path]:
@@ -57,7 +58,8 @@ def variant_from_toml(text: str, key: str, source: str = "variant") -> Variant:
 
 
 def load_variant(name: str) -> Variant:
-    """The variant called ``name`` (or at the path ``name``); KeyError with the known names if there is none."""
+    """The variant called ``name`` (or at the path ``name``); if there is none, KeyError with a Reason that names the
+    known ones."""
     return _load(name.strip(), search_dirs("variants"))
 
 
@@ -67,10 +69,12 @@ def _load(name: str, dirs: tuple[Path, ...]) -> Variant:
     if is_path(name):
         path = Path(name).expanduser().resolve()
         if not path.is_file():
-            raise KeyError(f"there is no variant file {name}")
+            raise KeyError(Reason("there is no variant file {name}", name=name))
         return load_variant_file(path, key=str(path))
     key = name.lower()
     found = variant_files().get(key) if key.replace("_", "").replace("-", "").isalnum() else None
     if found is None:
-        raise KeyError(f"unknown variant {name!r}; known: {', '.join(variant_names())}")
+        raise KeyError(
+            Reason("unknown variant {name}; known: {names}", name=repr(name), names=", ".join(variant_names()))
+        )
     return load_variant_file(found)

@@ -25,6 +25,7 @@ from judge.game.records import (
     save_player,
 )
 from judge.game.settings import Resolve
+from judge.i18n import T
 from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.phase import Step
@@ -40,7 +41,7 @@ def process_game(db: Database, name: str, now: datetime, sender: str = "master")
     """Adjudicate the current phase now, as if its deadline had passed."""
     game = get_game(db, name)
     if game.status not in PLAYING:
-        raise GameError(f"game {game.name} is {game.status}")
+        raise GameError(T("game {game} is {status}", game=game.name, status=T(game.status)))
     return adjudicate(db, game, now, sender)
 
 

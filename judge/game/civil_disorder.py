@@ -23,7 +23,7 @@ from judge.facts import MIN_PASSWORD_LENGTH
 from judge.game import notices
 from judge.game.controls import give_seat, may_hold
 from judge.game.duties import owing_powers
-from judge.game.lookup import GameError, get_game
+from judge.game.lookup import GameError, get_game, no_such_power
 from judge.game.notices import Notice, NoticeKind, post, tell
 from judge.game.passwords import hash_password
 from judge.game.records import Game, Player, log_event, players, save_player
@@ -111,14 +111,7 @@ def _disorderly_seat(db: Database, game: Game, power: str) -> Player:
         )
     found = game.variant.power_named(power)
     if found is None:
-        raise GameError(
-            T(
-                "{variant} has no power {name}; it has {powers}",
-                variant=game.variant.name,
-                name=repr(power),
-                powers=[T(p) for p in game.variant.powers],
-            )
-        )
+        raise GameError(no_such_power(game, power))
     seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None or not in_civil_disorder(seat):
         raise GameError(T("{power} is not in civil disorder in {game}", power=T(found), game=game.name))

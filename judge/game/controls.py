@@ -21,6 +21,7 @@ from judge.game.records import (
     save_game,
     save_player,
 )
+from judge.i18n import T
 from judge.rules.position_json import position_from_json
 from judge.store import draw_votes
 from judge.store.absence_rows import drop_player_absences
@@ -35,7 +36,7 @@ from judge.timeutil import iso_utc
 def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
     game = get_game(db, name)
     if game.status != GameStatus.ACTIVE:
-        raise GameError(f"game {game.name} is {game.status}, not active")
+        raise GameError(T("game {game} is {status}, not active", game=game.name, status=T(game.status)))
     game.paused_remaining = max(0, int((game.deadline - now).total_seconds())) if game.deadline else 0
     game.status, game.deadline = GameStatus.PAUSED, None
     save_game(db, game, now)
@@ -47,7 +48,7 @@ def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -
 def resume_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
     game = get_game(db, name)
     if game.status != GameStatus.PAUSED:
-        raise GameError(f"game {game.name} is {game.status}, not paused")
+        raise GameError(T("game {game} is {status}, not paused", game=game.name, status=T(game.status)))
     game.status = GameStatus.ACTIVE
     game.deadline = clear_of_absences(db, game, now + timedelta(seconds=max(game.paused_remaining or 0, 3600)))
     game.paused_remaining = None
@@ -64,7 +65,7 @@ def replace_player(
     found = game.variant.power_named(power)
     seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None:
-        raise GameError(f"nobody plays {power!r} in {game.name}")
+        raise GameError(T("nobody plays {power} in {game}", power=T(found) if found else repr(power), game=game.name))
     return give_seat(db, game, seat, email, hash_password(password), now, sender)
 
 
@@ -87,15 +88,21 @@ def may_hold(db: Database, game: Game, seat: Player, email: str) -> str:
     other power of the game unless the game allows shared addresses."""
     address = email.strip().lower()
     if "@" not in address:
-        raise GameError(f"{email!r} is not a mail address")
+        raise GameError(T("{address} is not a mail address", address=repr(email)))
     if seat.email == address and not seat.resigned:
-        raise GameError(f"{address} already plays {seat.power} in {game.name}")
+        raise GameError(
+            T("{address} already plays {power} in {game}", address=address, power=T(seat.power or ""), game=game.name)
+        )
     others = [p.power for p in players(db, game.id) if p.role == Role.PLAYER and p.email == address and p.id != seat.id]
     if others and not game.settings.shared_addresses:
         raise GameError(
-            f"{address} already plays {', '.join(str(p) for p in others)} in {game.name}; one address "
-            f"holds two powers only where the game allows it (judge game settings {game.name} "
-            f"shared_addresses true)"
+            T(
+                "{address} already plays {powers} in {game}; one address holds two powers only where the game "
+                "allows it (judge game settings {game} shared_addresses true)",
+                address=address,
+                powers=[T(str(p)) for p in others],
+                game=game.name,
+            )
         )
     return address
 
@@ -106,7 +113,7 @@ def rollback_game(db: Database, name: str, phase_code: str, now: datetime, sende
     code = phase_code.strip().upper()
     discarded = discard_phases_from(db, game.id, code)
     if discarded is None:
-        raise GameError(f"{game.name} has no played phase {code}")
+        raise GameError(T("{game} has no played phase {phase}", game=game.name, phase=code))
     board_before, later = discarded
     draw_votes.lapse_open(db, game.id)
     drop_game_future_lines(db, game.id)  # orders kept for later phases were given for a course the game no longer takes

@@ -8,11 +8,18 @@ from judge.game.records import (
     Game,
     load_game,
 )
-from judge.i18n import T
+from judge.i18n import T, Text
+from judge.rules.words import Reason
 
 
 class GameError(Exception):
-    """A request that cannot be carried out; the message says why and changes nothing."""
+    """A request that cannot be carried out, and changes nothing. ``why`` says why as a sentence not yet in any
+    language (a :class:`Text`, or the engine's :class:`Reason`): a reply words it in its reader's language, the
+    command line prints ``str(error)``, the English."""
+
+    def __init__(self, why: Text | Reason) -> None:
+        super().__init__(why)
+        self.why = why
 
 
 def get_game(db: Database, name: str) -> Game:
@@ -20,3 +27,19 @@ def get_game(db: Database, name: str) -> Game:
     if game is None:
         raise GameError(T("there is no game called {name}", name=repr(name)))
     return game
+
+
+def no_such_power(game: Game, name: str) -> Text:
+    """Why ``name`` names no power of the game's variant, with the powers it has (each in the reader's words)."""
+    return T(
+        "{variant} has no power {name}; it has {powers}",
+        variant=game.variant.name,
+        name=repr(name),
+        powers=[T(p) for p in game.variant.powers],
+    )
+
+
+def unknown_variant(exc: KeyError) -> Text | Reason:
+    """Why a variant could not be loaded, as the variant loader said it (``KeyError(Reason(…))``)."""
+    why = exc.args[0] if exc.args else ""
+    return why if isinstance(why, (Text, Reason)) else Reason(str(why))

@@ -24,12 +24,13 @@ from judge.game import notices
 from judge.game.civil_disorder import waiting_takeovers
 from judge.game.controls import may_hold, replace_player
 from judge.game.duties import late_players, owing_powers
-from judge.game.lookup import GameError, get_game
+from judge.game.lookup import GameError, get_game, no_such_power
 from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.setting_changes import change_setting as change_setting
 from judge.game.setting_changes import settings_view as settings_view
 from judge.game.views import show_game
+from judge.i18n import T
 from judge.store import draw_votes, game_rows
 from judge.store.events import EventKind
 from judge.store.statuses import PLAYING, GameStatus, Role
@@ -51,10 +52,10 @@ class DeadlineChange(Enum):
 def _seat(db: Database, game: Game, power: str) -> Player:
     found = game.variant.power_named(power)
     if found is None:
-        raise GameError(f"{game.variant.name} has no power {power!r}; it has {', '.join(game.variant.powers)}")
+        raise GameError(no_such_power(game, power))
     seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None:
-        raise GameError(f"nobody plays {found} in {game.name}")
+        raise GameError(T("nobody plays {power} in {game}", power=T(found), game=game.name))
     return seat
 
 
@@ -67,11 +68,11 @@ def replace(
     """Give ``power`` to ``email``; the new player is told how to sign on, the old one that they no longer play."""
     game = get_game(db, name)
     if game.status == GameStatus.FINISHED:
-        raise GameError(f"game {game.name} is over")
+        raise GameError(T("game {game} is over", game=game.name))
     seat = _seat(db, game, power)
     address = may_hold(db, game, seat, email)
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise GameError(f"choose a password of at least {MIN_PASSWORD_LENGTH} characters")
+        raise GameError(T("choose a password of at least {count} characters", count=MIN_PASSWORD_LENGTH))
     old = seat.email
     new = replace_player(db, game.name, seat.power or power, address, password, now, sender)
     new.ready = False
@@ -87,7 +88,7 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     (its units hold, it is not waited for) until ``replace`` gives it to someone else."""
     game = get_game(db, name)
     if game.status == GameStatus.FINISHED:
-        raise GameError(f"game {game.name} is over")
+        raise GameError(T("game {game} is over", game=game.name))
     seat = _seat(db, game, power)
     if game.status == GameStatus.FORMING:
         game_rows.delete_player_row(db, seat.id)
@@ -109,23 +110,28 @@ def end(
     game = get_game(db, name)
     if game.status not in PLAYING:
         raise GameError(
-            f"game {game.name} is {game.status}; only a running game can be ended "
-            + ("(a forming game can be deleted)" if game.status == GameStatus.FORMING else "")
+            T(
+                "game {game} is {status}; only a running game can be ended (a forming game can be deleted)"
+                if game.status == GameStatus.FORMING
+                else "game {game} is {status}; only a running game can be ended",
+                game=game.name,
+                status=T(game.status),
+            )
         )
     if how is Ending.DRAW:
         powers = []
         for text in draw:
             found = game.variant.power_named(text)
             if found is None:
-                raise GameError(f"{game.variant.name} has no power {text!r}; it has {', '.join(game.variant.powers)}")
+                raise GameError(no_such_power(game, text))
             if found not in powers:
                 powers.append(found)
         if len(powers) < 2:
-            raise GameError("a draw needs at least two powers")
+            raise GameError(T("a draw needs at least two powers"))
         seats = {p.power: p for p in players(db, game.id) if p.role == Role.PLAYER}
         out = [p for p in powers if p in seats and seats[p].eliminated]
         if out:
-            raise GameError(f"{', '.join(out)} {'is' if len(out) == 1 else 'are'} out of the game")
+            raise GameError(T("{powers} cannot share a draw: no longer in the game", powers=[T(p) for p in out]))
         game.result = {"kind": "draw", "powers": [p for p in game.variant.powers if p in powers], "by": "master"}
     else:
         game.result = {"kind": "abandoned", "by": "master"}
@@ -141,7 +147,9 @@ def delete(db: Database, name: str, now: datetime, sender: str = "master") -> li
     """Remove a game that never started; the players who had joined are told. Returns their addresses."""
     game = get_game(db, name)
     if game.status != GameStatus.FORMING:
-        raise GameError(f"game {game.name} has started; end it instead (judge game end {game.name} --abandoned)")
+        raise GameError(
+            T("game {game} has started; end it instead (judge game end {game} --abandoned)", game=game.name)
+        )
     told = list(dict.fromkeys(p.email for p in players(db, game.id)))
     for address in told:
         tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what=Announcement.DELETED)
@@ -167,30 +175,40 @@ def change_deadline(
     or later). A paused game keeps its time left instead: ``by`` adds to it or takes from it."""
     game = get_game(db, name)
     if (by is None) == (to is None):
-        raise GameError("give a duration (24h) or --to a time, not both")
+        raise GameError(T("give a duration (24h) or --to a time, not both"))
     if game.status == GameStatus.PAUSED:
         if to is not None:
-            raise GameError(f"game {game.name} is paused: give a duration to change the time left, or resume it first")
+            raise GameError(
+                T("game {game} is paused: give a duration to change the time left, or resume it first", game=game.name)
+            )
         assert by is not None
         left = timedelta(seconds=game.paused_remaining or 0)
         left = left - by if shorten else left + by
         if left < timedelta(hours=1):
-            raise GameError("that leaves less than an hour; a paused game resumes with at least an hour")
+            raise GameError(T("that leaves less than an hour; a paused game resumes with at least an hour"))
         game.paused_remaining = int(left.total_seconds())
         change = DeadlineChange.SHORTENED if shorten else DeadlineChange.EXTENDED
         detail: dict[str, Any] = {"paused_remaining": game.paused_remaining}
     else:
         if game.status != GameStatus.ACTIVE or game.deadline is None:
-            raise GameError(f"game {game.name} has no running deadline (it is {game.status})")
+            raise GameError(
+                T("game {game} has no running deadline (it is {status})", game=game.name, status=T(game.status))
+            )
         if to is None:
             assert by is not None
             to = game.deadline - by if shorten else max(game.deadline, now) + by
         if to <= now:
-            raise GameError(f"{iso_utc(to)} has passed; to adjudicate now use: judge game process {game.name}")
+            raise GameError(
+                T(
+                    "{when} has passed; to adjudicate now send PROCESS (by mail) or use: judge game process {game}",
+                    when=iso_utc(to),
+                    game=game.name,
+                )
+            )
         if to - now > MAX_DEADLINE:
-            raise GameError(f"a deadline may be at most {MAX_DEADLINE_DAYS} days away")
+            raise GameError(T("a deadline may be at most {count} days away", count=MAX_DEADLINE_DAYS))
         if to == game.deadline:
-            raise GameError(f"the deadline is already {iso_utc(to)}")
+            raise GameError(T("the deadline is already {when}", when=iso_utc(to)))
         change = DeadlineChange.EXTENDED if to > game.deadline else DeadlineChange.SHORTENED
         # a later deadline earns a fresh reminder before it; an earlier one keeps a reminder already sent
         game.deadline, game.reminded = to, game.reminded and change is DeadlineChange.SHORTENED

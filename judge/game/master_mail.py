@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlite_utils import Database
 
 from judge.facts import MIN_PASSWORD_LENGTH
-from judge.game.lookup import GameError, get_game
+from judge.game.lookup import GameError, get_game, unknown_variant
 from judge.game.passwords import hash_password
 from judge.game.ports import load_variant
 from judge.game.records import Game, log_event
@@ -83,7 +83,7 @@ def create_by_mail(
     try:
         variant = load_variant(variant_name)
     except KeyError as exc:
-        raise GameError(str(exc.args[0])) from None
+        raise GameError(unknown_variant(exc)) from None
     settings = settings_from_options(variant, tuple(rest), sender.strip().lower())
     game = create_game(db, name, variant_name, settings, now, sender)
     master_rows.set_master_password_hash(db, game.id, hash_password(password), iso_utc(now))

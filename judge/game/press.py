@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from enum import StrEnum
 
 from sqlite_utils import Database
 
-from judge.facts import PressKind
+from judge.facts import PressKind, Shade
 from judge.game.lookup import GameError
 from judge.game.notices import ANONYMOUS_SENDER, Notice, NoticeKind, post
 from judge.game.records import Game, Player, log_event, players
@@ -26,13 +25,6 @@ from judge.store.statuses import PLAYING, Role
 from judge.timeutil import iso_utc
 
 EVERYONE = "everyone"
-
-
-class Shade(StrEnum):
-    """Whether a message names its sender."""
-
-    WHITE = "white"
-    GREY = "grey"
 
 
 def powers_named(variant: Variant, names: Sequence[str]) -> list[str]:
@@ -69,7 +61,7 @@ def _initials(variant: Variant, word: str) -> list[str]:
     return [powers[0] for powers in letters]
 
 
-def shade_of(db: Database, game: Game, player: Player, asked: str | None) -> Shade:
+def shade_of(db: Database, game: Game, player: Player, asked: Shade | None) -> Shade:
     """The shade a message goes in: the game's rule (grey in an anonymous game), or in a game allowing both what
     the message asks, else the player's SET PRESS, else white. Asking for a shade the game does not allow is refused."""
     kind = game.settings.press
@@ -82,9 +74,10 @@ def shade_of(db: Database, game: Game, player: Player, asked: str | None) -> Sha
     if kind is PressKind.BOTH:
         chosen = asked or press_rows.press_shade(db, player.id) or Shade.WHITE
         return Shade(chosen)
-    if asked is not None and asked != kind:
+    only = Shade(kind)  # the game's one shade
+    if asked is not None and asked != only:
         raise GameError(T("game {game} allows only {shade} press", game=game.name, shade=T(kind)))
-    return Shade(kind)
+    return only
 
 
 def send_press(
@@ -92,7 +85,7 @@ def send_press(
     game: Game,
     player: Player,
     to: Sequence[str] | None,
-    asked: str | None,
+    asked: Shade | None,
     body: str,
     now: datetime,
 ) -> Text:
@@ -118,7 +111,7 @@ def send_press(
     return T("press sent to {to}", to=told)
 
 
-def keep_postal_press(db: Database, game: Game, player: Player, asked: str | None, body: str, now: datetime) -> Text:
+def keep_postal_press(db: Database, game: Game, player: Player, asked: Shade | None, body: str, now: datetime) -> Text:
     """POSTAL PRESS … ENDPRESS: kept, and published to everyone with the next results mail (or the game-over mail)."""
     shade = shade_of(db, game, player, asked)
     _running(game)
@@ -144,7 +137,7 @@ def write_diary(db: Database, game: Game, player: Player, body: str, now: dateti
     )
 
 
-def set_press_shade(db: Database, game: Game, player: Player, shade: str) -> Text:
+def set_press_shade(db: Database, game: Game, player: Player, shade: Shade) -> Text:
     """SET PRESS GREY / WHITE: the player's default in a game that allows both."""
     if game.settings.press is not PressKind.BOTH or game.settings.anonymous:
         kind = (
@@ -157,7 +150,7 @@ def set_press_shade(db: Database, game: Game, player: Player, shade: str) -> Tex
             if kind is PressKind.NONE
             else T("game {game} allows only {shade} press", game=game.name, shade=T(kind))
         )
-    press_rows.set_press_shade(db, player.id, Shade(shade).value)
+    press_rows.set_press_shade(db, player.id, shade.value)
     if shade == Shade.GREY:
         return T("your press in {game} goes without your name unless a message says WHITE", game=game.name)
     return T("your press in {game} is signed unless a message says GREY", game=game.name)

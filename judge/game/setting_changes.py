@@ -7,6 +7,7 @@ import dataclasses
 import difflib
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from sqlite_utils import Database
@@ -17,6 +18,7 @@ from judge.game.lookup import GameError, get_game
 from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
 from judge.game.settings import GameSettings, Resolve, Takeover, read_points
+from judge.i18n import T, Text, sentences
 from judge.rules.variant import Variant
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
@@ -55,26 +57,26 @@ def _flag(value: str) -> bool:
         return True
     if low in ("false", "no", "off", "0"):
         return False
-    raise GameError(f"{value!r}: say true or false")
+    raise GameError(T("{value}: say true or false", value=repr(value)))
 
 
 def _whole(value: str, what: str) -> int:
     try:
         return int(value.strip())
     except ValueError:
-        raise GameError(f"{what}: {value!r} is not a whole number") from None
+        raise GameError(T("{what}: {value} is not a whole number", what=what, value=repr(value))) from None
 
 
 def _seconds(value: str) -> int:
     try:
         return int(parse_duration(value).total_seconds())
     except ValueError as exc:
-        raise GameError(str(exc)) from None
+        raise GameError(exc.args[0]) from None
 
 
 def _press(game: Game, value: str, none: bool) -> dict[str, Any]:
     if value not in [k.value for k in PressKind]:
-        raise GameError(f"press: one of {', '.join(PressKind)}")
+        raise GameError(_one_of("press", PressKind))
     return {"press": PressKind(value)}
 
 
@@ -89,20 +91,20 @@ def _points(game: Game, value: str, none: bool) -> dict[str, Any]:
     try:
         return {"points": read_points(value)}
     except ValueError as exc:
-        raise GameError(str(exc)) from None
+        raise GameError(exc.args[0]) from None
 
 
 def _master(game: Game, value: str, none: bool) -> dict[str, Any]:
     if not none and "@" not in value:
-        raise GameError(f"master: {value!r} is not a mail address")
+        raise GameError(T("master: {address} is not a mail address", address=repr(value)))
     return {"master": None if none else value.strip().lower()}
 
 
 def _assignment(game: Game, value: str, none: bool) -> dict[str, Any]:
     if game.status != GameStatus.FORMING:
-        raise GameError("assignment can only change before the game starts")
+        raise GameError(T("assignment can only change before the game starts"))
     if value not in [a.value for a in Assignment]:
-        raise GameError(f"assignment: one of {', '.join(Assignment)}")
+        raise GameError(_one_of("assignment", Assignment))
     return {"assignment": Assignment(value)}
 
 
@@ -110,14 +112,18 @@ def _resolve(game: Game, value: str, none: bool) -> dict[str, Any]:
     try:
         return {"resolve": Resolve(value.strip().lower())}
     except ValueError:
-        raise GameError(f"resolve: one of {', '.join(r.value for r in Resolve)}") from None
+        raise GameError(_one_of("resolve", Resolve)) from None
 
 
 def _takeover(game: Game, value: str, none: bool) -> dict[str, Any]:
     try:
         return {"takeover": Takeover(value.strip().lower())}
     except ValueError:
-        raise GameError(f"takeover: one of {', '.join(t.value for t in Takeover)}") from None
+        raise GameError(_one_of("takeover", Takeover)) from None
+
+
+def _one_of(key: str, choices: type[StrEnum]) -> Text:
+    return T("{key}: one of {choices}", key=key, choices=", ".join(c.value for c in choices))
 
 
 def _duration(field: str) -> Setter:
@@ -167,27 +173,33 @@ def change_setting(db: Database, name: str, key: str, value: str, now: datetime,
     game = get_game(db, name)
     k = key.strip().lower().replace("-", "_")
     if game.status == GameStatus.FINISHED:
-        raise GameError(f"game {game.name} is over")
+        raise GameError(T("game {game} is over", game=game.name))
     s = game.settings
     none = value.strip().lower() in ("none", "default", "-", "")
     setter = _SETTERS.get(k)
     if setter is None:
         close = difflib.get_close_matches(k, list(SETTING_KEYS), n=1)
+        keys = ", ".join(SETTING_KEYS)
         raise GameError(
-            f"unknown setting {key!r}"
-            + (f"; did you mean {close[0]!r}?" if close else "")
-            + f" (settings: {', '.join(SETTING_KEYS)})"
+            T(
+                "unknown setting {key}; did you mean {near}? (settings: {keys})",
+                key=repr(key),
+                near=repr(close[0]),
+                keys=keys,
+            )
+            if close
+            else T("unknown setting {key} (settings: {keys})", key=repr(key), keys=keys)
         )
     new = dataclasses.replace(s, **setter(game, value, none))
     problems = new.check(game.variant)
     if problems:
-        raise GameError("; ".join(problems))
+        raise GameError(sentences(problems))
     if new == s:
-        raise GameError(f"{k} is already {value}")
+        raise GameError(T("{key} is already {value}", key=k, value=value))
     if k == "shared_addresses" and not new.shared_addresses:
         seats = [p.email for p in players(db, game.id) if p.role == Role.PLAYER]
         if len(set(seats)) != len(seats):
-            raise GameError("an address already plays two powers here; replace one of them first")
+            raise GameError(T("an address already plays two powers here; replace one of them first"))
     game.settings = new
     save_game(db, game, now)
     field = _canonical(k)
@@ -255,10 +267,16 @@ def settings_from_options(
         setter = _SETTERS.get(key)
         if setter is None or key == "master":
             known = [k for k in SETTING_KEYS if k != "master"]
-            raise GameError(f"unknown option {written!r} (options: variant, {', '.join(known)})")
+            raise GameError(
+                T(
+                    "unknown option {option} (options: variant, {options})",
+                    option=repr(written),
+                    options=", ".join(known),
+                )
+            )
         if value is None:
             if key not in FLAGS:
-                raise GameError(f"{written} needs a value: {written}=…")
+                raise GameError(T("{option} needs a value: {option}=…", option=written))
             value = "true"
         none = value.strip().lower() in ("none", "default", "-", "")
         settings = dataclasses.replace(settings, **setter(stand_in, value, none))

@@ -10,6 +10,7 @@ from datetime import timedelta
 from enum import StrEnum
 
 from judge.facts import MAX_DEADLINE_DAYS, Assignment, PressKind
+from judge.i18n import T, Text
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
@@ -109,50 +110,58 @@ class GameSettings:
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
-    def check(self, variant: Variant) -> list[str]:
-        """Problems with these settings for this variant (empty when fine)."""
+    def check(self, variant: Variant) -> list[Text]:
+        """Problems with these settings for this variant (empty when fine), each a sentence for the reader."""
         problems = []
         if self.press not in [k.value for k in PressKind]:
-            problems.append(f"press must be one of {', '.join(PressKind)}")
+            problems.append(T("{key} must be one of {choices}", key="press", choices=", ".join(PressKind)))
         if self.assignment not in [a.value for a in Assignment]:
-            problems.append(f"assignment must be one of {', '.join(Assignment)}")
+            problems.append(T("{key} must be one of {choices}", key="assignment", choices=", ".join(Assignment)))
         problems.extend(self._point_problems(variant))
         total = self._valued(variant).total(variant.centres)
         if self.solo is not None and not 1 <= self.solo <= total:
-            problems.append(f"solo must be between 1 and {total} for {variant.name}")
+            problems.append(T("solo must be between 1 and {total} for {variant}", total=total, variant=variant.name))
         if self.last_year is not None and self.last_year <= variant.start_year:
-            problems.append(f"last year must be after {variant.start_year}")
+            problems.append(T("last year must be after {year}", year=variant.start_year))
         problems.extend(self._tie_problems(variant))
-        for name in ("movement_deadline", "retreat_deadline", "adjustment_deadline"):
+        for name, what in _DEADLINES.items():
             if not 60 <= getattr(self, name) <= MAX_DEADLINE_DAYS * 86400:
-                problems.append(f"{name.replace('_', ' ')} must be between 1 minute and {MAX_DEADLINE_DAYS} days")
+                problems.append(
+                    T("{what} must be between 1 minute and {count} days", what=what, count=MAX_DEADLINE_DAYS)
+                )
         if not 0 <= self.grace <= 7 * 86400:
-            problems.append("grace must be between 0 and 7 days")
+            problems.append(T("grace must be between 0 and 7 days"))
         if not 0 <= self.absence_days_per_year <= 366:
-            problems.append("absence_days_per_year must be between 0 and 366")
+            problems.append(T("absence_days_per_year must be between 0 and 366"))
         if not 0 <= self.abandon_after <= 99:
-            problems.append("abandon_after must be between 0 (never) and 99 deadlines")
+            problems.append(T("abandon_after must be between 0 (never) and 99 deadlines"))
         if self.takeover is Takeover.APPROVE and not self.master:
-            problems.append("takeover approve needs a game master's address (master) to ask")
+            problems.append(T("takeover approve needs a game master's address (master) to ask"))
         return problems
 
-    def _tie_problems(self, variant: Variant) -> list[str]:
+    def _tie_problems(self, variant: Variant) -> list[Text]:
         """A tie rule that names no power of the variant, or a line two powers can reach together with no tie rule."""
         problems = []
         if self.tie_others is not None and self.tie_others not in [t.value for t in TieOthers]:
-            problems.append(f"tie_others must be one of {', '.join(t.value for t in TieOthers)}")
+            choices = ", ".join(t.value for t in TieOthers)
+            problems.append(T("{key} must be one of {choices}", key="tie_others", choices=choices))
             return problems
         for p in self.tie_break or ():
             if variant.power_named(p) is None:
-                problems.append(f"tie_break: {p!r} is not one of the powers of {variant.name}")
+                problems.append(
+                    T("tie_break: {name} is not one of the powers of {variant}", name=repr(p), variant=variant.name)
+                )
         if self.tie_break is not None and len(set(self.tie_break)) != len(self.tie_break):
-            problems.append("tie_break lists a power twice")
+            problems.append(T("tie_break lists a power twice"))
         named = {variant.power_named(p) for p in self.tie_break or ()}
         missing = [p for p in variant.powers if p not in named]
         if self.tie_break and missing and self.tie_others is None:
             problems.append(
-                f"tie_break does not name {', '.join(missing)}: name every power, or say what a tie "
-                "among the others means with tie_others (play-on or draw)"
+                T(
+                    "tie_break does not name {powers}: name every power, or say what a tie among the others means "
+                    "with tie_others (play-on or draw)",
+                    powers=[T(p) for p in missing],
+                )
             )
         if problems:
             return problems
@@ -161,13 +170,30 @@ class GameSettings:
         line = rule.lowest_line(total)
         if line <= total // 2 and not rule.has_tie_rule():
             problems.append(
-                f"{'solo' if self.solo is not None else 'the line of'} {line} is at or below half of the {total} "
-                f"{'points' if rule.uses_points else 'centres'}, so two powers can reach it together: "
-                "give a tie rule (tie_break: an order of powers, or tie_others: play-on or draw)"
+                T(
+                    (
+                        "solo {line} is at or below half of the {total} points, so two powers can reach it together: "
+                        "{tie_rule}"
+                        if rule.uses_points
+                        else "solo {line} is at or below half of the {total} centres, so two powers can reach it "
+                        "together: {tie_rule}"
+                    )
+                    if self.solo is not None
+                    else (
+                        "the line of {line} is at or below half of the {total} points, so two powers can reach it "
+                        "together: {tie_rule}"
+                        if rule.uses_points
+                        else "the line of {line} is at or below half of the {total} centres, so two powers can "
+                        "reach it together: {tie_rule}"
+                    ),
+                    line=line,
+                    total=total,
+                    tie_rule=T("give a tie rule (tie_break: an order of powers, or tie_others: play-on or draw)"),
+                )
             )
         return problems
 
-    def _point_problems(self, variant: Variant) -> list[str]:
+    def _point_problems(self, variant: Variant) -> list[Text]:
         """Places of ``points`` that are not provinces of the variant, or listed twice, or values below 0."""
         if self.points is None:
             return []
@@ -178,16 +204,34 @@ class GameSettings:
         for place, value in self.points:
             if place.lower() not in known:
                 close = difflib.get_close_matches(place.lower(), abbrs, n=1, cutoff=0.6)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
-                problems.append(f"points: {place!r} is not a province of {variant.name}{hint}")
+                problems.append(
+                    T(
+                        "points: {place} is not a province of {variant}; did you mean {near}?",
+                        place=repr(place),
+                        variant=variant.name,
+                        near=repr(close[0]),
+                    )
+                    if close
+                    else T("points: {place} is not a province of {variant}", place=repr(place), variant=variant.name)
+                )
             if place.lower() in seen:
-                problems.append(f"points: {place} is listed twice")
+                problems.append(T("points: {place} is listed twice", place=place))
             seen.add(place.lower())
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                problems.append(f"points: {place} = {value!r}: a value is a whole number, 0 or more")
+                problems.append(
+                    T("points: {place} = {value}: a value is a whole number, 0 or more", place=place, value=repr(value))
+                )
         if not problems and self._valued(variant).total(variant.centres) < 1:
-            problems.append("points: every place is worth 0, so no power can ever score")
+            problems.append(T("points: every place is worth 0, so no power can ever score"))
         return problems
+
+
+# the deadlines a game sets, as a problem with one names it
+_DEADLINES = {
+    "movement_deadline": T("movement deadline"),
+    "retreat_deadline": T("retreat deadline"),
+    "adjustment_deadline": T("adjustment deadline"),
+}
 
 
 _POINT = re.compile(r"([A-Za-z][A-Za-z0-9_]*)[:=](\S+)\Z")
@@ -195,16 +239,25 @@ _POINT = re.compile(r"([A-Za-z][A-Za-z0-9_]*)[:=](\S+)\Z")
 
 def read_points(text: str) -> tuple[tuple[str, int], ...]:
     """``par:3,bur:2`` (or ``par=3 bur=2``): places by their abbreviation and the points each is worth, as written;
-    ValueError says what is wrong. Whether the places exist is :meth:`GameSettings.check`'s business."""
+    ValueError (with a :class:`Text`) says what is wrong. Whether the places exist is :meth:`GameSettings.check`'s
+    business."""
     out = []
     for item in (w for w in re.split(r"[,;\s]+", text.strip()) if w):
         found = _POINT.match(item)
         if found is None:
-            raise ValueError(f"points: {item!r} is not written like par:3 (a place, a colon, its points)")
+            raise ValueError(
+                T("points: {item} is not written like par:3 (a place, a colon, its points)", item=repr(item))
+            )
         place, value = found.groups()
         if not re.fullmatch(r"[0-9]{1,6}", value):
-            raise ValueError(f"points: {place} = {value!r}: a value is a whole number, 0 or more (at most 999999)")
+            raise ValueError(
+                T(
+                    "points: {place} = {value}: a value is a whole number, 0 or more (at most 999999)",
+                    place=place,
+                    value=repr(value),
+                )
+            )
         out.append((place.lower(), int(value)))
     if not out:
-        raise ValueError("points: give places and their points, e.g. par:3,bur:2 (or none for the variant's)")
+        raise ValueError(T("points: give places and their points, e.g. par:3,bur:2 (or none for the variant's)"))
     return tuple(out)

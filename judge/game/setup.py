@@ -14,7 +14,7 @@ from sqlite_utils import Database
 from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, Assignment, is_game_name
 from judge.game import notices
 from judge.game.absences import clear_of_absences
-from judge.game.lookup import GameError, get_game
+from judge.game.lookup import GameError, get_game, no_such_power, unknown_variant
 from judge.game.master_notices import game_filled
 from judge.game.passwords import hash_password
 from judge.game.ports import load_variant
@@ -30,7 +30,7 @@ from judge.game.records import (
     save_player,
 )
 from judge.game.settings import GameSettings
-from judge.i18n import T
+from judge.i18n import T, sentences
 from judge.rules.board import Position, Unit
 from judge.rules.phase import Phase, Season, Step
 from judge.store.events import EventKind
@@ -43,17 +43,20 @@ def create_game(
     key = name.strip().lower()
     if not is_game_name(key):
         raise GameError(
-            f"a game name is 1 to {MAX_GAME_NAME_LENGTH} letters, digits, '-' or '_', starting with a letter or digit"
+            T(
+                "a game name is 1 to {count} letters, digits, '-' or '_', starting with a letter or digit",
+                count=MAX_GAME_NAME_LENGTH,
+            )
         )
     if load_game(db, key) is not None:
-        raise GameError(f"a game called {key!r} already exists")
+        raise GameError(T("a game called {name} already exists", name=repr(key)))
     try:
         variant = load_variant(variant_name)
     except KeyError as exc:
-        raise GameError(str(exc.args[0])) from None
+        raise GameError(unknown_variant(exc)) from None
     problems = settings.check(variant)
     if problems:
-        raise GameError("; ".join(problems))
+        raise GameError(sentences(problems))
     game = insert_game(db, key, variant, settings, now)
     log_event(
         db, game.id, now, sender, EventKind.CREATE, {"variant": variant.key, "settings": json.loads(settings.to_json())}
@@ -86,9 +89,9 @@ def join_game(
     if power is not None:
         found = game.variant.power_named(power)
         if found is None:
-            raise GameError(f"{game.variant.name} has no power {power!r}; it has {', '.join(game.variant.powers)}")
+            raise GameError(no_such_power(game, power))
         if any(p.power == found for p in seated):
-            raise GameError(f"{found} is already taken in {game.name}")
+            raise GameError(T("{power} is already taken in {game}", power=T(found), game=game.name))
         power = found
     unknown = [x for x in preferences if game.variant.power_named(x) is None]
     if unknown:  # a typo ('Frnace') is an error, not a silently dropped wish
@@ -131,11 +134,13 @@ def observe_game(db: Database, name: str, email: str, now: datetime) -> None:
 def start_game(db: Database, name: str, now: datetime, rng: random.Random, sender: str = "master") -> Game:
     game = get_game(db, name)
     if game.status != GameStatus.FORMING:
-        raise GameError(f"game {game.name} is not forming (it is {game.status})")
+        raise GameError(T("game {game} is not forming (it is {status})", game=game.name, status=T(game.status)))
     seated = [p for p in players(db, game.id) if p.role == Role.PLAYER]
     powers = list(game.variant.powers)
     if len(seated) != len(powers):
-        raise GameError(f"{game.name} needs {len(powers)} players and has {len(seated)}")
+        raise GameError(
+            T("{game} needs {count} players and has {seated}", game=game.name, count=len(powers), seated=len(seated))
+        )
     _assign_powers(seated, powers, game.settings.assignment, rng)
     for p in seated:
         save_player(db, p)
@@ -158,7 +163,10 @@ def _assign_powers(seated: list[Player], powers: list[str], how: Assignment, rng
     waiting = [s for s in seated if s.power is None]
     if how is Assignment.MASTER and waiting:
         raise GameError(
-            "the game master assigns powers, and these players have none yet: " + ", ".join(s.email for s in waiting)
+            T(
+                "the game master assigns powers, and these players have none yet: {addresses}",
+                addresses=[s.email for s in waiting],
+            )
         )
     rng.shuffle(waiting)
     if how is Assignment.PREFERENCE:

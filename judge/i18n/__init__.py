@@ -12,7 +12,7 @@ How to add a translated string: /work/brief/i18n.md and the top of each ``judge.
 from __future__ import annotations
 
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -116,6 +116,18 @@ def ngettext(language: str, singular: str, plural: str, count: int, **params: An
         return text.format(count=count, **params)
     except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
         return (singular if count == 1 else plural).format(count=count, **params)
+
+
+def sentences(texts: Sequence[Text | Reason]) -> Text:
+    """Several sentences as one (``a; b; c``), each worded in the reader's language: the problems of a game's
+    settings, told at once."""
+    if not texts:
+        raise ValueError("sentences() needs at least one sentence")
+    worded = [t if isinstance(t, Text) else Text(t.msgid, t.params) for t in texts]
+    joined = worded[-1]
+    for text in reversed(worded[:-1]):
+        joined = T("{first}; {then}", first=text, then=joined)
+    return joined
 
 
 def gettext(language: str, msgid: str) -> str:
