@@ -311,13 +311,19 @@ def test_by_mail_a_points_solo_tells_the_points_year_by_year(tmp_path: Path) -> 
     assert "Supply centres after each year" in body  # the centres too, as in any game
 
 
-def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:
+def _west_game(tmp_path: Path) -> Table:
+    """A started game whose France and Germany share one player (west@p.test), counted together, to 1902."""
     t = Table(tmp_path / "judge.db")
     assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
     for power in POWERS:
         email = "west@p.test" if power in ("France", "Germany") else addr(power)
         assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
     assert t.cli("game", "start", "g") == 0
+    return t
+
+
+def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:
+    t = _west_game(tmp_path)
     board(
         t,
         {
@@ -336,12 +342,7 @@ def test_by_mail_one_player_two_powers_combined(tmp_path: Path) -> None:
 
 
 def test_by_mail_combined_side_tied_at_the_last_year_shares_the_draw(tmp_path: Path) -> None:
-    t = Table(tmp_path / "judge.db")
-    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
-    for power in POWERS:
-        email = "west@p.test" if power in ("France", "Germany") else addr(power)
-        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
-    assert t.cli("game", "start", "g") == 0
+    t = _west_game(tmp_path)
     centres = {p: list(cs) for p, cs in HOMES.items()}
     centres["Russia"] += ["rum", "swe"]  # Russia 6, France + Germany 3 + 3
     board(t, {"phase": "F1902M", "units": {"Russia": ["A mos"]}, "supply_centers": centres})
@@ -351,12 +352,7 @@ def test_by_mail_combined_side_tied_at_the_last_year_shares_the_draw(tmp_path: P
 
 
 def test_by_mail_a_resigned_power_leaves_its_combined_side(tmp_path: Path) -> None:
-    t = Table(tmp_path / "judge.db")
-    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
-    for power in POWERS:
-        email = "west@p.test" if power in ("France", "Germany") else addr(power)
-        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
-    assert t.cli("game", "start", "g") == 0
+    t = _west_game(tmp_path)
     board(
         t,
         {
@@ -373,12 +369,7 @@ def test_by_mail_a_resigned_power_leaves_its_combined_side(tmp_path: Path) -> No
 
 
 def test_by_mail_an_ejected_power_leaves_its_combined_side(tmp_path: Path) -> None:
-    t = Table(tmp_path / "judge.db")
-    assert t.cli("game", "create", "g", "--shared-addresses", "--combined", "--last-year", "1902") == 0
-    for power in POWERS:
-        email = "west@p.test" if power in ("France", "Germany") else addr(power)
-        assert t.cli("game", "join", "g", "--power", power, "--email", email, "--password", f"pw-{power}") == 0
-    assert t.cli("game", "start", "g") == 0
+    t = _west_game(tmp_path)
     centres = {p: list(cs) for p, cs in HOMES.items()}
     centres["Russia"] = ["mos", "sev", "stp"]  # Russia 3, France 3, Germany 3, Austria 3, …
     centres["Germany"] = ["ber", "kie", "mun", "war"]  # Germany 4 alone leads once France is out of its side
