@@ -11,10 +11,13 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
+
+from sqlite_utils import Database
 
 from judge.cli import main
 from judge.cli.common import use_host_dirs
@@ -70,12 +73,15 @@ class Table:
         """Create a classic game with ``options``, seat the seven powers (``power@p.test``, ``pw-Power``), start it.
 
         With ``reuse``, the game is built once per test run for the same arguments and clock and copied into this
-        table's database (see :class:`_Games`): for the fixtures and tests that patch nothing the game's setup goes
+        table's database (see :func:`reuse_built`): for the fixtures and tests that patch nothing the game's setup goes
         through. It falls back to building the game here when the database is not empty or a configuration is found.
         """
         addresses = [email(power) if email else f"{power.lower()}@p.test" for power in POWERS]
-        if reuse and _GAMES.restore(self, name, options, addresses):
-            return
+        if reuse:
+            key = (name, *options, "|", *addresses, "|", self.now.isoformat(), "|", *map(_file_digest, options))
+            now = self.now
+            if reuse_built(self.db, key, lambda path: Table(path, now)._seven(name, options, addresses)):
+                return
         self._seven(name, options, addresses)
 
     def _seven(self, name: str, options: tuple[str, ...], addresses: list[str]) -> None:
@@ -90,21 +96,20 @@ class Table:
         return list(self.db.query("select * from outbox order by id"))
 
 
-def _is_empty(table: Table) -> bool:
+def _is_empty(db: Database) -> bool:
     """No row in any table of the database but the migrations applied when it was opened."""
-    db = table.db
     return all(db[name].count == 0 for name in db.table_names() if name != "_sqlite_migrations")
 
 
 class _Games:
-    """Games built by :meth:`Table.seven` once per test run, each kept in its own database file, copied on request.
+    """Games built once per test run, each kept in its own database file, copied on request (:func:`reuse_built`).
 
     Creating, seating and starting a game costs about 0.7 s (seven scrypt hashes, the start mails and their map);
     the fixtures that start every test with the same game pay it once. A copy goes through SQLite's backup into the
-    table's open connection, so the table, its file and its clock are the test's own as before, and what the seven
-    commands printed is printed again. The key holds everything the commands read: the arguments (and the bytes of
-    any file an option names), the addresses and the clock; a configuration file in reach (which may move variants or
-    templates) turns the copy off.
+    test's open connection, so the database, its file and the test's clock are the test's own as before, and what
+    the build printed is printed again. The key holds everything the build reads: for :meth:`Table.seven`, the
+    arguments (and the bytes of any file an option names), the addresses and the clock; a configuration file in reach
+    (which may move variants or templates) turns the copy off.
 
     The copies share their password hashes, so a sign-on verified in one test is remembered by the process in the
     next, as the judge remembers it from one mail to the next: the answer is the same, only scrypt is not paid again.
@@ -113,32 +118,36 @@ class _Games:
 
     def __init__(self) -> None:
         self.folder: Path | None = None
-        self.built: dict[tuple[str, ...], tuple[Table, str, str]] = {}
+        self.built: dict[tuple[str, ...], tuple[Database, str, str]] = {}
 
-    def restore(self, table: Table, name: str, options: tuple[str, ...], addresses: list[str]) -> bool:
-        if find_config(None) is not None or not _is_empty(table):
+    def copy(self, db: Database, key: tuple[str, ...], build: Callable[[Path], None]) -> bool:
+        if find_config(None) is not None or not _is_empty(db):
             return False
-        key = (name, *options, "|", *addresses, "|", table.now.isoformat(), "|", *map(_file_digest, options))
         if key not in self.built:
-            self.built[key] = self._build(table.now, name, options, addresses)
+            self.built[key] = self._build(build)
         source, out, err = self.built[key]
-        source.db.conn.backup(table.db.conn)
+        source.conn.backup(db.conn)
         use_host_dirs(None)  # as the commands themselves do when they find no configuration
         sys.stdout.write(out)
         sys.stderr.write(err)
         return True
 
-    def _build(
-        self, now: datetime, name: str, options: tuple[str, ...], addresses: list[str]
-    ) -> tuple[Table, str, str]:
+    def _build(self, build: Callable[[Path], None]) -> tuple[Database, str, str]:
         if self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="judge-test-games-"))
             atexit.register(shutil.rmtree, self.folder, True)
-        source = Table(self.folder / f"game{len(self.built)}.db", now)
+        path = self.folder / f"game{len(self.built)}.db"
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            source._seven(name, options, addresses)
-        return source, out.getvalue(), err.getvalue()
+            build(path)
+        return open_db(path), out.getvalue(), err.getvalue()
+
+
+def reuse_built(db: Database, key: tuple[str, ...], build: Callable[[Path], None]) -> bool:
+    """Fill the empty database ``db`` with a copy of what ``build`` writes into a new database file at the path it is
+    given, built once per test run for ``key`` (which must name everything the build reads). False, and nothing
+    done, where ``db`` is not empty or a configuration file is in reach: the caller then builds in ``db`` itself."""
+    return _GAMES.copy(db, key, build)
 
 
 def _file_digest(option: str) -> str:
