@@ -29,7 +29,7 @@ def place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "badvariant.toml").write_text("name = 'x'\nname = 'y'\n")
     (tmp_path / "msg.eml").write_bytes(b"From: a@b.test\r\nSubject: x\r\n\r\nLIST\r\n")
     t = Table(tmp_path / "games.db")
-    t.seven("g")
+    t.seven("g", reuse=True)
     t.db.conn.close()
     return tmp_path
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gamekit import raw_mail
+from gamekit import raw_mail, reuse_built
 from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap, wait_for, write_config
 
 from judge.config import Config, ImapConfig, SmtpConfig
@@ -85,7 +85,19 @@ def make_config(tmp_path: Path, imap: Any, smtp: Any) -> Config:
 
 
 def new_game(cfg: Config, clock: Callable[[], datetime]) -> None:
+    """The classic game "g" started at the clock's time in the configured database (one for the run and each start
+    time, copied into the test's file, where the clock is a fixed :class:`Clock`)."""
     db = open_db(cfg.db)
+    if isinstance(clock, Clock):
+        now = clock.now
+        if reuse_built(
+            db, ("test_daemon.new_game", now.isoformat()), lambda path: _start_game(open_db(path), lambda: now)
+        ):
+            return
+    _start_game(db, clock)
+
+
+def _start_game(db: Any, clock: Callable[[], datetime]) -> None:
     with db.atomic():
         service.create_game(
             db,

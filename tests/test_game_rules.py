@@ -23,7 +23,7 @@ def addr(power: str) -> str:
 @pytest.fixture
 def t(tmp_path: Path) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g", "--deadline", "48h", "--retreat-deadline", "24h")
+    table.seven("g", "--deadline", "48h", "--retreat-deadline", "24h", reuse=True)
     return table
 
 
@@ -49,7 +49,7 @@ def test_deadline_passes_no_orders_hold(t: Table, capsys) -> None:
 
 def test_grace_period_sends_late_notices_once(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--grace", "12h")
+    t.seven("g", "--grace", "12h", reuse=True)
     for power in POWERS[1:]:
         t.reply(addr(power), sign(power, "READY"))  # ready without orders: not late ... but without orders
     t.reply(addr("England"), sign("England", "F lon - nth"))
@@ -175,7 +175,7 @@ def test_binary_and_automatic_mail_is_not_answered(t: Table) -> None:
 @pytest.mark.parametrize("press,expect_sender", [("white", "France"), ("grey", "an anonymous power")])
 def test_press_is_relayed(tmp_path: Path, press: str, expect_sender: str) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--press", press)
+    t.seven("g", "--press", press, reuse=True)
     text = t.reply(addr("France"), sign("France", "PRESS TO England, Germany", "Let us talk.", "READY", "ENDPRESS"))
     assert "press sent to England, Germany" in text
     press_mail = [m for m in t.outbox() if "press from" in m["subject"]]
@@ -187,7 +187,7 @@ def test_press_is_relayed(tmp_path: Path, press: str, expect_sender: str) -> Non
 
 def test_no_press_game_refuses_press(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--press", "none")
+    t.seven("g", "--press", "none", reuse=True)
     assert "has no press" in t.reply(addr("France"), sign("France", "BROADCAST", "hi", "ENDPRESS"))
     assert not [m for m in t.outbox() if "press from" in m["subject"]]
 
@@ -278,7 +278,7 @@ def test_game_solo_override(tmp_path: Path, capsys) -> None:
 
 def test_last_year_victory(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--last-year", "1902")
+    t.seven("g", "--last-year", "1902", reuse=True)
     t.reply(addr("Russia"), sign("Russia", "A war - gal"))
     t.cli("game", "process", "g")
     t.reply(addr("Russia"), sign("Russia", "A gal - rum"))

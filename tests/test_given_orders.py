@@ -85,7 +85,7 @@ def test_a_stored_form_naming_a_place_the_map_lacks_is_no_order() -> None:
 
 def test_orders_are_stored_typed_and_played_from_the_typed_order(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g")
+    t.seven("g", reuse=True)
     t.reply(addr("France"), sign("France", "Army Paris to Burgundy", "a mar h", "F Brest - Mid-Atlantic Ocean"))
     game = records.load_game(t.db, "g")
     assert game is not None
@@ -128,7 +128,7 @@ def _played(path: Path, *, before_m009: bool) -> dict[str, Any]:
     a line the parser does not take for Germany) and the database opened again, which applies m009; then S1901M is
     played. What the judge kept and did."""
     t = Table(path)
-    t.seven("g")
+    t.seven("g", reuse=True)
     for power, lines in ORDERS_IN.items():
         t.reply(addr(power), sign(power, *lines))
     stored = {r["power"]: json.loads(r["typed"]) for r in t.db.query("select power, typed from orders")}

@@ -24,7 +24,7 @@ JUDGE = "judge@judge.test"
 @pytest.fixture
 def t(tmp_path: Any) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g", "--master", "gm@p.test")
+    table.seven("g", "--master", "gm@p.test", reuse=True)
     return table
 
 

@@ -38,7 +38,7 @@ CLIENTS = {
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Table:
     t = Table(tmp_path_factory.mktemp("corpus") / "judge.db")
-    t.seven("g")
+    t.seven("g", reuse=True)
     return t
 
 

@@ -28,7 +28,7 @@ def sign(power: str, *lines: str) -> str:
 @pytest.fixture
 def t(tmp_path: Any) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g", "--master", "gm@p.test")
+    table.seven("g", "--master", "gm@p.test", reuse=True)
     return table
 
 

@@ -58,7 +58,7 @@ def test_a_results_picture_of_a_game_is_drawn_with_the_readers_words(tmp_path: P
     from judge.game.records import set_user
 
     t = Table(tmp_path / "judge.db", datetime(2026, 12, 1, 12, tzinfo=UTC))
-    t.seven("g")
+    t.seven("g", reuse=True)
     set_user(t.db, "russia@p.test", language="ru", timezone="UTC")
     t.later(hours=1)
     assert t.cli("game", "process", "g") == 0

@@ -23,7 +23,7 @@ def sign(power: str, *lines: str) -> str:
 @pytest.fixture
 def t(tmp_path: Path) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g", "--master", "gm@p.test")
+    table.seven("g", "--master", "gm@p.test", reuse=True)
     return table
 
 
@@ -154,7 +154,7 @@ def test_end_with_a_draw_or_abandoned_and_delete(t: Table, tmp_path: Path, capsy
     assert t.cli("game", "show", "h") == 1
     assert t.cli("game", "delete", "g") == 1  # a game that started is ended, not deleted
     t2 = Table(tmp_path / "two.db")
-    t2.seven("a")
+    t2.seven("a", reuse=True)
     assert t2.cli("game", "end", "a", "--abandoned") == 0
     body = next(m for m in t2.outbox() if "is over" in m["subject"])["body"]
     assert "abandoned" in body
@@ -242,7 +242,7 @@ def test_settings_change_and_tell_the_players(t: Table, capsys) -> None:
 
 def test_anonymous_games_hide_addresses(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--anonymous")
+    t.seven("g", "--anonymous", reuse=True)
     started = [m for m in t.outbox() if "has started" in m["subject"]]
     assert started and all("@p.test" not in m["body"] for m in started)
 

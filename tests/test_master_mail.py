@@ -51,7 +51,7 @@ def everything_written(t: Table) -> str:
 @pytest.fixture
 def t(tmp_path: Path) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g", "--master", GM)
+    table.seven("g", "--master", GM, reuse=True)
     assert table.cli("game", "master-password", "g", "--password", MASTER_PW) == 0
     return table
 
@@ -209,7 +209,7 @@ def _miss(t: Table, late: str, times: int) -> None:
 
 def test_a_power_that_misses_abandon_after_deadlines_is_in_civil_disorder(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--master", GM, "--abandon-after", "2")
+    t.seven("g", "--master", GM, "--abandon-after", "2", reuse=True)
     _miss(t, "Turkey", 1)
     assert not t.show("g", capsys)["players"][-1]["resigned"]
     mark = last_id(t)
@@ -231,14 +231,14 @@ def test_a_power_that_misses_abandon_after_deadlines_is_in_civil_disorder(tmp_pa
 
 def test_abandon_after_zero_never_abandons(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g")  # the default: 0
+    t.seven("g", reuse=True)  # the default: 0
     _miss(t, "Turkey", 3)
     assert not any(p["resigned"] for p in t.show("g", capsys)["players"])
 
 
 def test_takeover_in_an_open_game_is_at_once(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--master", GM, "--abandon-after", "1")
+    t.seven("g", "--master", GM, "--abandon-after", "1", reuse=True)
     assert "is not in civil disorder" in t.reply("new@p.test", "TAKEOVER g Turkey pw-new-tr")
     _miss(t, "Turkey", 1)
     mark = last_id(t)
@@ -267,7 +267,7 @@ def test_takeover_in_an_open_game_is_at_once(tmp_path: Path, capsys) -> None:
 
 def test_takeover_waits_for_the_masters_approval_where_the_game_says_so(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--master", GM, "--abandon-after", "1", "--takeover", "approve")
+    t.seven("g", "--master", GM, "--abandon-after", "1", "--takeover", "approve", reuse=True)
     assert t.cli("game", "master-password", "g", "--password", MASTER_PW) == 0
     _miss(t, "Turkey", 1)
     mark = last_id(t)
@@ -292,7 +292,7 @@ def test_takeover_waits_for_the_masters_approval_where_the_game_says_so(tmp_path
 
 def test_the_master_rejects_a_takeover_by_command_line(tmp_path: Path, capsys) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--master", GM, "--abandon-after", "1", "--takeover", "approve")
+    t.seven("g", "--master", GM, "--abandon-after", "1", "--takeover", "approve", reuse=True)
     _miss(t, "Turkey", 1)
     t.reply("new@p.test", "TAKEOVER g Turkey pw-new-tr")
     mark = last_id(t)
@@ -311,7 +311,7 @@ def test_takeover_settings_are_checked(tmp_path: Path, capsys) -> None:
     assert t.cli("game", "create", "g", "--takeover", "approve") == 1  # nobody to approve
     assert "needs a game master" in capsys.readouterr().err
     assert t.cli("game", "create", "g", "--abandon-after", "100") == 1
-    t.seven("h", "--master", GM)
+    t.seven("h", "--master", GM, reuse=True)
     assert t.cli("game", "settings", "h", "takeover", "approve") == 0
     assert t.show("h", capsys)["settings"]["abandon_after"] == 0  # never, unless the game says so
     assert t.cli("game", "settings", "h", "abandon_after", "3") == 0

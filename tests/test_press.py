@@ -25,7 +25,7 @@ def sign(power: str, *lines: str) -> str:
 
 def table(tmp_path: Path, *options: str) -> Table:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--deadline", "48h", *options)
+    t.seven("g", "--deadline", "48h", *options, reuse=True)
     return t
 
 

@@ -235,7 +235,7 @@ def test_sandbox_lines_never_raise(line: str) -> None:
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Table:
     t = Table(tmp_path_factory.mktemp("props") / "judge.db")
-    t.seven("g")
+    t.seven("g", reuse=True)
     return t
 
 

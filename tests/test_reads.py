@@ -24,7 +24,7 @@ def sign(power: str, *lines: str) -> str:
 @pytest.fixture
 def t(tmp_path: Path) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g", "--deadline", "48h", "--retreat-deadline", "24h")
+    table.seven("g", "--deadline", "48h", "--retreat-deadline", "24h", reuse=True)
     return table
 
 
@@ -87,7 +87,7 @@ def test_whogame_lists_powers_and_players(t: Table) -> None:
 
 def test_whogame_in_an_anonymous_game_shows_powers_only(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--anonymous")
+    t.seven("g", "--anonymous", reuse=True)
     text = t.reply("anyone@q.test", "WHOGAME g")
     assert "Austria" in text and "Turkey" in text and "@p.test" not in text
     assert "anonymous" in text
@@ -304,6 +304,7 @@ def test_get_rules_tells_every_house_rule_set(tmp_path: Path) -> None:
         "draw",
         "--combined",
         "--shared-addresses",
+        reuse=True,
     )
     rules = t.reply("x@p.test", "GET RULES g")
     for told in (
@@ -405,7 +406,10 @@ def test_a_message_gets_one_map_and_three_histories(t: Table) -> None:
 def test_orders_covers_every_power_the_sender_holds(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
     t.seven(
-        "g", "--shared-addresses", email=lambda power: "two@p.test" if power in ("France", "Italy") else addr(power)
+        "g",
+        "--shared-addresses",
+        email=lambda power: "two@p.test" if power in ("France", "Italy") else addr(power),
+        reuse=True,
     )
     t.reply("two@p.test", "SIGNON Italy g pw-Italy\nA ven - pie")
     text = t.reply("two@p.test", "SIGNON France g pw-France\nA par - bur\nORDERS")

@@ -274,7 +274,7 @@ def test_storage_is_pruned_by_age_and_the_records_stay(tmp_path: Path, capsys: p
     from judge.store.upkeep import prune
 
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--deadline", "48h")
+    t.seven("g", "--deadline", "48h", reuse=True)
     t.reply(addr("France"), "SIGNON France g pw-France\nA par - bur")
     t.cli("game", "process", "g")
     db = t.db

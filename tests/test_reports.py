@@ -181,7 +181,7 @@ def test_results_carry_the_tally_with_changes(played: tuple[Table, list]) -> Non
 
 def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("golden", "--deadline", "48h")
+    t.seven("golden", "--deadline", "48h", reuse=True)
     for power, orders in {
         "France": ["A par - bur", "A mar - spa", "F bre - mao"],
         "Germany": ["A mun - bur", "A ber - kie", "F kie - den"],
@@ -200,7 +200,7 @@ def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
 
 def test_reminder_once_before_the_deadline(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--deadline", "48h")
+    t.seven("g", "--deadline", "48h", reuse=True)
     t.reply(addr("France"), sign("France", "A par H"))
     t.later(hours=30)
     t.cli("game", "tick")
@@ -247,7 +247,7 @@ def test_language_choice_and_judge_default(tmp_path: Path) -> None:
     with t.db.atomic():
         records.set_default_language(t.db, "de")
     assert records.user_settings(t.db, "new@p.test")["language"] == "de"
-    t.seven("g")
+    t.seven("g", reuse=True)
     t.reply(addr("Russia"), "SET LANGUAGE ru")  # without a sign-on nothing changes
     assert records.user_settings(t.db, addr("Russia"))["language"] == "de"
     t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru"))

@@ -52,14 +52,14 @@ def dislodge_venice(t: Table, *, italy_resigns: bool = False) -> None:
 @pytest.fixture
 def t(tmp_path: Path) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g")
+    table.seven("g", reuse=True)
     return table
 
 
 @pytest.fixture
 def fast(tmp_path: Path) -> Table:
     table = Table(tmp_path / "judge.db")
-    table.seven("g", "--resolve", "orders-in")
+    table.seven("g", "--resolve", "orders-in", reuse=True)
     return table
 
 
@@ -249,7 +249,7 @@ def test_absences_are_days_in_the_players_zone(t: Table) -> None:
 
 def test_absence_limit_per_year_and_clear(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--absence-days", "5")
+    t.seven("g", "--absence-days", "5", reuse=True)
     assert "absence noted" in t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-10 TO 2026-12-13"))
     refused = t.reply(addr("France"), sign("France", "SET ABSENCE 2026-12-20 TO 2026-12-21"))
     assert "allows at most 5 days of absence a year; you have declared 4 in 2026, and this is 2" in refused

@@ -19,7 +19,7 @@ READERS = {"en": "france@p.test", "ru": "germany@p.test", "de": "england@p.test"
 def fall_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     """Spring: Germany walks to Ruhr, France to Burgundy. Fall: Ruhr attacks Burgundy with Munich's support."""
     t = Table(tmp_path_factory.mktemp("words") / "judge.db")
-    t.seven("g")
+    t.seven("g", reuse=True)
     for language, address in READERS.items():
         set_user(t.db, address, language=language, timezone="UTC")
     t.reply("france@p.test", "SIGNON France g pw-France\nA par - bur")

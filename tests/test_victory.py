@@ -158,7 +158,7 @@ def test_game_solo_at_half_needs_a_tie_rule(tmp_path: Path, capsys) -> None:
 
 def test_by_mail_tie_over_the_line_goes_by_the_order(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--solo", "17", "--tie-break", "Germany,France,Austria,England,Italy,Russia,Turkey")
+    t.seven("g", "--solo", "17", "--tie-break", "Germany,France,Austria,England,Italy,Russia,Turkey", reuse=True)
     two_at_17(t)
     t.reply(addr("France"), sign("France", "A bre H"))
     t.reply(addr("Germany"), sign("Germany", "A war H"))
@@ -170,7 +170,7 @@ def test_by_mail_tie_over_the_line_goes_by_the_order(tmp_path: Path) -> None:
 
 def test_by_mail_tie_over_the_line_without_order_plays_on(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--solo", "17", "--tie-others", "play-on")
+    t.seven("g", "--solo", "17", "--tie-others", "play-on", reuse=True)
     two_at_17(t)
     t.reply(addr("France"), sign("France", "A bre H"))
     assert t.cli("game", "process", "g") == 0
@@ -180,7 +180,7 @@ def test_by_mail_tie_over_the_line_without_order_plays_on(tmp_path: Path) -> Non
 
 def test_by_mail_tie_over_the_line_declared_a_draw(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--solo", "17", "--tie-others", "draw")
+    t.seven("g", "--solo", "17", "--tie-others", "draw", reuse=True)
     two_at_17(t)
     assert t.cli("game", "process", "g") == 0
     assert result(t) == ("finished", {"kind": "draw", "powers": ["France", "Germany"], "by": "rule"})
@@ -188,7 +188,7 @@ def test_by_mail_tie_over_the_line_declared_a_draw(tmp_path: Path) -> None:
 
 def test_by_mail_last_year_tie_ends_in_a_draw(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--last-year", "1902")
+    t.seven("g", "--last-year", "1902", reuse=True)
     # Fall 1901: Germany takes Holland and France takes Spain: Russia, France and Germany at 4
     board(
         t,
@@ -210,7 +210,7 @@ def test_by_mail_last_year_tie_ends_in_a_draw(tmp_path: Path) -> None:
 
 def test_by_mail_one_draw_proposal_per_turn(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g")
+    t.seven("g", reuse=True)
     board(
         t,
         {
@@ -510,7 +510,7 @@ def game_rows(t: Table) -> list[str]:
 
 def test_by_mail_sandbox_from_game_uses_the_game_and_leaves_it_alone(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--solo", "17", "--tie-break", "Germany,France,Austria,England,Italy,Russia,Turkey")
+    t.seven("g", "--solo", "17", "--tie-break", "Germany,France,Austria,England,Italy,Russia,Turkey", reuse=True)
     two_at_17(t)
     t.reply(addr("France"), sign("France", "A bre - pic"))  # real orders of the game, kept as they were
     before = game_rows(t)
@@ -535,7 +535,7 @@ def test_cli_sandbox_from_game(tmp_path: Path, capsys) -> None:
     from judge.cli import main
 
     t = Table(tmp_path / "judge.db")
-    t.seven("g", "--last-year", "1902")
+    t.seven("g", "--last-year", "1902", reuse=True)
     board(
         t,
         {

@@ -22,7 +22,7 @@ def sign(power: str, *lines: str) -> str:
 @pytest.fixture(scope="module")
 def game(tmp_path_factory: pytest.TempPathFactory) -> Table:
     t = Table(tmp_path_factory.mktemp("words") / "judge.db")
-    t.seven("g", "--deadline", "48h", "--grace", "6h", "--master", "gm@p.test")
+    t.seven("g", "--deadline", "48h", "--grace", "6h", "--master", "gm@p.test", reuse=True)
     t.reply(addr("Russia"), sign("Russia", "SET LANGUAGE ru", "SET TIMEZONE Europe/Moscow"))
     t.reply(addr("Germany"), sign("Germany", "SET LANGUAGE de", "SET TIMEZONE CET"))
     for power in ("Russia", "Germany"):
