@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import os
@@ -104,6 +105,7 @@ def _fail(message: str, status: int, exc: BaseException | None = None) -> int:
     return status
 
 
+@functools.cache  # built once per process: parsing leaves it as it was (tests and the host's scripts call main often)
 def _parser() -> argparse.ArgumentParser:
     common = config_options()
     parser = Parser(prog="judge", description="An email judge for Diplomacy.", parents=[config_options(None)])
