@@ -37,6 +37,7 @@ from judge.timeutil import format_moment, parse_iso_utc
 
 DEFAULT_LANGUAGE = "en"
 HOST, SHIPPED = "host", "shipped"  # where a template comes from, as the loader names it
+SHARED = "en"  # the shipped templates every language shares: written in English, the catalogs' message ids
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ def _template(name: str, language: str, kind: str) -> Any:
     the catalogs translate)."""
     env = _env()
     file = f"{name}.{kind}.j2"
-    for path in (f"{HOST}/{language}/{file}", f"{HOST}/{file}", f"{SHIPPED}/{language}/{file}", f"{SHIPPED}/en/{file}"):
+    for path in (f"{HOST}/{language}/{file}", f"{HOST}/{file}", f"{SHIPPED}/{SHARED}/{file}"):
         try:
             return env.get_template(path)
         except TemplateNotFound:
