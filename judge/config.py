@@ -171,7 +171,8 @@ class Config:
     templates_dir: str = field(
         default="",
         metadata=_spec(
-            "the host's own mail templates (templates_dir/<language>/<name>.txt.j2), winning on a name clash"
+            "the host's own mail templates (templates_dir/<name>.txt.j2 for every language, "
+            "templates_dir/<language>/<name>.txt.j2 for one), winning on a name clash"
         ),
     )
     create_by_mail: str = field(

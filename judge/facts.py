@@ -1,6 +1,7 @@
 """Facts of the judge that more than one part of it needs: each is written here once and imported everywhere.
 
-Only plain values (no behaviour, no imports of the judge's own packages), so that every layer may import them.
+Only plain values (no behaviour, no imports of the judge's own packages; the languages are the catalogs found), so
+that every layer may import them.
 """
 
 from __future__ import annotations
@@ -8,9 +9,15 @@ from __future__ import annotations
 import re
 from datetime import timedelta
 from enum import StrEnum
+from pathlib import Path
 
-# The languages the judge speaks: templates/<language>/ and judge/i18n/locale/<language>/ exist for each.
-LANGUAGES: tuple[str, ...] = ("en", "ru", "de")
+# The languages the judge speaks: English (the templates' own words) and each catalog
+# judge/i18n/locale/<language>/LC_MESSAGES/judge.po (a language is its catalog and nothing else); the first ones in
+# the order they came, any other after them alphabetically.
+_CATALOGS = sorted(
+    p.parent.parent.name for p in (Path(__file__).parent / "i18n" / "locale").glob("*/LC_MESSAGES/judge.po")
+)
+LANGUAGES: tuple[str, ...] = tuple(dict.fromkeys(["en", *(c for c in ("ru", "de") if c in _CATALOGS), *_CATALOGS]))
 
 
 class PressKind(StrEnum):

@@ -42,7 +42,7 @@ _SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 # The start of a list item: - * • · ‣ ◦ ▪ ► – — or 1. 2) (a)
 _LIST_MARKER = re.compile(r"(?:[-*+•·‣◦▪▸►–—]|\(?\d{1,2}[.)]|\(?[a-z][)])\s+(?=\S)", re.IGNORECASE)
 
-# What the judge writes on its own mails (templates/<language>/_marker.txt): nothing from it on is read.
+# What the judge writes on its own mails (templates/_marker.txt.j2): nothing from it on is read.
 JUDGE_MARKER = "[judge-mail]"
 
 _ORIGINAL = re.compile(

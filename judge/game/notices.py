@@ -32,7 +32,7 @@ from judge.timeutil import iso_utc
 
 
 class NoticeKind(StrEnum):
-    """What a notice tells; each kind is a mail template of the same name in templates/<language>/."""
+    """What a notice tells; each kind is a mail template of the same name in templates/en/."""
 
     GAME_STARTED = "game_started"
     ANNOUNCEMENT = "announcement"

@@ -1,12 +1,14 @@
-"""One translation mechanism for every string a player reads that does not come from a template.
+"""One translation mechanism for every string a player reads, from the code and from the mail templates alike.
 
 Code never builds a player-facing sentence in English and hands it on: it makes a :class:`Text` — the English
 message id with ``{name}`` placeholders, and its parameters — and the mail side words it in the reader's language
-with :func:`translate` (or the ``t`` filter in templates). Catalogs are gettext ``.po`` files in
-``judge/i18n/locale/<language>/LC_MESSAGES/judge.po`` read with Babel; a message id missing from a catalog falls back to
-English. Dates and relative times are formatted per locale by Babel (:func:`format_when`).
+with :func:`translate` (or the ``t`` filter in templates); the templates' own words are message ids of the same
+catalogs (``{{ _("…") }}``, ``ngettext``, ``pgettext`` in judge/reports/render.py). Catalogs are gettext ``.po``
+files in ``judge/i18n/locale/<language>/LC_MESSAGES/judge.po`` read with Babel; a message id missing from a catalog
+falls back to English. Dates and relative times are formatted per locale by Babel (:func:`format_when`).
 
-How to add a translated string: /work/brief/i18n.md and the top of each ``judge.po``.
+How to add a translated string or a language: docs/reports.md ("Languages", "Adding a language") and the top of each
+``judge.po``.
 """
 
 from __future__ import annotations

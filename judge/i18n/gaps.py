@@ -1,13 +1,16 @@
-"""The message ids the code marks for translation: every ``T("…")`` call with a literal first argument.
+"""The message ids the code and the mail templates mark for translation: every ``T("…")`` call with a literal first
+argument, and every ``_("…")``/``ngettext``/``pgettext`` call with literal words in a template.
 
 ``python -m judge.i18n.gaps`` lists those missing from a catalog (the test suite fails on any)."""
 
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from pathlib import Path
+
+from jinja2 import Environment
+from jinja2.ext import extract_from_ast
 
 from judge.facts import LANGUAGES
 from judge.i18n import catalog_ids
@@ -28,9 +31,27 @@ def marked_ids() -> dict[str, str]:
 
     for folder in search_dirs("templates"):
         for path in sorted(folder.rglob("*.j2")):
-            for m in re.finditer(r'(?<![\w.])(?:_|ngettext)\("((?:[^"\\]|\\.)*)"', path.read_text(encoding="utf-8")):
-                found.setdefault(m.group(1), str(path))
+            for msgid in template_ids(path.read_text(encoding="utf-8")):
+                found.setdefault(msgid, str(path))
     return found
+
+
+def template_ids(source: str) -> list[str]:
+    """The msgids a Jinja template marks: ``_("…")``, ``ngettext("…", "…", n)`` (the singular) and ``pgettext("ctx",
+    "…")`` (as the catalog keys it, ``ctx\x04…``), found by Jinja's own parser (jinja2.ext.extract_from_ast, the
+    extractor Babel uses)."""
+    ids: list[str] = []
+    for _, function, strings in extract_from_ast(Environment().parse(source), GETTEXT_FUNCTIONS, babel_style=True):
+        args = strings if isinstance(strings, tuple) else (strings,)
+        if function == "pgettext":
+            if len(args) > 1 and args[0] is not None and args[1] is not None:
+                ids.append(f"{args[0]}\x04{args[1]}")
+        elif args and args[0] is not None:
+            ids.append(args[0])
+    return ids
+
+
+GETTEXT_FUNCTIONS = ("_", "ngettext", "pgettext")
 
 
 def _marked_texts(node: ast.AST, in_rules: bool) -> list[str]:

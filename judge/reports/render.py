@@ -1,28 +1,43 @@
-"""Every mail is rendered from Jinja templates in templates/<language>/: ``<name>.txt.j2`` (plain text, first line
-"Subject: …", always) and ``<name>.html.j2`` (the HTML alternative, autoescaped, where there is one).
+"""Every mail is rendered from one set of Jinja templates shared by every language, templates/en/: ``<name>.txt.j2``
+(plain text, first line "Subject: …", always) and ``<name>.html.j2`` (the HTML alternative, autoescaped, where there
+is one). Their words are the catalogs' (judge/i18n): ``{{ _("Orders are due {deadline}.", deadline=deadline) }}``,
+``ngettext``, ``pgettext``, worded in the mail's language; a language is a catalog and nothing else.
 
-A language without a translation of a template falls back to English.
+A host may replace a template for every language (``templates_dir/<name>.txt.j2``) or for one
+(``templates_dir/<language>/<name>.txt.j2``, which wins); see docs/reports.md.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, pass_context, select_autoescape
-from markupsafe import escape
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PrefixLoader,
+    StrictUndefined,
+    TemplateNotFound,
+    pass_context,
+    select_autoescape,
+)
+from markupsafe import Markup, escape
 
-from judge.data.resources import data_dir, search_dirs
+from judge.data.resources import search_dirs
 from judge.facts import LANGUAGES as LANGUAGES
 from judge.game.notices import ANONYMOUS_SENDER
 from judge.game.press import EVERYONE  # the languages of the templates, for the callers here
-from judge.i18n import T, ngettext, outcome_of, pgettext, phase_words, result_words, translate, word
+from judge.i18n import T, Text, gettext, ngettext, outcome_of, pgettext, phase_words, result_words, translate, word
 from judge.rules.orders import Outcome
+from judge.rules.words import Reason
 from judge.timeutil import format_moment, parse_iso_utc
 
 DEFAULT_LANGUAGE = "en"
+HOST, SHIPPED = "host", "shipped"  # where a template comes from, as the loader names it
+SHARED = "en"  # the shipped templates every language shares: written in English, the catalogs' message ids
 
 
 @dataclass(frozen=True)
@@ -38,9 +53,13 @@ def _env() -> Environment:
 
 @lru_cache(maxsize=4)
 def _env_for(folders: tuple[Path, ...]) -> Environment:
-    """Templates from the host's ``templates_dir`` first (its files win on a name clash), then the shipped ones."""
+    """Templates from the host's ``templates_dir`` first (its files win on a name clash), then the shipped ones; the
+    template words are the catalogs' (``_``, ``ngettext``, ``pgettext``) in the mail's language."""
+    host, shipped = (folders[0], folders[-1]) if len(folders) > 1 else (None, folders[-1])
+    by_origin = {SHIPPED: FileSystemLoader(str(shipped))} | ({HOST: FileSystemLoader(str(host))} if host else {})
     env = Environment(
-        loader=FileSystemLoader([str(f) for f in folders]),
+        # "host/ru/x.txt.j2", "shipped/en/x.txt.j2" for a mail; a bare name ("_layout.html.j2") the host's first
+        loader=ChoiceLoader([PrefixLoader(by_origin), FileSystemLoader([str(f) for f in folders])]),
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -100,8 +119,8 @@ def _word(context: Any, value: Any) -> str:
 
 @pass_context
 def _gettext(context: Any, msgid: str, **params: Any) -> str:
-    """``{{ _("Deadline: {when}", when=deadline) }}`` in a template shared by every language."""
-    return translate(T(msgid, **params), context.get("language", DEFAULT_LANGUAGE))
+    """``{{ _("Deadline: {when}", when=deadline) }}``: the template's words in the mail's language (the catalogs)."""
+    return _worded(context, gettext(context.get("language", DEFAULT_LANGUAGE), msgid), msgid, params)
 
 
 @pass_context
@@ -112,9 +131,22 @@ def _ngettext(context: Any, singular: str, plural: str, count: int, **params: An
 
 
 @pass_context
-def _pgettext(context: Any, msgctxt: str, msgid: str) -> str:
-    """``{{ pgettext("announcement", what) }}``: a word as the catalog says it in that place (gettext's msgctxt)."""
-    return pgettext(context.get("language", DEFAULT_LANGUAGE), msgctxt, msgid)
+def _pgettext(context: Any, msgctxt: str, msgid: str, **params: Any) -> str:
+    """``{{ pgettext("announcement", what) }}``: words as the catalog says them in that place (gettext's msgctxt),
+    with their parameters like ``_``."""
+    return _worded(context, pgettext(context.get("language", DEFAULT_LANGUAGE), msgctxt, msgid), msgid, params)
+
+
+def _worded(context: Any, words: str, msgid: str, params: dict[str, Any]) -> str:
+    """``words`` (a translation of ``msgid``) with its ``{name}`` parameters filled in; in an HTML template the words
+    are the template's own markup and only the parameters are escaped, as ``{{ x }}`` would be."""
+    language = context.get("language", DEFAULT_LANGUAGE)
+    values = {k: translate(v, language) if isinstance(v, (Text, Reason)) else v for k, v in params.items()}
+    markup = context.eval_ctx.autoescape
+    try:
+        return Markup(words).format(**values) if markup else words.format(**values)
+    except (KeyError, IndexError, ValueError):  # a broken translation never hides the message
+        return Markup(msgid).format(**values) if markup else msgid.format(**values)
 
 
 @pass_context
@@ -143,10 +175,14 @@ def _press_addressees(context: Any, label: str) -> str:
 
 
 def _template(name: str, language: str, kind: str) -> Any:
+    """``<name>.<kind>.j2``: the host's own for the language (``templates_dir/<language>/``), else the host's own for
+    every language (``templates_dir/``), else the shipped one every language shares (``templates/en/``, whose words
+    the catalogs translate)."""
     env = _env()
-    for lang in (language, DEFAULT_LANGUAGE):
+    file = f"{name}.{kind}.j2"
+    for path in (f"{HOST}/{language}/{file}", f"{HOST}/{file}", f"{SHIPPED}/{SHARED}/{file}"):
         try:
-            return env.get_template(f"{lang}/{name}.{kind}.j2")
+            return env.get_template(path)
         except TemplateNotFound:
             continue
     return None
@@ -166,17 +202,11 @@ def render_mail(name: str, language: str, **context: Any) -> Mail:
     return Mail(first[len("Subject: ") :].strip(), body.lstrip("\n"), html)
 
 
-@cache
 def judge_marker(language: str) -> str:
-    """The line on top of every mail the judge sends (templates/<language>/_marker.txt). It carries the token the
-    body reader knows (``judge.commands.body.JUDGE_MARKER``), so a reply that quotes the judge's mail without ">"
-    (Outlook) is read only down to it."""
-    folder = data_dir("templates")
-    for lang in (language, DEFAULT_LANGUAGE):
-        path = folder / lang / "_marker.txt"
-        if path.is_file():
-            return path.read_text(encoding="utf-8").strip()
-    return "[judge-mail]"
+    """The line on top of every mail the judge sends (templates/_marker.txt.j2, in the mail's language). It carries
+    the token the body reader knows (``judge.commands.body.JUDGE_MARKER``), so a reply that quotes the judge's mail
+    without ">" (Outlook) is read only down to it."""
+    return _env().get_template("_marker.txt.j2").render(language=language).strip()
 
 
 def marked(mail: Mail, language: str) -> Mail:
