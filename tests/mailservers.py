@@ -366,9 +366,9 @@ def _hang_up(sock: socket.socket) -> None:
     sock.close()
 
 
-def wait_for(condition: Any, seconds: float = 60) -> None:
-    """Poll ``condition`` until it holds; fail the test after ``seconds``."""
+def wait_for(condition: Any, seconds: float = 60, every: float = 0.05) -> None:
+    """Look at ``condition`` every ``every`` seconds until it holds; fail the test after ``seconds``."""
     end = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < end, "timed out"
-        time.sleep(0.05)
+        time.sleep(every)

@@ -7,6 +7,8 @@ server restarted while the daemon waits in IDLE.
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import os
 import random
 import shutil
@@ -28,8 +30,14 @@ from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import records, service
 from judge.game.settings import GameSettings
 from judge.store import open_db
-from judge.transport.daemon import serve
+from judge.transport.daemon import Backoff, Pace, serve
 from judge.transport.imap import Inbox, handle_new_mail
+
+# the daemon's pace in the tests that run it in a thread: a reconnect after 0.05 s (doubling), a look for mail every
+# 0.1 s, instead of the real 1 s and the configured poll_seconds (1 in make_config)
+QUICK = Pace(first_backoff=0.05, poll_seconds=0.1)
+# only the backoff quicker: for a test about a wait in IDLE, which a short poll would end (and renew) ten times a second
+QUICK_RECONNECT = Pace(first_backoff=0.05)
 
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 SERVERS = [
@@ -287,7 +295,9 @@ def test_imap_restarted_while_the_daemon_idles(tmp_path: Path, smtp: Any) -> Non
     clock = Clock()
     new_game(cfg, clock)
     stop = threading.Event()
-    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock}, daemon=True)
+    daemon = threading.Thread(
+        target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock, "pace": QUICK_RECONNECT}, daemon=True
+    )
     daemon.start()
     try:
         send(server, "France", "A par - bur")
@@ -304,6 +314,45 @@ def test_imap_restarted_while_the_daemon_idles(tmp_path: Path, smtp: Any) -> Non
         tap.stop()
         server.stop()
     assert not daemon.is_alive()
+
+
+def test_stop_ends_a_wait_in_idle_at_once(tmp_path: Path, smtp: Any, caplog: pytest.LogCaptureFixture) -> None:
+    server = start_imap("pymap", tmp_path / "imap")
+    tap = ImapTap(server.port).start()
+    cfg = make_config(tmp_path, tap, smtp)
+    assert cfg.imap is not None
+    cfg = dataclasses.replace(cfg, imap=dataclasses.replace(cfg.imap, poll_seconds=60))  # an IDLE lasts a minute
+    new_game(cfg, Clock())
+    stop = threading.Event()
+    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop}, daemon=True)
+    try:
+        with caplog.at_level(logging.INFO, logger="judge"):
+            daemon.start()
+            tap.wait_until(lambda t: t.waiting_in_idle())
+            stop.set()
+            daemon.join(10)
+            assert not daemon.is_alive()  # ended well before the IDLE's minute was up
+    finally:
+        stop.set()
+        daemon.join(60)
+        tap.stop()
+        server.stop()
+    assert "while waiting" not in caplog.text  # cut short on purpose: no error to report
+
+
+def test_the_backoff_starts_at_the_pace_given_and_doubles() -> None:
+    backoff = Backoff(0.05)
+    pauses = [backoff.failed() for _ in range(3)]
+    for pause, base in zip(pauses, (0.05, 0.1, 0.2), strict=True):
+        assert base * 0.8 <= pause <= base * 1.2  # ±20 % jitter
+    assert not backoff.ready() and 0 < backoff.remaining() <= 0.24
+    backoff.ok()
+    assert backoff.ready() and backoff.failures == 0
+    assert 0.8 <= Backoff().failed() <= 1.2  # a host's: 1 s
+    with pytest.raises(ValueError, match="positive"):
+        Pace(first_backoff=0)
+    with pytest.raises(ValueError, match="positive"):
+        Pace(poll_seconds=0)
 
 
 def _restart_pymap(old: Any) -> Any:

@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from aiosmtpd.controller import Controller
 from mailservers import ImapTap, SmtpSink, folder_uids, start_imap, wait_for
-from test_daemon import POWERS, SERVERS, Clock, addr, make_config, new_game, send, text_of
+from test_daemon import POWERS, QUICK, SERVERS, Clock, addr, make_config, new_game, send, text_of
 
 from judge.game import records
 from judge.store import open_db
-from judge.transport.daemon import serve
+from judge.transport.daemon import Pace, serve
 from judge.transport.embedded import EmbeddedImap, free_port
 from judge.transport.imap import Inbox, handle_new_mail
 
@@ -40,12 +40,12 @@ def replied(smtp: Any, power: str, line: str) -> bool:
 
 
 class Running:
-    """`judge serve` (the daemon, not one round) in a thread, stopped at the end of the ``with``."""
+    """`judge serve` (the daemon, not one round) in a thread at a quick pace, stopped at the end of the ``with``."""
 
-    def __init__(self, cfg: Any, clock: Any) -> None:
+    def __init__(self, cfg: Any, clock: Any, pace: Pace = QUICK) -> None:
         self.stop = threading.Event()
         self.thread = threading.Thread(
-            target=serve, args=(cfg,), kwargs={"stop": self.stop, "clock": clock}, daemon=True
+            target=serve, args=(cfg,), kwargs={"stop": self.stop, "clock": clock, "pace": pace}, daemon=True
         )
 
     def __enter__(self) -> Running:
@@ -92,7 +92,7 @@ def test_a_server_without_move_gets_copy_and_expunge(tmp_path: Path, imap: Any, 
 def test_without_idle_the_daemon_polls(tmp_path: Path, imap: Any, smtp: Any, why: str) -> None:
     tap = ImapTap(imap.port, hide=("IDLE",) if why == "server without IDLE" else ()).start()
     try:
-        cfg, clock = make_config(tmp_path, tap, smtp), Clock()  # poll_seconds = 1
+        cfg, clock = make_config(tmp_path, tap, smtp), Clock()  # polled every 0.1 s by Running's pace
         if why == "idle = false":
             assert cfg.imap is not None
             cfg = dataclasses.replace(cfg, imap=dataclasses.replace(cfg.imap, idle=False))

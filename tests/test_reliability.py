@@ -18,7 +18,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from gamekit import raw_mail
 from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap, wait_for
-from test_daemon import POWERS, Clock, addr, make_config, new_game, phase, send, text_of
+from test_daemon import POWERS, QUICK, Clock, addr, make_config, new_game, phase, send, text_of
 
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import master, records, service
@@ -74,7 +74,9 @@ def test_deadline_passes_with_imap_and_smtp_down_and_mail_flows_when_they_return
     clock = Clock()
     new_game(cfg, clock)
     stop = threading.Event()
-    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock}, daemon=True)
+    daemon = threading.Thread(
+        target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock, "pace": QUICK}, daemon=True
+    )
     daemon.start()
     imap_server = sink = None
     try:
@@ -352,7 +354,9 @@ def test_kill_9_during_a_deadline_wave_leaves_an_intact_database_and_each_result
             cwd=root,
         )
         try:
-            wait_for(partial(_reached_or_ended, db, target, proc), 120)
+            # a game takes some 10 ms when the machine is idle: look often, so that the kill lands soon after the
+            # target and before the wave's end
+            wait_for(partial(_reached_or_ended, db, target, proc), 120, every=0.002)
         finally:
             os.kill(proc.pid, signal.SIGKILL)
             assert proc.wait(10) == -signal.SIGKILL  # killed, not ended on its own
@@ -446,7 +450,11 @@ def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_n
     # only moves later, so no phase ends by itself within the test.
     new_game(cfg, utcnow)
     stop = threading.Event()
-    daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop, "clock": utcnow}, daemon=True)
+    # a quick pace: mail that `judge mail handle` and `judge game extend` queue beside it is found by a look at the
+    # outbox, as it would be within poll_seconds
+    daemon = threading.Thread(
+        target=serve, args=(cfg,), kwargs={"stop": stop, "clock": utcnow, "pace": QUICK}, daemon=True
+    )
     errors: list[str] = []
     n = 24
 

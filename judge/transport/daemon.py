@@ -14,6 +14,10 @@ One loop of independent steps, each with its own schedule and its own capped bac
   capped backoff.
 - **upkeep**, hourly: the digest of undeliverable mail to game masters, and pruning of old mail bodies and records.
 
+The pace (the first step of every backoff, the longest wait between two looks for mail) is the configuration's
+unless the caller passes a :class:`Pace`: the tests do, so that a reconnect or a poll takes a tenth of a second, not
+one. Setting ``stop`` ends the daemon at once, even in the middle of a wait in IDLE.
+
 A step that fails for a passing reason (database busy, network) logs one line and is tried again after its backoff;
 no error ends the loop. Only one daemon or ``serve --once`` round runs per database: a lock file beside it
 (``<db>.lock``) is held for the whole run, and a second one says so and exits 0. Deadlines are kept in UTC, so a
@@ -31,6 +35,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
@@ -72,10 +77,26 @@ def next_deadline(db: Database) -> datetime | None:
     return parse_iso_utc(deadline) if deadline else None
 
 
-class Backoff:
-    """When a failing step may run again: 1 s, doubling to ``MAX_BACKOFF``, ±20 % jitter; reset by a success."""
+@dataclass(frozen=True)
+class Pace:
+    """How long the daemon waits: ``first_backoff`` seconds after a step's first failure (doubling to
+    ``MAX_BACKOFF``), and at most ``poll_seconds`` between two looks for mail (None: the configured ``[imap]
+    poll_seconds``). A host keeps the defaults; tests pass a quicker pace instead of waiting for real seconds."""
 
-    def __init__(self) -> None:
+    first_backoff: float = 1.0
+    poll_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.first_backoff > 0 or not (self.poll_seconds is None or self.poll_seconds > 0):
+            raise ValueError(f"a pace is a positive number of seconds: {self}")
+
+
+class Backoff:
+    """When a failing step may run again: ``first`` seconds (1 s), doubling to ``MAX_BACKOFF``, ±20 % jitter; reset by
+    a success."""
+
+    def __init__(self, first: float = 1.0) -> None:
+        self.first = timedelta(seconds=first)
         self.failures = 0
         self.until = 0.0
 
@@ -90,7 +111,7 @@ class Backoff:
 
     def failed(self) -> float:
         self.failures += 1
-        pause = backoff_pause(self.failures, timedelta(seconds=1), timedelta(seconds=MAX_BACKOFF), 0.2).total_seconds()
+        pause = backoff_pause(self.failures, self.first, timedelta(seconds=MAX_BACKOFF), 0.2).total_seconds()
         self.until = time.monotonic() + pause
         return pause
 
@@ -124,27 +145,36 @@ class ServeLock:
 
 
 def serve(
-    cfg: Config, *, once: bool = False, clock: Callable[[], datetime] = utcnow, stop: threading.Event | None = None
+    cfg: Config,
+    *,
+    once: bool = False,
+    clock: Callable[[], datetime] = utcnow,
+    stop: threading.Event | None = None,
+    pace: Pace | None = None,
 ) -> int:
-    """Run until stopped (or one round with ``once``). Returns the process exit status."""
+    """Run until ``stop`` is set (or one round with ``once``). Returns the process exit status."""
     assert cfg.imap is not None and cfg.smtp is not None
     lock = ServeLock(cfg.db)
     if not lock.acquire():
         log.warning("another judge serve is running on %s (lock %s); this one exits", cfg.db, lock.path)
         return 0
     try:
-        return Daemon(cfg, clock, stop or threading.Event()).run(once)
+        return Daemon(cfg, clock, stop or threading.Event(), pace or Pace()).run(once)
     finally:
         lock.release()
 
 
 class Daemon:
-    def __init__(self, cfg: Config, clock: Callable[[], datetime], stop: threading.Event) -> None:
+    def __init__(
+        self, cfg: Config, clock: Callable[[], datetime], stop: threading.Event, pace: Pace | None = None
+    ) -> None:
         assert cfg.imap is not None and cfg.smtp is not None
         self.cfg, self.clock, self.stop = cfg, clock, stop
+        self.pace = pace or Pace()
+        self.poll = self.pace.poll_seconds or float(cfg.imap.poll_seconds)  # the longest wait between two looks
         self.db = open_db(cfg.db)
         self.inbox = Inbox(cfg.imap)
-        self.backoff = {name: Backoff() for name in ("deadlines", "mail", "outbox", "upkeep")}
+        self.backoff = {name: Backoff(self.pace.first_backoff) for name in ("deadlines", "mail", "outbox", "upkeep")}
         self.failed: set[str] = set()
         self.next_upkeep = 0.0
 
@@ -168,6 +198,8 @@ class Daemon:
         # that hangs or is down can hold them up; this thread reads and sends
         ticker = threading.Thread(target=self._deadline_loop, name="judge-deadlines", daemon=True)
         ticker.start()
+        # a wait in IDLE ends when the server speaks or its time is up: ``stop`` cuts it short instead
+        threading.Thread(target=self._interrupt_on_stop, name="judge-stop", daemon=True).start()
         try:
             while not self.stop.is_set():
                 _, outbox_left = self.round(deadlines=False)
@@ -179,9 +211,13 @@ class Daemon:
             ticker.join(30)
         return 0
 
+    def _interrupt_on_stop(self) -> None:
+        self.stop.wait()  # set by the caller, or by run() as it ends
+        self.inbox.interrupt()
+
     def _deadline_loop(self) -> None:
         db = None
-        backoff = Backoff()
+        backoff = Backoff(self.pace.first_backoff)
         while not self.stop.is_set():
             try:
                 if db is None:
@@ -284,19 +320,21 @@ class Daemon:
         wait = MAX_WAIT
         for when in (next_deadline(self.db), next_send_time(self.db)):
             if when is not None:  # a passed deadline: the ticker is at work, and its mail is to be sent soon
-                wait = min(wait, max(1.0, (when - now).total_seconds() + 0.5))
+                wait = min(wait, max(min(1.0, self.poll), (when - now).total_seconds() + 0.5))
         for backoff in self.backoff.values():
             if backoff.until:
                 wait = min(wait, backoff.remaining() + 0.05)
-        if self.inbox.connected:
+        wait = min(wait, self.poll)
+        if self.inbox.connected and not self.stop.is_set():
             try:
                 self.inbox.wait(wait)
                 return
             except IMAP_ERRORS as exc:
-                log.warning("mail: %s while waiting: %s", type(exc).__name__, _short(exc))
+                if not self.stop.is_set():  # else the wait was cut short on purpose
+                    log.warning("mail: %s while waiting: %s", type(exc).__name__, _short(exc))
                 self.inbox.drop()
                 return
-        self.stop.wait(min(wait, self.cfg.imap.poll_seconds if self.cfg.imap else wait))
+        self.stop.wait(wait)
 
 
 def deadline_chunk(db: Database, now: datetime) -> bool:

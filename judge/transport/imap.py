@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import imaplib
 import logging
+import socket
 import ssl
 import time
 from collections.abc import Callable
@@ -78,6 +79,14 @@ class Inbox:
                     client.shutdown()
                 else:
                     client.logout()
+
+    def interrupt(self) -> None:
+        """Cut short a wait in IDLE from another thread (the daemon stopping): the connection is shut down, so the
+        wait ends at once with a connection error, and the connection is dropped as after any error."""
+        client = self.client
+        if client is not None and self.idling:
+            with contextlib.suppress(OSError):
+                client.socket().shutdown(socket.SHUT_RDWR)
 
     @property
     def connected(self) -> bool:
