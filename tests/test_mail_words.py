@@ -338,18 +338,12 @@ def english_vocabulary() -> set[str]:
     return {w for w in words if len(w) > 1}
 
 
-# German words of the German templates that are spelt as English words of the judge's and that no German translation
-# in the catalog happens to use: German, not English left over (a word added here must be German)
-GERMAN_HOMOGRAPHS = {"Falls", "Pause", "Log", "Mails"}
-
-
 def own_words(language: str) -> set[str]:
-    """The Latin-script words a language's own templates and catalog write: for Russian only tokens in capitals
-    (commands, OK, UTC, PNG); for German the words of its translations (some are English too: "in", "an", "so"),
-    and the words of its templates that are no English word of the judge's or that its translations use too (an
-    English word slipped into a German template is no German word)."""
+    """The Latin-script words a language's catalog writes (the templates are one set, in English, whose words are in
+    the catalogs too): for Russian only tokens in capitals (commands, OK, UTC, PNG); for German the words of its
+    translations (some are English too: "in", "an", "so")."""
     if language == "ru":
-        words = _template_words(TEMPLATES / language)
+        words: set[str] = set()
         for _, string in _catalog(language):
             words |= _words(string)
         return {w for w in words if w.isupper()}
@@ -357,13 +351,6 @@ def own_words(language: str) -> set[str]:
     for msgid, string in _catalog(language):
         if string != msgid:
             words |= set(_tokens(re.sub(r"\{\w+\}", " ", string)))
-    translated = {w.lower() for w in words}
-    vocabulary = english_vocabulary()
-    words |= {
-        w
-        for w in _template_words(TEMPLATES / language, prose=True)
-        if w.lower() not in vocabulary or w.lower() in translated or w.isupper() or w in GERMAN_HOMOGRAPHS
-    }
     locale = Locale.parse(language)  # the names of days and months Babel writes
     for names in (locale.days["format"], locale.months["format"]):
         for width in ("abbreviated", "wide"):

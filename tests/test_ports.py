@@ -56,10 +56,9 @@ def test_notices_reach_the_mail_side_as_values_in_one_batch_per_event() -> None:
     ]
 
 
-@pytest.mark.parametrize("language", ["en", "ru", "de"])
-def test_every_kind_of_notice_has_its_template(language: str) -> None:
+def test_every_kind_of_notice_has_its_template() -> None:
     from pathlib import Path
 
-    folder = Path(__file__).resolve().parent.parent / "templates" / language
+    folder = Path(__file__).resolve().parent.parent / "templates" / "en"  # one set for every language
     missing = [kind.value for kind in notices.NoticeKind if not (folder / f"{kind.value}.txt.j2").is_file()]
     assert missing == []
