@@ -77,3 +77,16 @@ def test_a_hosts_english_template_stays_english_only(host: Path) -> None:
 def test_the_marker_line_is_in_the_readers_language(language: str) -> None:
     marker = judge_marker(language)
     assert marker.startswith("[judge-mail] ") and (language == "en") == ("Diplomacy judge" in marker)
+
+
+@pytest.mark.parametrize(
+    ("count", "english", "russian"),
+    [(1, "1 deadline in a row", "1 срок подряд"), (2, "2 deadlines in a row", "2 срока подряд")],
+)
+def test_a_missed_deadline_count_takes_its_plural_form_in_english_too(count: int, english: str, russian: str) -> None:
+    game = type("G", (), {"name": "g"})()
+    for language, words in (("en", english), ("ru", russian)):
+        mail = render_mail(
+            "master_notice", language, game=game, what="abandoned", power="France", email="f@p", count=count
+        )
+        assert words in mail.subject + " " + " ".join(mail.text.split()), language
