@@ -122,6 +122,8 @@ service stats {{
                 break
             except (OSError, IMAPClient.Error):  # refused, or the login not answered yet
                 time.sleep(0.05)
+        else:
+            raise RuntimeError(f"dovecot on port {self.port} never answered a login")
         return self
 
     def stop(self) -> None:
