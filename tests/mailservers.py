@@ -211,8 +211,9 @@ class ImapTap:
 
     It records the command of every line the clients send, so a test waits for a condition ("the daemon is in IDLE")
     instead of sleeping; it leaves chosen capabilities out of what the server announces (a server without MOVE,
-    UIDPLUS or IDLE); and it can answer the server's go-ahead to an IDLE with a BYE and hang up (a server going away
-    under a waiting client). Bytes pass unchanged otherwise; literals are passed through without being looked at.
+    UIDPLUS or IDLE); it can keep new mail unannounced to a client in IDLE (a server that does not tell); and it can
+    answer the server's go-ahead to an IDLE with a BYE and hang up (a server going away under a waiting client). Bytes
+    pass unchanged otherwise; literals are passed through without being looked at.
     """
 
     def __init__(self, upstream_port: int, *, hide: tuple[str, ...] = ()) -> None:
@@ -228,6 +229,7 @@ class ImapTap:
         self.idles = 0  # IDLEs the server said go-ahead to, and the client heard it
         self.bye_on_idle = 0  # answer this many of the next IDLEs with BYE and a hang-up
         self.slow_idle = False  # while set, the server's go-ahead to an IDLE never reaches the client
+        self.mute_idle = False  # while set, a client in IDLE never hears of new mail (a server that does not tell)
         self.changed = threading.Condition()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
@@ -285,7 +287,7 @@ class ImapTap:
             server.settimeout(None)
             with self.changed:
                 self._open |= {client, server}
-            state = {"bye": False, "idle": False}
+            state = {"bye": False, "idle": False, "in_idle": False}  # IDLE sent; its go-ahead passed, no DONE yet
             self._note(connections=1)
             self._spawn(self._pump, client, server, True, state)
             self._spawn(self._pump, server, client, False, state)
@@ -332,11 +334,14 @@ class ImapTap:
             return line, False
         if self.hiding and b"CAPABILITY" in line.upper():
             return self.hide.sub(b"", line), False
+        if self.mute_idle and state["in_idle"] and line.startswith(b"* ") and line[2:5].upper() != b"BYE":
+            return b"", False  # EXISTS, RECENT, FETCH: nothing said of what changed
         if not (state["idle"] and line.startswith(b"+")):
             return line, False
         if self.slow_idle:  # the go-ahead to IDLE: held back, ...
             return b"", False
         state["idle"] = False
+        state["in_idle"] = True
         self._note(idles=1, byes=int(state["bye"]))
         if state["bye"]:  # ... or followed by a BYE and a hang-up
             return line + b"* BYE [UNAVAILABLE] the server is going away\r\n", True
@@ -353,6 +358,8 @@ class ImapTap:
             if command == "UID" and len(words) > 2:
                 command += " " + words[2].decode("ascii", "replace").upper()
         with self.changed:
+            if command == "DONE":
+                state["in_idle"] = False
             if command == "IDLE":
                 state["idle"] = True
                 if self.bye_on_idle > 0:

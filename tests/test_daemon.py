@@ -340,6 +340,67 @@ def test_stop_ends_a_wait_in_idle_at_once(tmp_path: Path, smtp: Any, caplog: pyt
     assert "while waiting" not in caplog.text  # cut short on purpose: no error to report
 
 
+class _HeldSink:
+    """An SMTP server whose first DATA waits until the test lets it answer: the daemon is kept in the middle of
+    sending while the test does something."""
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self.sending = threading.Event()  # the first mail's DATA has arrived and waits for its answer
+        self.answer = threading.Event()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        import asyncio
+        from email import message_from_bytes, policy
+
+        self.sending.set()
+        await asyncio.get_running_loop().run_in_executor(None, self.answer.wait, 30)
+        self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))
+        return "250 OK"
+
+    def to(self, address: str) -> list[Any]:
+        return [m for m in self.messages if m["To"] == address]
+
+
+def test_mail_that_arrives_while_the_daemon_sends_is_read_without_waiting_for_the_next_look(tmp_path: Path) -> None:
+    """A server need not announce in IDLE mail that came before the IDLE began: after a round that read or sent mail
+    the daemon looks again at once, instead of waiting in IDLE for poll_seconds (here a minute) to pass."""
+    from aiosmtpd.controller import Controller
+
+    from judge.transport.embedded import free_port
+
+    server = start_imap("pymap", tmp_path / "imap")
+    tap = ImapTap(server.port).start()
+    tap.mute_idle = True  # a server that never tells a client in IDLE of new mail
+    sink = _HeldSink()
+    controller = Controller(sink, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    cfg = make_config(tmp_path, tap, controller)
+    assert cfg.imap is not None
+    cfg = dataclasses.replace(cfg, imap=dataclasses.replace(cfg.imap, poll_seconds=60))
+    clock = Clock()
+    new_game(cfg, clock)
+    stop = threading.Event()
+    daemon = threading.Thread(
+        target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock, "pace": QUICK_RECONNECT}, daemon=True
+    )
+    try:
+        send(server, "France", "A par - bur")
+        daemon.start()
+        assert sink.sending.wait(30)  # the reply to France is being sent
+        send(server, "England", "F lon - nth")  # arrives in the middle of the send
+        sink.answer.set()
+        wait_for(lambda: any("OK: F lon - nth" in text_of(m) for m in sink.to(addr("England"))), 20)
+    finally:
+        sink.answer.set()
+        stop.set()
+        daemon.join(30)
+        controller.stop()
+        tap.stop()
+        server.stop()
+    assert not daemon.is_alive()
+
+
 def test_the_backoff_starts_at_the_pace_given_and_doubles() -> None:
     backoff = Backoff(0.05)
     pauses = [backoff.failed() for _ in range(3)]

@@ -177,6 +177,7 @@ class Daemon:
         self.backoff = {name: Backoff(self.pace.first_backoff) for name in ("deadlines", "mail", "outbox", "upkeep")}
         self.failed: set[str] = set()
         self.next_upkeep = 0.0
+        self.busy = False  # this round read or sent mail
 
     def run(self, once: bool) -> int:
         cfg = self.cfg
@@ -202,8 +203,11 @@ class Daemon:
         threading.Thread(target=self._interrupt_on_stop, name="judge-stop", daemon=True).start()
         try:
             while not self.stop.is_set():
+                self.busy = False
                 _, outbox_left = self.round(deadlines=False)
-                if not outbox_left:
+                # a round that read or sent mail is followed by another at once: mail that arrived meanwhile (while
+                # a wave was sent, say) may never be announced by the server's IDLE, and would wait poll_seconds
+                if not outbox_left and not self.busy:
                     self._wait()
         finally:
             self.stop.set()
@@ -291,7 +295,7 @@ class Daemon:
     def _mail(self) -> None:
         if not self.inbox.connected:
             self.inbox.open()
-        handle_new_mail(
+        handled = handle_new_mail(
             self.db,
             self.inbox,
             self.clock,
@@ -300,10 +304,12 @@ class Daemon:
             limit=CHUNK_MAIL,
             max_mail_age_days=self.cfg.max_mail_age_days,
         )
+        self.busy = self.busy or handled > 0
 
     def _outbox(self) -> None:
         assert self.cfg.smtp is not None
-        drain_outbox(self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL)
+        sent = drain_outbox(self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL)
+        self.busy = self.busy or sent > 0
 
     def _outbox_due(self) -> bool:
         when = next_send_time(self.db)

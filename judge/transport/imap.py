@@ -55,9 +55,10 @@ class Inbox:
 
     def open(self) -> None:
         cfg = self.cfg
-        context = ssl.create_default_context()
+        # a TLS context costs some 25 ms to build (the system's certificates): only where the connection uses TLS
+        context = ssl.create_default_context() if cfg.security in ("ssl", "starttls") else None
         client = IMAPClient(cfg.host, cfg.port, ssl=cfg.security == "ssl", ssl_context=context, timeout=cfg.timeout)
-        if cfg.security == "starttls":
+        if context is not None and cfg.security == "starttls":
             client.starttls(context)
         client.login(cfg.username, cfg.password)
         for folder in (cfg.processed_folder, cfg.rejected_folder, quarantine_folder(cfg)):

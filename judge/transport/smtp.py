@@ -185,13 +185,13 @@ def _picture_part(image: bytes) -> bytes:
 
 
 def connect(cfg: SmtpConfig) -> smtplib.SMTP:
-    context = ssl.create_default_context()
     if cfg.security == "ssl":
+        context = ssl.create_default_context()
         client: smtplib.SMTP = smtplib.SMTP_SSL(cfg.host, cfg.port, timeout=cfg.timeout, context=context)
     else:
         client = smtplib.SMTP(cfg.host, cfg.port, timeout=cfg.timeout)
         if cfg.security == "starttls":
-            client.starttls(context=context)
+            client.starttls(context=ssl.create_default_context())
     if cfg.username:
         client.login(cfg.username, cfg.password)
     return client
