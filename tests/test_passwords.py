@@ -15,6 +15,7 @@ def test_round_trip() -> None:
     assert verify_password("correct horse battery staple", stored)
 
 
+@pytest.mark.usefixtures("judge_password_cost")
 def test_stored_form_describes_itself() -> None:
     scheme, n, r, p, salt, digest = hash_password("hunter2").split("$")
     assert (scheme, n, r, p) == ("scrypt", "16384", "8", "1")

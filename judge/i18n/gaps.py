@@ -6,6 +6,7 @@ argument, and every ``_("…")``/``ngettext``/``pgettext`` call with literal wor
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -22,18 +23,36 @@ def marked_ids() -> dict[str, str]:
     """Each msgid the package marks, with where it is first marked."""
     found: dict[str, str] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        in_rules = path.parent.name == "rules" and path.name in REASON_MODULES
-        for node in ast.walk(tree):
-            for text in _marked_texts(node, in_rules):
-                found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{getattr(node, 'lineno', '?')}")
+        for text, line in _module_ids(path, *_stamp(path)):
+            found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{line}")
     from judge.data.resources import search_dirs
 
     for folder in search_dirs("templates"):
         for path in sorted(folder.rglob("*.j2")):
-            for msgid in template_ids(path.read_text(encoding="utf-8")):
+            for msgid in _template_file_ids(path, *_stamp(path)):
                 found.setdefault(msgid, str(path))
     return found
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """What tells a changed file from the one read before: its modification time and size."""
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
+
+
+@functools.lru_cache(maxsize=1024)
+def _module_ids(path: Path, mtime_ns: int, size: int) -> tuple[tuple[str, int | str], ...]:
+    """The texts a Python module marks, with their lines (read again once the file changes)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    in_rules = path.parent.name == "rules" and path.name in REASON_MODULES
+    return tuple(
+        (text, getattr(node, "lineno", "?")) for node in ast.walk(tree) for text in _marked_texts(node, in_rules)
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _template_file_ids(path: Path, mtime_ns: int, size: int) -> tuple[str, ...]:
+    return tuple(template_ids(path.read_text(encoding="utf-8")))
 
 
 def template_ids(source: str) -> list[str]:
