@@ -287,7 +287,6 @@ keys = st.sampled_from(
 sections = st.dictionaries(keys, values.filter(lambda v: v is not None), max_size=6)
 
 
-@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(st.sampled_from(["judge", "imap", "smtp", "extra"]), sections, max_size=4))
 def test_any_file_gives_a_config_or_a_config_error(data: dict) -> None:

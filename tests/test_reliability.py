@@ -489,7 +489,6 @@ def test_daemon_cli_mail_handle_and_imap_traffic_at_once_lose_double_and_crash_n
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not __import__("os").environ.get("JUDGE_SLOW_TESTS"), reason="slow: set JUDGE_SLOW_TESTS=1")
 def test_judge_demo_ten_times_while_the_cpu_is_busy(tmp_path: Path) -> None:
     import io
     import multiprocessing
