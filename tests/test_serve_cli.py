@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,57 @@ def test_sigterm_stops_the_daemon_while_it_waits(tmp_path: Path, go_ahead: str) 
         tap.stop()
         smtp.stop()
         imap.stop()
+
+
+def test_the_embedded_smtp_answers_451_while_its_imap_is_down_and_delivers_once_it_is_back(tmp_path: Path) -> None:
+    """The demo's SMTP server stores each mail in its IMAP server: while that one is out, a mail is refused for now
+    (451, the sender tries again), never accepted and lost."""
+    import smtplib
+    from email.message import EmailMessage
+
+    from judge.transport.embedded import EmbeddedImap, EmbeddedSmtp
+
+    imap = EmbeddedImap(tmp_path / "mail", ["judge"], PASSWORD).start()
+    smtp = EmbeddedSmtp(imap, "demo.judge").start()
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "england@demo.judge", "judge@demo.judge", "orders"
+    msg.set_content("F lon - nth")
+    try:
+        imap.stop()
+        with pytest.raises(smtplib.SMTPDataError) as refused, smtplib.SMTP("127.0.0.1", smtp.port, timeout=30) as c:
+            c.send_message(msg)
+        assert refused.value.smtp_code == 451
+        imap.start()  # back, with the same mailboxes
+        with smtplib.SMTP("127.0.0.1", smtp.port, timeout=30) as client:
+            client.send_message(msg)
+        assert [b"F lon - nth" in raw for raw in imap.messages("judge")] == [True]
+    finally:
+        smtp.stop()
+        imap.stop()
+
+
+def test_the_demo_player_sends_again_after_a_temporary_refusal() -> None:
+    from aiosmtpd.controller import Controller
+
+    from judge.cli.demo import _send
+    from judge.transport.embedded import free_port
+
+    class RefusesOnce:
+        def __init__(self) -> None:
+            self.answers = ["451 4.3.0 try again later", "250 OK"]
+            self.accepted: list[bytes] = []
+
+        async def handle_DATA(self, server: object, session: object, envelope: Any) -> str:
+            answer = self.answers.pop(0)
+            if answer.startswith("250"):
+                self.accepted.append(envelope.original_content)
+            return answer
+
+    handler = RefusesOnce()
+    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:
+        _send(controller.port, "england@demo.judge", "F lon - nth", "orders")
+    finally:
+        controller.stop()
+    assert handler.answers == [] and len(handler.accepted) == 1

@@ -40,6 +40,7 @@ from judge.transport.embedded import EmbeddedImap, EmbeddedSmtp
 DOMAIN = "demo.judge"
 PASSWORD = "demo"
 GAME = "demo"
+SEND_ATTEMPTS = 5  # a player's mail refused for now (4xx) is sent again 0.2 s later, doubling: about 3 s in all
 
 
 def choose_orders(variant: Variant, pos: Position, power: str, rng: random.Random) -> list[str]:
@@ -81,8 +82,16 @@ def _send(smtp_port: int, sender: str, body: str, subject: str) -> None:
     msg["To"] = f"judge@{DOMAIN}"
     msg["Subject"] = subject
     msg.set_content(body)
-    with smtplib.SMTP("127.0.0.1", smtp_port, timeout=30) as client:
-        client.send_message(msg)
+    for attempt in range(SEND_ATTEMPTS):  # a player's mail client tries again after a temporary failure (4xx)
+        try:
+            with smtplib.SMTP("127.0.0.1", smtp_port, timeout=30) as client:
+                client.send_message(msg)
+            return
+        except smtplib.SMTPResponseException as exc:
+            if not 400 <= exc.smtp_code < 500 or attempt == SEND_ATTEMPTS - 1:
+                raise
+        time.sleep(0.2 * 2**attempt)
+
 
 
 def run_demo(

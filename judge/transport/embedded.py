@@ -6,6 +6,7 @@ client waiting in IDLE hears of it at once). Both bind to 127.0.0.1 on a free po
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import socket
@@ -17,6 +18,9 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientError
+
+log = logging.getLogger(__name__)
 
 
 def free_port() -> int:
@@ -128,8 +132,15 @@ class _Deliver:
         return "250 OK"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        """Append to each recipient's INBOX. An IMAP server that fails (refused, down, an error of its own) is a
+        temporary failure, as for any mail server whose mailbox store is out: 451, and the sender tries again later
+        (the judge's outbox does; so does the demo's player). Nothing is accepted that was not stored."""
         for rcpt in envelope.rcpt_tos:
-            self.imap.append(rcpt.lower().partition("@")[0], envelope.original_content)
+            try:
+                self.imap.append(rcpt.lower().partition("@")[0], envelope.original_content)
+            except (IMAPClientError, OSError) as exc:
+                log.warning("embedded smtp: delivery to %s failed (%s); told the sender to try again", rcpt, exc)
+                return "451 4.3.0 the mailbox cannot be reached now; try again later"
         return "250 Message accepted for delivery"
 
 
