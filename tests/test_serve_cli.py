@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mailservers import PASSWORD, ImapTap, SmtpSink, start_imap, write_config
