@@ -93,7 +93,6 @@ def _send(smtp_port: int, sender: str, body: str, subject: str) -> None:
         time.sleep(0.2 * 2**attempt)
 
 
-
 def run_demo(
     directory: str | None, *, years: int = 2, seed: int = 1, quiet: bool = False, out: TextIO = sys.stdout
 ) -> int:
