@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from functools import partial
@@ -34,13 +34,14 @@ from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.store import mail_queue, open_db, write
 from judge.store.statuses import GameStatus
+from judge.timeutil import backoff_pause
 from judge.transport.daemon import serve
 from judge.transport.embedded import EmbeddedImap, EmbeddedSmtp
 
 DOMAIN = "demo.judge"
 PASSWORD = "demo"
 GAME = "demo"
-SEND_ATTEMPTS = 5  # a player's mail refused for now (4xx) is sent again 0.2 s later, doubling: about 3 s in all
+SEND_ATTEMPTS = 5  # a player's mail refused for now (4xx) is sent again 0.2 s later, doubling to 2 s: 3 s in all
 
 
 def choose_orders(variant: Variant, pos: Position, power: str, rng: random.Random) -> list[str]:
@@ -90,7 +91,7 @@ def _send(smtp_port: int, sender: str, body: str, subject: str) -> None:
         except smtplib.SMTPResponseException as exc:
             if not 400 <= exc.smtp_code < 500 or attempt == SEND_ATTEMPTS - 1:
                 raise
-        time.sleep(0.2 * 2**attempt)
+        time.sleep(backoff_pause(attempt + 1, timedelta(seconds=0.2), timedelta(seconds=2)).total_seconds())
 
 
 def run_demo(
