@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 from gamekit import raw_mail, reuse_built
-from mailservers import PASSWORD, ImapTap, SmtpSink, folder_uids, start_imap, wait_for, write_config
+from mailservers import PASSWORD, ImapTap, Sink, SmtpSink, folder_uids, start_imap, wait_for, write_config
 
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import records, service
@@ -340,26 +340,21 @@ def test_stop_ends_a_wait_in_idle_at_once(tmp_path: Path, smtp: Any, caplog: pyt
     assert "while waiting" not in caplog.text  # cut short on purpose: no error to report
 
 
-class _HeldSink:
+class _HeldSink(Sink):
     """An SMTP server whose first DATA waits until the test lets it answer: the daemon is kept in the middle of
     sending while the test does something."""
 
     def __init__(self) -> None:
-        self.messages: list[Any] = []
+        super().__init__()
         self.sending = threading.Event()  # the first mail's DATA has arrived and waits for its answer
         self.answer = threading.Event()
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         import asyncio
-        from email import message_from_bytes, policy
 
         self.sending.set()
         await asyncio.get_running_loop().run_in_executor(None, self.answer.wait, 30)
-        self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))
-        return "250 OK"
-
-    def to(self, address: str) -> list[Any]:
-        return [m for m in self.messages if m["To"] == address]
+        return await super().handle_DATA(server, session, envelope)
 
 
 def test_mail_that_arrives_while_the_daemon_sends_is_read_without_waiting_for_the_next_look(tmp_path: Path) -> None:
@@ -390,7 +385,7 @@ def test_mail_that_arrives_while_the_daemon_sends_is_read_without_waiting_for_th
         assert sink.sending.wait(30)  # the reply to France is being sent
         send(server, "England", "F lon - nth")  # arrives in the middle of the send
         sink.answer.set()
-        wait_for(lambda: any("OK: F lon - nth" in text_of(m) for m in sink.to(addr("England"))), 20)
+        wait_for(lambda: any("OK: F lon - nth" in text_of(m) for m in sink.messages if m["To"] == addr("England")), 20)
     finally:
         sink.answer.set()
         stop.set()
