@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlite_utils import Database
@@ -84,9 +85,14 @@ def unreminded_games(db: Database, after: str, until: str) -> list[dict[str, Any
     )
 
 
-def names_by_id(db: Database) -> dict[int, str]:
-    """Every game's name by its id."""
-    return {r["id"]: r["name"] for r in db.query("select id, name from games")}
+def names_by_id(db: Database, ids: Iterable[int | None]) -> dict[int, str]:
+    """The names of the games ``ids`` (None among them: no game), by id; not every game's (a batch of mail names
+    a few, and the games are never pruned)."""
+    wanted = sorted({i for i in ids if i is not None})
+    if not wanted:
+        return {}
+    marks = ",".join("?" * len(wanted))
+    return {r["id"]: r["name"] for r in db.query(f"select id, name from games where id in ({marks})", wanted)}
 
 
 def earliest_deadline(db: Database) -> str | None:

@@ -425,3 +425,17 @@ def m011_game_masters(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id")],
     )
     db.table("takeovers").create_index(["game_id", "power"])
+
+
+@migrations()
+def m0XX_per_mail_indexes(db: Database) -> None:
+    """Indexes for the queries run per mail or per round that read a whole growing table (issue 27: the cost of a
+    mail must not grow with the tables): the quarantine looked up by a fetched message's digest, the event log by
+    kind and sender (a sender over the reply cap, internal errors), the active games by deadline (every round), and
+    for the hourly pruning the outbox rows that still name a picture, and sign-on failures and quarantine by age."""
+    db.table("quarantine").create_index(["digest"])
+    db.table("quarantine").create_index(["at"])
+    db.table("events").create_index(["kind", "sender", "at"])
+    db.table("games").create_index(["status", "deadline"])
+    db.table("signon_failures").create_index(["at"])
+    db.execute("create index idx_outbox_picture_id on outbox (picture_id) where picture_id is not null")

@@ -66,6 +66,7 @@ class Inbox:
                 client.create_folder(folder)
         selected = client.select_folder(cfg.folder)
         self.uidvalidity = int(selected[b"UIDVALIDITY"])
+        client.capabilities()  # asked now and kept by imapclient, before forget_responses drops what LOGIN said
         self.client = client
         log.info("imap: connected to %s:%s, folder %s", cfg.host, cfg.port, cfg.folder)
 
@@ -127,6 +128,15 @@ class Inbox:
                 if b"BODY[HEADER]" in d:
                     out[u] = (d[b"BODY[HEADER]"], sizes[u])
         return out
+
+    def forget_responses(self) -> None:
+        """Drop what the server said on its own that no command of the judge reads. imaplib keeps every untagged
+        response of a connection until a command asks for its kind (``EXPUNGE`` and ``COPYUID`` for each message
+        moved, ``EXISTS`` and ``RECENT`` for each that arrives), and a connection the daemon keeps open in IDLE
+        lives for weeks: kept, they grew by one entry or more per mail (issue 27). The judge asks for what it needs
+        in each command (SEARCH for new mail, UIDVALIDITY from SELECT, which starts afresh)."""
+        if self.client is not None:
+            self.client._imap.untagged_responses.clear()  # imapclient keeps imaplib's connection in _imap
 
     def move(self, uid: int, folder: str) -> None:
         self.move_many([uid], folder)
@@ -292,6 +302,7 @@ def handle_new_mail(
         new = new[:limit]
     for start in range(0, len(new), FETCH_BATCH):
         count += handle(new[start : start + FETCH_BATCH], advance=True)
+    inbox.forget_responses()
     return count
 
 

@@ -267,7 +267,7 @@ class _Batch:
             rows,
             client,
         )
-        self.games = game_rows.names_by_id(db)
+        self.games = game_rows.names_by_id(db, (r["game_id"] for r in rows))
         self.pending = [r["id"] for r in rows]  # claimed and not yet settled: back to the queue if the batch stops
         self.sent = 0
         self.pictures: dict[int, bytes] = {}  # one at a time: the mails of a phase come together

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from judge.reports.maps.fonts import _font, drawable
+from judge.reports.maps.fonts import _font, drawable, spell_drawable
 from judge.reports.maps.geometry import BoardGeometry, board_geometry
 from judge.reports.maps.layout import Box, MapLayout, board_layout
 from judge.reports.maps.style import (
@@ -81,8 +81,7 @@ def tint(colour: RGB) -> RGB:
     return _mix(colour, WHITE, TINT)
 
 
-@lru_cache(maxsize=2048)
-def _glyphs(text: str, size: int, halo: bool) -> tuple[Image.Image, Image.Image, tuple[int, int]]:
+def _letters(text: str, size: int, halo: bool) -> tuple[Image.Image, Image.Image, tuple[int, int]]:
     """``text`` drawn white on black at ``size`` (its coverage), the mask of what it covers (with a halo round it
     when ``halo``), and the offset of the top left of the letters in those images."""
     font = _font(size)
@@ -106,10 +105,22 @@ def _glyphs(text: str, size: int, halo: bool) -> tuple[Image.Image, Image.Image,
     return cover, mask, (pad, pad)
 
 
+# Kept for the next picture: the letters of the words every picture of a variant draws (labels, legend words, power
+# names with their centre counts), which do not grow with games or phases. The title, which names the game and the
+# phase, is drawn once and never kept (BoardCanvas.text, ``keep``): kept, every phase of every game in every language
+# added some 12 KB of pictures until the bound (issue 27: the daemon's memory grew 19 MB an hour).
+_glyphs = lru_cache(maxsize=2048)(_letters)
+
+
+def _solid_pixels(cover: Image.Image) -> Image.Image:
+    """The pixels of letters of coverage ``cover`` without shades."""
+    return cover.point(lambda v: 255 if v >= 110 else 0)
+
+
 @lru_cache(maxsize=512)
 def _solid(text: str, size: int) -> Image.Image:
-    """The pixels of ``text`` drawn without shades."""
-    return _glyphs(text, size, False)[0].point(lambda v: 255 if v >= 110 else 0)
+    """The pixels of ``text`` drawn without shades (kept: see ``_glyphs``)."""
+    return _solid_pixels(_glyphs(text, size, False)[0])
 
 
 class BoardCanvas:
@@ -153,25 +164,47 @@ class BoardCanvas:
             width=max(1, round(width)),
         )
 
-    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None, on: RGB | None = WHITE) -> None:
+    def text(
+        self,
+        at: Point,
+        text: str,
+        size: int,
+        fill: RGB,
+        halo: RGB | None = None,
+        on: RGB | None = WHITE,
+        *,
+        keep: bool = True,
+    ) -> None:
         """``text`` with its top left at ``at``: on a halo of ``halo``, else anti-aliased against ``on`` (the
-        colour behind it), else in plain pixels."""
-        shown = drawable(text, size)
+        colour behind it), else in plain pixels. ``keep``: its letters are kept for the next picture (the words
+        every picture draws); a text of this picture alone (the title) passes False."""
+        shown = drawable(text, size) if keep else spell_drawable(text, size)
         if not shown.strip():
             return
-        _cover, mask, (px, py) = _glyphs(shown, size, halo is not None)
+        if not keep:
+            cover, mask, (px, py) = _letters(shown, size, halo is not None)
+        else:
+            cover, mask, (px, py) = _glyphs(shown, size, halo is not None)
         behind = halo if halo is not None else on
         if behind is None:
-            self.image.paste(self.palette(fill), (round(at[0]) - px, round(at[1]) - py), _solid(shown, size))
+            solid = _solid(shown, size) if keep else _solid_pixels(cover)
+            self.image.paste(self.palette(fill), (round(at[0]) - px, round(at[1]) - py), solid)
             return
         shades = tuple(self.palette(_mix(fill, behind, k / SHADES)) for k in range(SHADES + 1))
-        self.image.paste(_shaded(shown, size, halo is not None, shades), (round(at[0]) - px, round(at[1]) - py), mask)
+        pixels = _shaded(shown, size, halo is not None, shades) if keep else _shade(cover, shades)
+        self.image.paste(pixels, (round(at[0]) - px, round(at[1]) - py), mask)
+
+
+def _shade(cover: Image.Image, shades: tuple[int, ...]) -> Image.Image:
+    """The pixels of letters of coverage ``cover`` as palette indices of its shades (coverage 0..255 to
+    ``shades``)."""
+    return cover.point([shades[min(SHADES, (v * SHADES + 127) // 255)] for v in range(256)])
 
 
 @lru_cache(maxsize=2048)
 def _shaded(text: str, size: int, halo: bool, shades: tuple[int, ...]) -> Image.Image:
-    """The pixels of ``text`` as palette indices of its shades (coverage 0..255 to ``shades``)."""
-    return _glyphs(text, size, halo)[0].point([shades[min(SHADES, (v * SHADES + 127) // 255)] for v in range(256)])
+    """The pixels of ``text`` as palette indices of its shades (kept: see ``_glyphs``)."""
+    return _shade(_glyphs(text, size, halo)[0], shades)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from judge.reports.maps.areas import (
     tint,
 )
 from judge.reports.maps.drawn_orders import DrawnOrder, drawn_order
-from judge.reports.maps.fonts import _drawing_font, drawable, legend_words
+from judge.reports.maps.fonts import _drawing_font, drawable, legend_words, spell_drawable
 from judge.reports.maps.layout import Box, MapLayout, _text_size, map_layout
 from judge.reports.maps.placing import (
     CONVOY_CUT,
@@ -269,7 +269,9 @@ class _Canvas(Protocol):
         self, points: Sequence[Point], fill: RGB | None, outline: RGB | None = None, width: float = 1.0
     ) -> None: ...
 
-    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None) -> None: ...
+    def text(
+        self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None, *, keep: bool = True
+    ) -> None: ...
 
     def rectangle(self, box: Box, fill: RGB | None, outline: RGB | None = None, width: float = 1.0) -> None: ...
 
@@ -300,9 +302,9 @@ class _ScaledCanvas:
     ) -> None:
         self.draw.polygon(self._s(points), fill=fill, outline=outline, width=max(1, round(width * SCALE)))
 
-    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None) -> None:
+    def text(self, at: Point, text: str, size: int, fill: RGB, halo: RGB | None = None, *, keep: bool = True) -> None:
         font, enlarge = _drawing_font(size)
-        shown = drawable(text, size)
+        shown = drawable(text, size) if keep else spell_drawable(text, size)
         left, top, right, bottom = font.getbbox(shown)
         if enlarge == 1:
             self.draw.text(
@@ -583,7 +585,7 @@ def _draw_legend(
 ) -> tuple[LegendEntry, ...]:
     top = layout.height
     canvas.rectangle((0, top, layout.width - 1, top + _legend_height(variant) - 1), (255, 255, 255), (200, 195, 185), 1)
-    canvas.text((16, top + 12), _fit(title, TITLE_SIZE, layout.width - 32), TITLE_SIZE, OUTLINE)
+    canvas.text((16, top + 12), _cut(title, TITLE_SIZE, layout.width - 32, False), TITLE_SIZE, OUTLINE, keep=False)
     y0 = top + 44
     canvas.text((16, y0 + 2), words["centres"], LEGEND_SIZE, OUTLINE)
     entries: list[LegendEntry] = []
@@ -679,7 +681,7 @@ def _draw_board_legend(
     in two columns of powers and three of samples, fitted to the picture's width."""
     top, width = layout.bottom, layout.width
     canvas.rectangle((0, top, width - 1, top + board_legend_height(variant) - 1), (255, 255, 255), (200, 195, 185), 1)
-    canvas.text((10, top + 8), _fit(title, BOARD_TITLE_SIZE, width - 20), BOARD_TITLE_SIZE, OUTLINE)
+    canvas.text((10, top + 8), _cut(title, BOARD_TITLE_SIZE, width - 20, False), BOARD_TITLE_SIZE, OUTLINE, keep=False)
     y0 = top + 34
     rows: list[tuple[str | None, RGB, int]] = [(p, colours[p], position.centre_count(p)) for p in variant.powers]
     rows.append((None, NEUTRAL, len(variant.centres) - sum(1 for c in position.owners if c in variant.centres)))
@@ -714,8 +716,13 @@ def _draw_board_legend(
 
 @lru_cache(maxsize=1024)
 def _fit(text: str, size: int, width: float) -> str:
-    """``text`` cut short (with "...") to fit ``width`` pixels."""
-    shown = drawable(text, size)
+    """``text`` cut short (with "...") to fit ``width`` pixels (kept: the words every picture draws)."""
+    return _cut(text, size, width, True)
+
+
+def _cut(text: str, size: int, width: float, keep: bool) -> str:
+    """``text`` cut short (with "...") to fit ``width`` pixels; ``keep``: its spelling is kept (see ``drawable``)."""
+    shown = drawable(text, size) if keep else spell_drawable(text, size)
     if _text_size(shown, size)[0] <= width:
         return shown
     while shown and _text_size(shown + "...", size)[0] > width:

@@ -60,8 +60,7 @@ def can_draw(text: str, size: int = LEGEND_SIZE) -> bool:
     return True
 
 
-@lru_cache(maxsize=4096)
-def drawable(text: str, size: int) -> str:
+def spell_drawable(text: str, size: int) -> str:
     """``text`` as the default font can draw it: umlauts spelled out, accents dropped, anything else as "?"."""
     out = []
     for char in text:
@@ -74,6 +73,11 @@ def drawable(text: str, size: int) -> str:
             spelled = base if base and base != char else "?"
         out.append(spelled if can_draw(spelled, size) else "?")
     return "".join(out)
+
+
+# the words every picture draws (labels, legend words), kept; a text of one picture alone (its title) is spelled with
+# spell_drawable, so that it is not kept
+drawable = lru_cache(maxsize=4096)(spell_drawable)
 
 
 def legend_words(language: str) -> dict[str, str]:
