@@ -13,8 +13,11 @@ can. A game that ends is replaced by a new one with a new name.
 
 After a warm-up (the first ``--every`` phases), every ``--every`` phases: ``gc.collect()``, the RSS (VmRSS) and a
 tracemalloc snapshot (10 frames); at the end the allocation sites whose memory grew most since the warm-up snapshot,
-by line and by the traceback of the biggest, and the RSS slope in MB per 1000 mails and per hour at the soak's rate
-(3 mails a second). ``--no-tracemalloc`` measures the RSS alone (tracemalloc's own bookkeeping adds to it).
+by line and by the traceback of the biggest; the judge's caches whose size changed after the warm-up (every
+functools cache and module-level container, found by tests/cachekit.py); how many untagged responses imaplib keeps on
+the judge's IMAP connection; and the RSS slope in MB per 1000 mails and per hour at the soak's rate (3 mails a
+second). ``--no-tracemalloc`` measures the RSS alone (tracemalloc's own bookkeeping adds to it). The RSS counts what
+tracemalloc does not see: Pillow's pictures and SQLite's page cache.
 """
 
 from __future__ import annotations
@@ -92,22 +95,10 @@ def main() -> int:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def run(args: argparse.Namespace, folder: Path, imap_port: int, smtp_port: int) -> int:
-    import judge.wiring  # noqa: F401
-    from judge.cli.demo import choose_orders
-    from judge.config import load_config
-    from judge.game import records, service
-    from judge.game.master_mail import set_master_password
-    from judge.game.settings import GameSettings
-    from judge.store import write
-    from judge.transport.daemon import Daemon, Pace
-    from judge.transport.embedded import ImapAccounts
-
-    cfg_path = folder / "judge.toml"
-    cfg_path.write_text(f"""
+CONFIG = """
 [judge]
 address = "judge@judge.test"
-db = "{folder / "judge.db"}"
+db = "{db}"
 max_replies_per_hour = 10000
 [imap]
 host = "127.0.0.1"
@@ -120,150 +111,191 @@ poll_seconds = 1
 host = "127.0.0.1"
 port = {smtp_port}
 security = "none"
-""")
-    cfg = load_config(cfg_path)
-    clock = Clock()
-    daemon = Daemon(cfg, clock, threading.Event(), Pace(0.1, 0.1))
-    daemon._step("start", daemon._start)  # noqa: SLF001
-    db = daemon.db
-    rng = random.Random(1)
-    accounts = ImapAccounts()
-    accounts.port, accounts.password = imap_port, "pw"
-    poster = accounts.client("judge")
-    settings = GameSettings(
-        movement_deadline=3600, retreat_deadline=3600, adjustment_deadline=3600, master="gm@masters.test"
-    )
-    serial = iter(range(10**9))
-    games: dict[str, int] = {}  # name -> generation (addresses differ per game)
+"""
 
-    def new_game() -> str:
-        n = next(serial)
-        name = f"g{n}"
+
+class Soak:
+    """The daemon, its clock, the games it runs and the mail posted to it."""
+
+    def __init__(self, folder: Path, imap_port: int, smtp_port: int) -> None:
+        import judge.wiring  # noqa: F401
+        from judge.config import load_config
+        from judge.game.settings import GameSettings
+        from judge.transport.daemon import Daemon, Pace
+        from judge.transport.embedded import ImapAccounts
+
+        cfg_path = folder / "judge.toml"
+        cfg_path.write_text(CONFIG.format(db=folder / "judge.db", imap_port=imap_port, smtp_port=smtp_port))
+        self.clock = Clock()
+        self.daemon = Daemon(load_config(cfg_path), self.clock, threading.Event(), Pace(0.1, 0.1))
+        self.daemon._step("start", self.daemon._start)
+        self.db = self.daemon.db
+        self.rng = random.Random(1)
+        accounts = ImapAccounts()
+        accounts.port, accounts.password = imap_port, "pw"
+        self.poster = accounts.client("judge")
+        self.settings = GameSettings(
+            movement_deadline=3600, retreat_deadline=3600, adjustment_deadline=3600, master="gm@masters.test"
+        )
+        self.serial = iter(range(10**9))
+        self.strangers = iter(range(10**9))
+        self.games: dict[str, int] = {}  # name -> its number (the players' addresses differ per game)
+        self.mails = 0
+
+    def new_game(self) -> None:
+        from judge.game import service
+        from judge.game.master_mail import set_master_password
+        from judge.store import write
+
+        n = next(self.serial)
+        name, db, now = f"g{n}", self.db, self.clock()
         with write(db):
-            service.create_game(db, name, "classic", settings, clock())
+            service.create_game(db, name, "classic", self.settings, now)
             for power in POWERS:
-                service.join_game(db, name, f"{power.lower()}.{n}@players.test", f"pw-{power}", clock(), power=power)
-            service.start_game(db, name, clock(), rng)
-            set_master_password(db, name, "gm-secret", clock())
-        games[name] = n
-        return name
+                service.join_game(db, name, f"{power.lower()}.{n}@players.test", f"pw-{power}", now, power=power)
+            service.start_game(db, name, now, self.rng)
+            set_master_password(db, name, "gm-secret", now)
+        self.games[name] = n
+        for i, power in enumerate(POWERS):  # each player in a language of their own
+            self.post(
+                f"{power.lower()}.{n}@players.test",
+                f"SIGNON {power} {name} pw-{power}\nSET LANGUAGE {LANGUAGES[i % 3]}",
+            )
 
-    mails = 0
-
-    def post(sender: str, body: str, subject: str = "orders") -> None:
-        nonlocal mails
-        mails += 1
+    def post(self, sender: str, body: str, subject: str = "orders") -> None:
+        self.mails += 1
         msg = EmailMessage()
         msg["From"] = sender
         msg["To"] = "judge@judge.test"
         msg["Subject"] = subject
-        msg["Message-ID"] = f"<m{mails}.{rng.randrange(10**9)}@players.test>"
-        msg["Date"] = clock().strftime("%a, %d %b %Y %H:%M:%S +0000")
+        msg["Message-ID"] = f"<m{self.mails}.{self.rng.randrange(10**9)}@players.test>"
+        msg["Date"] = self.clock().strftime("%a, %d %b %Y %H:%M:%S +0000")
         msg.set_content(body)
-        poster.append("INBOX", bytes(msg))
+        self.poster.append("INBOX", bytes(msg))
 
-    def drain() -> None:
+    def drain(self) -> None:
+        """Rounds until the deadlines, the inbox and the outbox are done."""
         for _ in range(1000):
-            deadlines_left, outbox_left = daemon.round()
-            if not (deadlines_left or outbox_left) and not daemon.inbox.client.search(["ALL"]):  # type: ignore[union-attr]
+            deadlines_left, outbox_left = self.daemon.round()
+            client = self.daemon.inbox.client
+            if not (deadlines_left or outbox_left) and client is not None and not client.search(["ALL"]):
                 return
         raise RuntimeError("the daemon never caught up")
 
-    for _ in range(args.games):
-        new_game()
-    # each player once in a language of their own
-    for name, n in games.items():
-        for i, power in enumerate(POWERS):
-            post(f"{power.lower()}.{n}@players.test", f"SIGNON {power} {name} pw-{power}\nSET LANGUAGE {LANGUAGES[i % 3]}")
-    drain()
+    def phase(self) -> None:
+        """A phase's mail for every game (a finished game is replaced by a new one), then its deadline."""
+        from judge.game import records
 
+        for name in list(self.games):
+            game = records.load_game(self.db, name)
+            assert game is not None
+            if game.status != "active" or game.position is None:
+                del self.games[name]
+                self.new_game()
+                continue
+            self.game_mail(name, self.games[name], game)
+        self.drain()
+        self.clock.now += timedelta(hours=1, seconds=1)
+        self.drain()
+
+    def game_mail(self, name: str, n: int, game: Any) -> None:
+        from judge.cli.demo import choose_orders
+
+        rng = self.rng
+        for power in POWERS:
+            lines = choose_orders(game.variant, game.position, power, rng)
+            signon = f"SIGNON {power} {name} pw-{power}"
+            sender = f"{power.lower()}.{n}@players.test"
+            if lines:
+                self.post(sender, "\n".join([signon, *lines]))
+            if rng.random() < 0.3:
+                to = rng.choice([p for p in POWERS if p != power])
+                words = " ".join(rng.choice(["attack", "ally", "trust", "bounce", "support"]) for _ in range(8))
+                self.post(sender, f"{signon}\nPRESS TO {to}\n{words} {rng.random()}\nENDPRESS", "press")
+        self.post(f"france.{n}@players.test", f"SIGNON France {name} wrong-{rng.random()}\nA par H")
+        self.post("gm@masters.test", f"MASTER {name} gm-secret\nWHOGAME {name}", "gm")
+        k = next(self.strangers)
+        text = rng.choice(["HELP", "LIST", f"WHOGAME {name}", f"SUMMARY {name}", f"garbage {k} words"])
+        self.post(f"stranger{k}@elsewhere{k % 97}.test", text, f"hello {k}")
+        ready = rng.choice(POWERS)
+        self.post(f"{ready.lower()}.{n}@players.test", f"SIGNON {ready} {name} pw-{ready}\nREADY")
+
+    def untagged(self) -> int:
+        """How many untagged responses imaplib keeps on the judge's connection."""
+        client = self.daemon.inbox.client
+        return sum(len(v) for v in client._imap.untagged_responses.values()) if client is not None else 0
+
+
+def snapshot() -> Any:
+    return tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, "<frozen *>")]
+    )
+
+
+def print_growth(base: Any, last: Any, top: int, since: int) -> None:
+    print(f"\ntop {top} growing sites (by line) since phase {since}:")
+    for stat in last.compare_to(base, "lineno")[:top]:
+        print(f"  {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks  {stat.traceback[0]}")
+    print("\ntracebacks of the 5 biggest:")
+    for stat in last.compare_to(base, "traceback")[:5]:
+        print(f"  {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks")
+        for line in stat.traceback.format()[-12:]:
+            print(f"      {line}")
+
+
+def run(args: argparse.Namespace, folder: Path, imap_port: int, smtp_port: int) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    import cachekit
+
+    soak = Soak(folder, imap_port, smtp_port)
+    for _ in range(args.games):
+        soak.new_game()
+    soak.drain()
     if not args.no_tracemalloc:
         tracemalloc.start(10)
     started = time.perf_counter()
     samples: list[dict[str, Any]] = []
     base: Any = None
-    strangers = iter(range(10**9))
+    caches: list[dict[str, int]] = []
     for phase_no in range(1, args.phases + 1):
-        for name in list(games):
-            n = games[name]
-            game = records.load_game(db, name)
-            assert game is not None
-            if game.status != "active":
-                del games[name]
-                new_game()
-                continue
-            assert game.position is not None
-            for power in POWERS:
-                lines = choose_orders(game.variant, game.position, power, rng)
-                signon = f"SIGNON {power} {name} pw-{power}"
-                sender = f"{power.lower()}.{n}@players.test"
-                if lines:
-                    post(sender, "\n".join([signon, *lines]))
-                if rng.random() < 0.3:
-                    to = rng.choice([p for p in POWERS if p != power])
-                    words = " ".join(rng.choice(["attack", "ally", "trust", "bounce", "support"]) for _ in range(8))
-                    post(sender, f"{signon}\nPRESS TO {to}\n{words} {rng.random()}\nENDPRESS", "press")
-            post(f"france.{n}@players.test", f"SIGNON France {name} wrong-{rng.random()}\nA par H")
-            post("gm@masters.test", f"MASTER {name} gm-secret\nWHOGAME {name}", "gm")
-            k = next(strangers)
-            post(
-                f"stranger{k}@elsewhere{k % 97}.test",
-                rng.choice(["HELP", "LIST", f"WHOGAME {name}", f"SUMMARY {name}", f"garbage {k} words"]),
-                f"hello {k}",
-            )
-            ready = rng.choice(POWERS)
-            post(f"{ready.lower()}.{n}@players.test", f"SIGNON {ready} {name} pw-{ready}\nREADY")
-        drain()
-        clock.now += timedelta(hours=1, seconds=1)
-        drain()
-        if phase_no % args.every == 0:
-            gc.collect()
-            sample: dict[str, Any] = {
-                "phase": phase_no,
-                "mails": mails,
-                "rss_mb": round(rss_kb() / 1024, 1),
-                "seconds": round(time.perf_counter() - started, 1),
-            }
-            if not args.no_tracemalloc:
-                snap = tracemalloc.take_snapshot().filter_traces(
-                    [tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, "<frozen *>")]
-                )
-                sample["traced_mb"] = round(sum(s.size for s in snap.statistics("filename")) / 2**20, 2)
-                if base is None:
-                    base = snap
-            samples.append(sample)
-            print(json.dumps(sample), flush=True)
-        if phase_no == args.every:
-            gc.collect()
-    gc.collect()
+        soak.phase()
+        if phase_no % args.every:
+            continue
+        gc.collect()
+        sample: dict[str, Any] = {
+            "phase": phase_no,
+            "mails": soak.mails,
+            "rss_mb": round(rss_kb() / 1024, 1),
+            "seconds": round(time.perf_counter() - started, 1),
+            "imap_untagged_kept": soak.untagged(),
+        }
+        caches.append(cachekit.sizes())
+        if not args.no_tracemalloc:
+            snap = snapshot()
+            sample["traced_mb"] = round(sum(s.size for s in snap.statistics("filename")) / 2**20, 2)
+            base = base or snap
+        samples.append(sample)
+        print(json.dumps(sample), flush=True)
     if not args.no_tracemalloc and base is not None:
-        last = tracemalloc.take_snapshot().filter_traces(
-            [tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, "<frozen *>")]
-        )
-        print(f"\ntop {args.top} growing sites (by line) since phase {args.every}:")
-        for stat in last.compare_to(base, "lineno")[: args.top]:
-            print(f"  {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks  {stat.traceback[0]}")
-        print("\ntracebacks of the 5 biggest:")
-        for stat in last.compare_to(base, "traceback")[:5]:
-            print(f"  {stat.size_diff / 1024:+9.1f} KiB {stat.count_diff:+7d} blocks")
-            for line in stat.traceback.format()[-12:]:
-                print(f"      {line}")
+        gc.collect()
+        print_growth(base, snapshot(), args.top, args.every)
+    grew = {k: [c.get(k, 0) for c in caches] for k in caches[-1] if caches[-1][k] != caches[0].get(k, 0)}
     first, final = samples[0], samples[-1]
-    mails_between = final["mails"] - first["mails"]
-    slope = (final["rss_mb"] - first["rss_mb"]) / max(1, mails_between) * 1000
+    slope = (final["rss_mb"] - first["rss_mb"]) / max(1, final["mails"] - first["mails"]) * 1000
     report = {
         "games_at_once": args.games,
         "phases": args.phases,
-        "mails": mails,
+        "mails": soak.mails,
         "rss_mb": [s["rss_mb"] for s in samples],
         "traced_mb": [s.get("traced_mb") for s in samples],
+        "caches_that_changed_after_warmup": grew,
         "rss_growth_mb_per_1000_mails_after_warmup": round(slope, 3),
         "rss_growth_mb_per_hour_at_3_mails_per_s": round(slope * SOAK_MAILS_PER_SECOND * 3.6, 2),
         "seconds": round(time.perf_counter() - started, 1),
     }
-    print(json.dumps(report, indent=None if not args.json else 2))
-    poster.logout()
-    daemon.inbox.drop()
+    print(json.dumps(report, indent=2 if args.json else None))
+    soak.poster.logout()
+    soak.daemon.inbox.drop()
     return 0
 
 
