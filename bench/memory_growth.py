@@ -1,15 +1,15 @@
 """Memory of one long-running judge process: the daemon's own rounds over many games, phases and senders.
 
-    python bench/memory_growth.py [--games 20] [--phases 40] [--every 5] [--top 15] [--no-tracemalloc]
+    python bench/memory_growth.py [--games 20] [--phases 40] [--every 5] [--top 15] [--no-tracemalloc] [--server S]
 
 One process runs what ``judge serve`` runs, through its own code: ``Daemon.round`` (deadlines in the round, as with
-``--once``; mail read by IMAP from pymap with the judge's ``Inbox``, handled, moved to Processed; the outbox sent by
-SMTP to a sink that keeps nothing; the hourly upkeep), with a clock the script moves. pymap and the SMTP sink run as
-child processes, so only the judge's memory is measured. ``--games`` classic games (game masters by mail included)
-are played phase after phase; each game-phase brings the seven powers' orders (some a second time, with READY),
-press to another power, a wrong password, a game master's command, and mail from senders never seen before
-(``HELP``, ``LIST``, ``WHOGAME``, garbage) — so everything keyed by game, phase, sender, text or message grows if it
-can. A game that ends is replaced by a new one with a new name.
+``--once``; mail read by IMAP from Dovecot with the judge's ``Inbox``, handled, moved to Processed; the outbox sent by
+SMTP to a sink that keeps nothing; the hourly upkeep), with a clock the script moves. The IMAP server (``--server
+pymap``: pymap, which slows as its Processed folder fills) and the SMTP sink run as child processes, so only the
+judge's memory is measured. ``--games`` classic games (game masters by mail included) are played phase after phase;
+each game-phase brings the seven powers' orders, press to another power, READY, a wrong password, a game master's
+command, and mail from senders never seen before (``HELP``, ``LIST``, ``WHOGAME``, garbage) — so everything keyed
+by game, phase, sender, text or message grows if it can. A game that ends is replaced by a new one with a new name.
 
 After a warm-up (the first ``--every`` phases), every ``--every`` phases: ``gc.collect()``, the RSS (VmRSS) and a
 tracemalloc snapshot (10 frames); at the end the allocation sites whose memory grew most since the warm-up snapshot,
@@ -27,6 +27,7 @@ import gc
 import json
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -77,17 +78,27 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--no-tracemalloc", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON at the end")
+    parser.add_argument(
+        "--server",
+        choices=["pymap", "dovecot"],
+        default="dovecot",
+        help="the IMAP server (pymap slows as Processed fills)",
+    )
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # the servers are stopped on the way out
 
-    from judge.transport.embedded import EmbeddedImap, free_port, wait_port
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from mailservers import PASSWORD, start_imap
+
+    from judge.transport.embedded import free_port, wait_port
 
     folder = Path(tempfile.mkdtemp(prefix="judge-memory-"))
-    imap = EmbeddedImap(folder / "imap", ["judge", "players"], "pw").start()
+    imap = start_imap(args.server, folder / "imap")
     smtp_port = free_port()
     smtp = sink(smtp_port)
     try:
         wait_port(smtp_port, smtp)
-        return run(args, folder, imap.port, smtp_port)
+        return run(args, folder, imap.port, smtp_port, PASSWORD)
     finally:
         imap.stop()
         smtp.terminate()
@@ -105,7 +116,7 @@ host = "127.0.0.1"
 port = {imap_port}
 security = "none"
 username = "judge"
-password = "pw"
+password = "{password}"
 poll_seconds = 1
 [smtp]
 host = "127.0.0.1"
@@ -117,7 +128,7 @@ security = "none"
 class Soak:
     """The daemon, its clock, the games it runs and the mail posted to it."""
 
-    def __init__(self, folder: Path, imap_port: int, smtp_port: int) -> None:
+    def __init__(self, folder: Path, imap_port: int, smtp_port: int, password: str) -> None:
         import judge.wiring  # noqa: F401
         from judge.config import load_config
         from judge.game.settings import GameSettings
@@ -125,14 +136,16 @@ class Soak:
         from judge.transport.embedded import ImapAccounts
 
         cfg_path = folder / "judge.toml"
-        cfg_path.write_text(CONFIG.format(db=folder / "judge.db", imap_port=imap_port, smtp_port=smtp_port))
+        cfg_path.write_text(
+            CONFIG.format(db=folder / "judge.db", imap_port=imap_port, smtp_port=smtp_port, password=password)
+        )
         self.clock = Clock()
         self.daemon = Daemon(load_config(cfg_path), self.clock, threading.Event(), Pace(0.1, 0.1))
         self.daemon._step("start", self.daemon._start)
         self.db = self.daemon.db
         self.rng = random.Random(1)
         accounts = ImapAccounts()
-        accounts.port, accounts.password = imap_port, "pw"
+        accounts.port, accounts.password = imap_port, password
         self.poster = accounts.client("judge")
         self.settings = GameSettings(
             movement_deadline=3600, retreat_deadline=3600, adjustment_deadline=3600, master="gm@masters.test"
@@ -243,11 +256,10 @@ def print_growth(base: Any, last: Any, top: int, since: int) -> None:
             print(f"      {line}")
 
 
-def run(args: argparse.Namespace, folder: Path, imap_port: int, smtp_port: int) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+def run(args: argparse.Namespace, folder: Path, imap_port: int, smtp_port: int, password: str) -> int:
     import cachekit
 
-    soak = Soak(folder, imap_port, smtp_port)
+    soak = Soak(folder, imap_port, smtp_port, password)
     for _ in range(args.games):
         soak.new_game()
     soak.drain()

@@ -47,7 +47,7 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.i18n.gaps._template_file_ids": (LRU, 1024),
     "judge.reports.maps.areas._glyphs": (FIXED, 2048),  # a map's labels and legend words; never its title
     "judge.reports.maps.areas._mix": (FIXED, 4096),  # by colour
-    "judge.reports.maps.areas._shaded": (FIXED, 2048),
+    "judge.reports.maps.areas._levels": (FIXED, 2048),
     "judge.reports.maps.areas._solid": (FIXED, 512),
     "judge.reports.maps.draw._fit": (FIXED, 1024),
     "judge.reports.maps.fonts._font": (FIXED, None),  # by font size

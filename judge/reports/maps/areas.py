@@ -190,21 +190,23 @@ class BoardCanvas:
             solid = _solid(shown, size) if keep else _solid_pixels(cover)
             self.image.paste(self.palette(fill), (round(at[0]) - px, round(at[1]) - py), solid)
             return
-        shades = tuple(self.palette(_mix(fill, behind, k / SHADES)) for k in range(SHADES + 1))
-        pixels = _shaded(shown, size, halo is not None, shades) if keep else _shade(cover, shades)
+        # the shades' palette indices differ from picture to picture (handed out in the order first asked for): the
+        # letters' shade levels are kept, each picture maps them to its own indices
+        shades = [self.palette(_mix(fill, behind, k / SHADES)) for k in range(SHADES + 1)]
+        levels = _levels(shown, size, halo is not None) if keep else _shade_levels(cover)
+        pixels = levels.point(shades + [0] * (256 - len(shades)))
         self.image.paste(pixels, (round(at[0]) - px, round(at[1]) - py), mask)
 
 
-def _shade(cover: Image.Image, shades: tuple[int, ...]) -> Image.Image:
-    """The pixels of letters of coverage ``cover`` as palette indices of its shades (coverage 0..255 to
-    ``shades``)."""
-    return cover.point([shades[min(SHADES, (v * SHADES + 127) // 255)] for v in range(256)])
+def _shade_levels(cover: Image.Image) -> Image.Image:
+    """The letters of coverage ``cover`` (0..255) as shade levels (0..SHADES)."""
+    return cover.point([min(SHADES, (v * SHADES + 127) // 255) for v in range(256)])
 
 
 @lru_cache(maxsize=2048)
-def _shaded(text: str, size: int, halo: bool, shades: tuple[int, ...]) -> Image.Image:
-    """The pixels of ``text`` as palette indices of its shades (kept: see ``_glyphs``)."""
-    return _shade(_glyphs(text, size, halo)[0], shades)
+def _levels(text: str, size: int, halo: bool) -> Image.Image:
+    """The shade levels of ``text`` (kept: see ``_glyphs``)."""
+    return _shade_levels(_glyphs(text, size, halo)[0])
 
 
 @dataclass(frozen=True)
