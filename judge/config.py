@@ -175,6 +175,13 @@ class Config:
             "templates_dir/<language>/<name>.txt.j2 for one), winning on a name clash"
         ),
     )
+    backup_dir: str = field(
+        default="",
+        metadata=_spec(
+            "where the backup taken before a database migration goes (relative: to this file's folder; "
+            "default: beside the database)"
+        ),
+    )
     create_by_mail: str = field(
         default="anyone",
         metadata=_spec(
@@ -267,10 +274,10 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
             problems += _server_problems(name, server, secrets)
     problems += _consistency_problems(judge, sections.get("imap", {}))
     judge.setdefault("db", "judge.db")
-    for key in ("db", "variants_dir", "templates_dir"):
+    for key in ("db", "variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and judge[key] != ":memory:":
             judge[key] = str(base / Path(judge[key]).expanduser())
-    for key in ("variants_dir", "templates_dir"):
+    for key in ("variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and not Path(judge[key]).is_dir():
             problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
     if problems:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import ast
 import io
 import json
@@ -17,7 +16,6 @@ from typing import Any
 import pytest
 from PIL import Image, ImageFont
 
-from judge.cli.pictures import add_map_command
 from judge.data.catalog import load_variant
 from judge.data.resources import data_dir
 from judge.reports.map_words import map_title, map_words
@@ -508,10 +506,9 @@ def test_legend_languages(classic: Variant) -> None:
 
 
 def _judge_map(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="judge")
-    add_map_command(parser.add_subparsers())
-    args = parser.parse_args(["map", *argv])
-    return int(args.func(args))
+    from judge.cli import main
+
+    return main(["map", *argv])
 
 
 def _map_words_drawn(variant: Variant, png: bytes, language: str) -> dict[str, str]:

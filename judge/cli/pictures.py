@@ -1,6 +1,6 @@
 """`judge map`: the map picture (PNG) of a game's position, of a played phase with its orders, or of a variant's start.
 
-    judge map GAME [PHASE] [-o FILE] [--db PATH] [--language en|de|ru]
+    judge map GAME [PHASE] [-o FILE] [--config FILE] [--db PATH] [--language en|de|ru]
     judge map --variant classic [-o FILE]
 
 Without PHASE the picture shows the game's current position; with PHASE (``S1901M``) the results picture of that
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,10 +25,11 @@ class MapCommandError(Exception):
     """Something the command cannot do; the message says why."""
 
 
-def add_map_command(sub: Any) -> None:
+def add_map_command(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add ``judge map`` to the command line's subparsers."""
     p = sub.add_parser(
         "map",
+        parents=[common],
         help="draw a game's map as a PNG picture",
         description="Write the map picture (PNG) of a game's current position, or the results picture of a played "
         "PHASE (the board after it, with its orders drawn); with --variant, of a variant's starting "
@@ -44,7 +44,6 @@ def add_map_command(sub: Any) -> None:
         default=None,
         help="the PNG file to write, - for standard output (default: GAME-PHASE.png or VARIANT-start.png)",
     )
-    p.add_argument("--db", default=None, help="the SQLite file (default: $JUDGE_DB, else ./judge.db)")
     p.add_argument(
         "--language",
         default="en",
@@ -64,9 +63,7 @@ def run_map(args: argparse.Namespace) -> int:
                 raise MapCommandError("a PHASE needs a game, not --variant")
             png, default_name = _variant_picture(args.variant, args.language)
         else:
-            png, default_name = _game_picture(
-                args.db or os.environ.get("JUDGE_DB") or "judge.db", args.game, args.phase, args.language
-            )
+            png, default_name = _game_picture(args, args.game, args.phase, args.language)
     except (MapCommandError, ValueError) as exc:
         print(f"judge map: {exc}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -105,17 +102,16 @@ def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
     return png, f"{variant.key}-start.png"
 
 
-def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
+def _game_picture(args: argparse.Namespace, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
     from judge.game.records import load_game
     from judge.reports.map_words import map_title, map_words
     from judge.reports.maps import render_map
     from judge.rules.phase import Phase
     from judge.rules.position_json import position_from_json
-    from judge.store import open_db, phases
+    from judge.cli.common import open_store
+    from judge.store import phases
 
-    if db_path != ":memory:" and not Path(db_path).is_file():
-        raise MapCommandError(f"there is no database at {db_path} (use --db or set JUDGE_DB)")
-    db = open_db(db_path)
+    db = open_store(args)  # --db, $JUDGE_DB, or the configuration's database; never a new one
     game = load_game(db, name)
     if game is None:
         raise MapCommandError(f"there is no game called {name!r}")

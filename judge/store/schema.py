@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 migrations = Migrations("judge")
+KNOWN: list[str] = []  # the names of the migrations this judge knows, in order
 
 
-@migrations()
+def migration(fn: Callable[[Database], None]) -> Callable[[Database], None]:
+    """One migration of the judge's set, registered under the function's name (``m012_judge_versions``)."""
+    KNOWN.append(fn.__name__)
+    migrations()(fn)
+    return fn
+
+
+@migration
 def m001_games(db: Database) -> None:
     db.table("games").create(
         {
@@ -129,7 +139,7 @@ def m001_games(db: Database) -> None:
     db.table("signon_failures").create_index(["address", "at"])
 
 
-@migrations()
+@migration
 def m002_mail_transport(db: Database) -> None:
     db.table("mailbox_state").create(
         {
@@ -145,7 +155,7 @@ def m002_mail_transport(db: Database) -> None:
     db.table("outbox").add_column("message_id", str)
 
 
-@migrations()
+@migration
 def m003_reports(db: Database) -> None:
     db.table("outbox").add_column("html", str)  # the HTML alternative, when the template has one
     db.table("outbox").add_column("image", bytes)  # the map picture (PNG) of a results mail
@@ -153,7 +163,7 @@ def m003_reports(db: Database) -> None:
     db.table("meta").create({"key": str, "value": str}, pk="key")  # judge-wide settings, e.g. default_language
 
 
-@migrations()
+@migration
 def m004_reply_references(db: Database) -> None:
     db.table("outbox").add_column("thread_refs", str)  # a reply's References: the sender's chain, space-separated
     db.table("signon_failures").add_column("game", str)  # failures are counted per game and power, not per address
@@ -161,7 +171,7 @@ def m004_reply_references(db: Database) -> None:
     db.table("signon_failures").create_index(["game", "power", "at"])
 
 
-@migrations()
+@migration
 def m005_reliable_mail(db: Database) -> None:
     # the map of a phase, stored once per language and referenced by every results mail of that phase
     db.table("pictures").create(
@@ -198,7 +208,7 @@ def m005_reliable_mail(db: Database) -> None:
     )
 
 
-@migrations()
+@migration
 def m006_mail_log(db: Database) -> None:
     db.table("mail_log").create(
         {  # the record of sent (or failed) mail whose body was pruned from the outbox
@@ -225,7 +235,7 @@ def m006_mail_log(db: Database) -> None:
     )
 
 
-@migrations()
+@migration
 def m007_typed_orders(db: Database) -> None:
     """Each order of a played phase kept as a typed order (``judge.rules.order_json``) beside its text, so that
     nothing reads stored order text again; rows from before get theirs from the canonical text, read this once."""
@@ -289,7 +299,7 @@ def _legacy_unit(words: list[str]) -> tuple[str | None, str | None, list[str]]:
     return None, None, []
 
 
-@migrations()
+@migration
 def m008_resolution(db: Database) -> None:
     """A player's SET WAIT (kept until SET NOWAIT), the orders a power gave for a later phase (PHASE …), and the
     periods players declared absent (SET ABSENCE)."""
@@ -322,7 +332,7 @@ def m008_resolution(db: Database) -> None:
     db.table("absences").create_index(["game_id"])
 
 
-@migrations()
+@migration
 def m009_typed_given_orders(db: Database) -> None:
     """The orders given for the current phase (and those kept for a later phase, PHASE …) stored typed beside the
     lines as written (``judge.rules.order_json``), so that nothing parses stored order text again. The lines stored
@@ -365,7 +375,7 @@ def given_order_before_m009(variant: str | None, phase: str | None, text: str) -
     return order_to_json(geo, order) if not isinstance(order, OrderError) else None
 
 
-@migrations()
+@migration
 def m010_press(db: Database) -> None:
     """Diaries (DIARY: kept until the game ends), postal press (POSTAL PRESS: published with the next results), a
     player's own default for press in a game allowing white and grey (SET PRESS), and the powers a draw names."""
@@ -401,7 +411,7 @@ def m010_press(db: Database) -> None:
     db.table("draws").add_column("powers", str)  # JSON list of the powers a draw names; null: all survivors
 
 
-@migrations()
+@migration
 def m011_game_masters(db: Database) -> None:
     """The game master's password of a game (MASTER by mail), and the requests to take over a power in civil disorder
     (TAKEOVER) that wait for the game master's approval."""
@@ -425,3 +435,58 @@ def m011_game_masters(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id")],
     )
     db.table("takeovers").create_index(["game_id", "power"])
+
+
+@migration
+def m012_judge_versions(db: Database) -> None:
+    """The judge version that applied each migration from this one on (``judge.store.versions`` writes a row as it
+    applies them), so that an older judge can name the newer one that wrote a database it refuses."""
+    db.table("judge_versions").create({"migration": str, "judge_version": str, "applied_at": str}, pk="migration")
+
+
+@migration
+def m013_draws_by_turn(db: Database) -> None:
+    """Draw proposals keyed by their turn (``S1902``; ``F1902`` for Fall, its retreats and the Winter after it), as the
+    judge has looked them up since one proposal per turn became the rule; judges before it stored the phase
+    (``S1902M``), and such a proposal was no longer found. Where an older judge left more than one proposal in a turn
+    (one per phase was allowed then), the one that counts stays: an open one, else accepted, rejected, lapsed, the
+    latest phase first. An open proposal of a turn the game has left lapses, as it would have at the turn's end."""
+    rows = list(db.query("select rowid as id, game_id, phase, status from draws"))
+    ranked: dict[tuple[int, str], list[tuple[tuple[int, int, str], int]]] = {}
+    for row in rows:
+        turn = _turn_of_code(row["phase"])
+        if turn is None:
+            continue
+        rank = _DRAW_STATUS_RANK.get(row["status"], len(_DRAW_STATUS_RANK))
+        ranked.setdefault((row["game_id"], turn), []).append(((rank, -_step_rank(row["phase"]), row["phase"]), row["id"]))
+    for (_, turn), candidates in ranked.items():
+        candidates.sort()
+        keep = candidates[0][1]
+        for _, rowid in candidates[1:]:
+            db.execute("delete from draws where rowid = ?", [rowid])
+        db.execute("update draws set phase = ? where rowid = ?", [turn, keep])
+    for game in list(db.query("select id, phase from games")):
+        now_turn = _turn_of_code(game["phase"])
+        db.execute(
+            "update draws set status = 'lapsed' where game_id = ? and status = 'open' and phase != ?",
+            [game["id"], now_turn or ""],
+        )
+
+
+_DRAW_STATUS_RANK = {"open": 0, "accepted": 1, "rejected": 2, "lapsed": 3}
+_PHASE_CODE = re.compile(r"([SFW])(\d{1,4})([MRA]?)")
+
+
+def _turn_of_code(code: object) -> str | None:
+    """The turn of a stored phase or turn code: ``S1902M`` and ``S1902`` are ``S1902``; ``F1902R``, ``W1902A`` and
+    ``F1902`` are ``F1902``; None for anything else."""
+    match = _PHASE_CODE.fullmatch(code) if isinstance(code, str) else None
+    if match is None:
+        return None
+    season, year, _ = match.groups()
+    return f"{'S' if season == 'S' else 'F'}{year}"
+
+
+def _step_rank(code: str) -> int:
+    """How late in its turn a stored code falls: the turn itself and movement first, Winter adjustments last."""
+    return {"": 0, "M": 1, "R": 2, "A": 3}[code[-1] if code[-1] in "MRA" else ""] + (4 if code[0] == "W" else 0)

@@ -172,7 +172,7 @@ class Daemon:
         self.cfg, self.clock, self.stop = cfg, clock, stop
         self.pace = pace or Pace()
         self.poll = self.pace.poll_seconds or float(cfg.imap.poll_seconds)  # the longest wait between two looks
-        self.db = open_db(cfg.db)
+        self.db = open_db(cfg.db, backup_dir=cfg.backup_dir or None)  # migrates, after a backup
         self.inbox = Inbox(cfg.imap)
         self.backoff = {name: Backoff(self.pace.first_backoff) for name in ("deadlines", "mail", "outbox", "upkeep")}
         self.failed: set[str] = set()
