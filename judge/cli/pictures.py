@@ -103,12 +103,12 @@ def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
 
 
 def _game_picture(args: argparse.Namespace, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
+    from judge.cli.common import open_store
     from judge.game.records import load_game
     from judge.reports.map_words import map_title, map_words
     from judge.reports.maps import render_map
     from judge.rules.phase import Phase
     from judge.rules.position_json import position_from_json
-    from judge.cli.common import open_store
     from judge.store import phases
 
     db = open_store(args)  # --db, $JUDGE_DB, or the configuration's database; never a new one

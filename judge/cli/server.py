@@ -136,10 +136,9 @@ def _load(args: argparse.Namespace) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from judge.transport.daemon import serve
-
     from judge.store.backup import BackupError
     from judge.store.versions import NewerDatabase
+    from judge.transport.daemon import serve
 
     _logging(args.verbose or not args.once)
     cfg = _load(args)
@@ -272,8 +271,10 @@ def _demo(args: argparse.Namespace) -> int:
     from judge.cli.demo import run_demo
 
     if getattr(args, "config", None):
-        print("judge: judge demo runs on its own embedded mail servers and reads no configuration; "
-              "leave out --config", file=sys.stderr)
+        print(
+            "judge: judge demo runs on its own embedded mail servers and reads no configuration; leave out --config",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     return run_demo(args.dir, years=args.years, seed=args.seed, quiet=args.quiet, database=getattr(args, "db", None))
 

@@ -1,10 +1,10 @@
 """Copies of the database made with SQLite's online backup: consistent while the daemon is running or stopped.
 
 The judge makes one before the first migration runs on a database (``open_db``), named with the schema it holds and
-the judge that is about to migrate it (``judge.m011.before-0.2.0.20261204T210000Z.db``, ``judge.0.2.0-m013.before-0.3.0.…``), beside the database
-or in ``[judge] backup_dir``; ``judge db backup FILE`` makes one on demand. A copy is written to a temporary name and
-renamed when complete, so a crash never leaves half a backup under the final name, and it keeps the database's file
-mode (it holds password hashes).
+the judge that is about to migrate it (``judge.m011.before-0.2.0.20261204T210000Z.db``,
+``judge.0.2.0-m013.before-0.3.0.<time>.db``), beside the database or in ``[judge] backup_dir``; ``judge db backup
+FILE`` makes one on demand. A copy is written to a temporary name and renamed when complete, so a crash never leaves
+half a backup under the final name, and it keeps the database's file mode (it holds password hashes).
 """
 
 from __future__ import annotations
@@ -35,11 +35,12 @@ def backup(source: str | Path, target: str | Path) -> Path:
         raise BackupError(f"there is no database at {source}")
     part = target.with_name(f".{target.name}.part")
     try:
-        with contextlib.closing(sqlite3.connect(source, timeout=BUSY_TIMEOUT_S)) as src:
-            with contextlib.closing(sqlite3.connect(part)) as dst:
-                src.backup(dst)
-                # a stand-alone file: no -wal beside it to lose when copied or moved
-                dst.execute("pragma journal_mode = delete")
+        with (
+            contextlib.closing(sqlite3.connect(source, timeout=BUSY_TIMEOUT_S)) as src,
+            contextlib.closing(sqlite3.connect(part)) as dst,
+        ):
+            src.backup(dst)
+            dst.execute("pragma journal_mode = delete")  # a stand-alone file: no -wal beside it to lose when moved
         os.chmod(part, source.stat().st_mode & 0o777)
         os.replace(part, target)
     except (OSError, sqlite3.Error) as exc:

@@ -458,7 +458,9 @@ def m013_draws_by_turn(db: Database) -> None:
         if turn is None:
             continue
         rank = _DRAW_STATUS_RANK.get(row["status"], len(_DRAW_STATUS_RANK))
-        ranked.setdefault((row["game_id"], turn), []).append(((rank, -_step_rank(row["phase"]), row["phase"]), row["id"]))
+        ranked.setdefault((row["game_id"], turn), []).append(
+            ((rank, -_step_rank(row["phase"]), row["phase"]), row["id"])
+        )
     for (_, turn), candidates in ranked.items():
         candidates.sort()
         keep = candidates[0][1]

@@ -9,7 +9,6 @@ every migration applied is recorded with the version of the judge that applied i
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -59,10 +58,8 @@ def schema_state(db: Database) -> SchemaState:
     applied = tuple(m.name for m in migrations.applied(db))
     known = set(KNOWN)
     versions: dict[str, str] = {}
-    try:
+    if db["judge_versions"].exists():  # written before m012: no versions kept
         versions = {r["migration"]: r["judge_version"] for r in db.query("select * from judge_versions")}
-    except sqlite3.OperationalError:  # no such table: written before m012
-        pass
     return SchemaState(
         applied=applied,
         pending=tuple(name for name in KNOWN if name not in set(applied)),
