@@ -51,7 +51,9 @@ def _as_before_m012(db: sqlite3.Connection | object, draw_phase: str | None = No
     conn = db.conn if hasattr(db, "conn") else db  # type: ignore[union-attr]
     assert isinstance(conn, sqlite3.Connection)
     conn.execute("drop table judge_versions")
-    conn.execute("delete from _sqlite_migrations where name in ('m012_judge_versions', 'm013_draws_by_turn')")
+    conn.execute("alter table outbox drop column first_attempt_at")
+    since = KNOWN[KNOWN.index("m011_game_masters") + 1 :]
+    conn.execute(f"delete from _sqlite_migrations where name in ({','.join('?' * len(since))})", since)
     if draw_phase is not None:
         conn.execute(
             "insert into draws (game_id, phase, proposer, votes, status) values (1, ?, 'England', ?, 'open')",
@@ -269,7 +271,7 @@ def test_db_check_reads_an_old_database_without_changing_it(place: Path, capsys:
     assert lines[0] == "integrity: ok" and lines[1] == "foreign keys: ok"
     assert lines[2] == (
         f"schema: m011_game_masters, applied by a judge before {__version__} (no version kept); judge {__version__} "
-        "applies 2 migrations at its next start, after a backup (m012_judge_versions, m013_draws_by_turn)"
+        f"applies {len(KNOWN) - 11} migrations at its next start, after a backup ({', '.join(KNOWN[11:])})"
     )
     assert lines[3] == "mail queue: 0 waiting, 0 being sent, 0 failed; none stuck"
     assert _digest(place / "judge.db") == before
@@ -335,13 +337,15 @@ def test_old_proposals_of_one_turn_keep_the_one_that_counts(tmp_path: Path) -> N
             ("F1900M", "accepted"),
             ("F1900R", "lapsed"),
             ("W1900A", "rejected"),
+            ("F1899R", "lapsed"),
+            ("W1899A", "accepted"),
             ("S1900M", "open"),  # a turn the game has left: lapses
         ],
     )
     t.db.conn.close()
     db = open_db(tmp_path / "judge.db")
     rows = {r["phase"]: r["status"] for r in db.query("select phase, status from draws")}
-    assert rows == {"S1901": "open", "F1900": "accepted", "S1900": "lapsed"}
+    assert rows == {"S1901": "open", "F1900": "accepted", "S1900": "lapsed", "F1899": "accepted"}
 
 
 @given(st.sampled_from("SFW"), st.integers(1, 9999), st.sampled_from("MRA"))
@@ -393,3 +397,51 @@ def test_map_reads_the_configuration_given_before_or_after_it(place: Path) -> No
 def test_init_takes_the_db_given_before_it(place: Path) -> None:
     assert main(["--db", "/srv/judge/games.db", "init", "j.toml"]) == 0
     assert 'db = "/srv/judge/games.db"' in (place / "j.toml").read_text()
+
+
+# --- m014: games set up before the tie rules play on at a tie --------------------------------------------------------
+
+
+def test_games_set_up_before_the_tie_rules_keep_playing_on_at_a_tie(tmp_path: Path) -> None:
+    t = _game(tmp_path / "judge.db")
+    t.cli("game", "create", "new")
+    _as_before_m012(t.db)
+    settings = json.loads(next(iter(t.db.query("select settings from games where name = 'g'")))["settings"])
+    del settings["tie_others"]  # as every judge before the tie rules wrote them
+    settings["last_year"] = 1905
+    t.db.conn.execute("update games set settings = ? where name in ('g', 'new')", [json.dumps(settings)])
+    settings["tie_others"] = None  # written by a judge that knew the rules: left alone
+    t.db.conn.execute(
+        "insert into games (name, variant, status, settings) values ('ours', 'classic', 'forming', ?)",
+        [json.dumps(settings)],
+    )
+    t.db.conn.execute("update games set status = 'finished' where name = 'new'")
+    t.db.conn.commit()
+    t.db.conn.close()
+    db = open_db(tmp_path / "judge.db")
+    after = {r["name"]: json.loads(r["settings"]) for r in db.query("select name, settings from games")}
+    assert after["g"]["tie_others"] == "play-on" and after["g"]["last_year"] == 1905
+    assert "tie_others" not in after["new"]  # finished: nothing to decide any more
+    assert after["ours"]["tie_others"] is None
+    from judge.game.records import load_game
+    from judge.rules.victory import TieOthers
+
+    game = load_game(db, "g")
+    assert game is not None and game.settings.victory(game.variant).tie_others is TieOthers.PLAY_ON
+
+
+# --- users: a setting never chosen follows the judge's default -------------------------------------------------------
+
+
+def test_a_language_never_chosen_follows_the_default_when_the_host_changes_it(tmp_path: Path) -> None:
+    from judge.store.users import set_default_language, set_user, user_settings
+
+    db = open_db(tmp_path / "j.db")
+    set_default_language(db, "de")
+    set_user(db, "ivan@p.test", timezone="Europe/Moscow")
+    set_user(db, "anna@p.test", language="de")
+    set_default_language(db, "ru")
+    assert user_settings(db, "ivan@p.test") == {"timezone": "Europe/Moscow", "language": "ru"}
+    assert user_settings(db, "anna@p.test") == {"timezone": "UTC", "language": "de"}
+    set_user(db, "anna@p.test", timezone="Europe/Berlin")
+    assert user_settings(db, "anna@p.test") == {"timezone": "Europe/Berlin", "language": "de"}

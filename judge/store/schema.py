@@ -492,3 +492,28 @@ def _turn_of_code(code: object) -> str | None:
 def _step_rank(code: str) -> int:
     """How late in its turn a stored code falls: the turn itself and movement first, Winter adjustments last."""
     return {"": 0, "M": 1, "R": 2, "A": 3}[code[-1] if code[-1] in "MRA" else ""] + (4 if code[0] == "W" else 0)
+
+
+@migration
+def m014_old_games_play_on_at_a_tie(db: Database) -> None:
+    """Games set up before the tie rules keep the rule they were started under. Until then a tie among the leaders
+    over the solo line or at the last year had no winner and the game played on; the judge now reads a game without
+    ``tie_others`` by the variant's rule, and at the last year that is a draw among the leaders. Every unfinished game
+    whose settings lack the key (a judge that knew tie rules always wrote it, ``null`` when unset) gets ``play-on``."""
+    for row in list(db.query("select id, settings from games where status != 'finished'")):
+        try:
+            settings = json.loads(row["settings"] or "{}")
+        except ValueError:
+            continue
+        if not isinstance(settings, dict) or "tie_others" in settings:
+            continue
+        settings["tie_others"] = "play-on"
+        db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
+
+
+@migration
+def m015_delivery_clock(db: Database) -> None:
+    """When the judge first tried to send a mail: ``[smtp] max_delivery_days`` counts from it, not from the time the
+    mail was queued, so mail that waited in the queue while no sender ran (judges before the daemon, a daemon stopped
+    for days) is tried and retried before it is given up."""
+    db.table("outbox").add_column("first_attempt_at", str)
