@@ -161,6 +161,14 @@ class Config:
     handled_retention_days: int = field(
         default=90, metadata=_spec("remember handled messages this long", low=1, high=3650)
     )
+    picture_retention_days: int = field(
+        default=7,
+        metadata=_spec(
+            "keep map pictures this long once their mail is sent (0: not after; older ones are drawn again when asked)",
+            low=0,
+            high=3650,
+        ),
+    )
     max_mail_age_days: int = field(
         default=MAX_MAIL_AGE_DAYS, metadata=_spec("older mail is not acted on", low=1, high=365)
     )

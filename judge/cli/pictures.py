@@ -4,15 +4,16 @@
     judge map --variant classic [-o FILE]
 
 Without PHASE the picture shows the game's current position; with PHASE (``S1901M``) the results picture of that
-phase, as the results mail carries it: the board after the phase, with the phase's orders drawn from where the units
-stood and what became of them. The legend, the powers' names and the title are in ``--language``, the same words
-as the results mail's picture (``judge.reports.map_words``).
+phase, byte for byte as the results mail carried it: the board after the phase, with the phase's orders drawn from
+where the units stood and what became of them (the kept picture, or drawn again from the stored boards and orders
+once pruned: ``judge.reports.phase_maps``). A game's pictures are palette PNGs, as the mails carry them. The legend,
+the powers' names and the title are in ``--language``, the same words as the results mail's picture
+(``judge.reports.map_words``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -105,10 +106,8 @@ def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
 def _game_picture(args: argparse.Namespace, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
     from judge.cli.common import open_store
     from judge.game.records import load_game
-    from judge.reports.map_words import map_title, map_words
-    from judge.reports.maps import render_map
+    from judge.reports.phase_maps import phase_map
     from judge.rules.phase import Phase
-    from judge.rules.position_json import position_from_json
     from judge.store import phases
 
     db = open_store(args)  # --db, $JUDGE_DB, or the configuration's database; never a new one
@@ -118,29 +117,20 @@ def _game_picture(args: argparse.Namespace, name: str, phase: str | None, langua
     if phase is None:
         if game.position is None:
             raise MapCommandError(f"game {game.name} has not started yet: there is no position to draw")
-        title = map_title(game.name, game.position.phase, language)
-        words = map_words(game.variant, language)
-        return (
-            render_map(game.variant, game.position, title=title, language=language, words=words),
-            f"{game.name}-{game.position.phase.code}.png",
-        )
-    try:
-        code = Phase.parse(phase).code
-    except ValueError as exc:
-        raise MapCommandError(str(exc)) from None
-    row = phases.played_phase(db, game.id, code)
-    if row is None:
-        played = phases.phase_codes(db, game.id)
-        raise MapCommandError(
-            f"{game.name} has no played phase {code}"
-            + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet")
-        )
-    before = position_from_json(game.variant, json.loads(row["board_before"]))
-    after = position_from_json(game.variant, json.loads(row["board_after"])) if row["board_after"] else None
-    results = json.loads(row["results"] or "[]")
-    title = map_title(game.name, before.phase, language)  # as the results mail's picture (judge.reports.outbox)
-    words = map_words(game.variant, language)
-    return (
-        render_map(game.variant, before, results, title=title, language=language, after=after, words=words),
-        f"{game.name}-{code}.png",
-    )
+        code = None
+    else:
+        try:
+            code = Phase.parse(phase).code
+        except ValueError as exc:
+            raise MapCommandError(str(exc)) from None
+        if phases.played_phase(db, game.id, code) is None:
+            played = phases.phase_codes(db, game.id)
+            raise MapCommandError(
+                f"{game.name} has no played phase {code}"
+                + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet")
+            )
+    # the kept picture, or drawn again from the stored boards and orders (as the results mail carried it)
+    picture = phase_map(db, game, code, language)
+    if picture is None or picture.png is None:
+        raise MapCommandError(f"the map of {game.variant.name} cannot be drawn")
+    return picture.png, f"{game.name}-{picture.phase.code}.png"

@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 import threading
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +74,20 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     db = sub.add_parser("db", help="the database: size per table, pruning, backups, a health check")
     dsub = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
     for action, helptext in (
-        ("stats", "rows and bytes on disk per table (indexes included), largest first"),
-        ("prune", "prune now what judge serve prunes hourly (old mail bodies, old records)"),
+        (
+            "stats",
+            "rows and bytes on disk per table (indexes included), largest first; then the size expected per "
+            "game-phase and per day at the traffic of the last --days days, and at steady state",
+        ),
+        ("prune", "prune now what judge serve prunes hourly (old mail bodies, pictures, old records)"),
     ):
         p = dsub.add_parser(action, parents=[common], help=helptext)
         p.add_argument("--json", action="store_true", help="print JSON")
+        if action == "stats":
+            p.add_argument(
+                "--days", type=float, default=7.0, help="the traffic measured over the last DAYS days (default 7)"
+            )
+        p.add_argument("--now", default=None, help=argparse.SUPPRESS)  # a fixed clock, for tests
         p.set_defaults(func=_db_command, action=action)
     p = dsub.add_parser(
         "backup",
@@ -232,23 +241,27 @@ def _check(args: argparse.Namespace) -> int:
 
 def _db_command(args: argparse.Namespace) -> int:
     import json
-    from datetime import datetime
 
-    from judge.cli.common import db_path, open_store, settings
+    from judge.cli.common import CliError, db_path, open_store, settings
     from judge.config import Config
-    from judge.store.upkeep import prune, table_sizes
+    from judge.store.upkeep import expected_sizes, prune, table_sizes
+    from judge.timeutil import parse_iso_utc
 
     cfg = settings(args)
     db = open_store(args)  # reading never creates a database
     path = db_path(args)
+    kept = cfg or Config(address="judge@localhost")
+    retention = {
+        "mail_days": kept.mail_retention_days,
+        "handled_days": kept.handled_retention_days,
+        "picture_days": kept.picture_retention_days,
+    }
+    try:
+        now = parse_iso_utc(args.now) if args.now else datetime.now(UTC).replace(microsecond=0)
+    except ValueError as exc:
+        raise CliError(f"--now: {exc}", EXIT_USAGE) from None
     if args.action == "prune":
-        defaults = cfg or Config(address="judge@localhost")
-        done = prune(
-            db,
-            datetime.now(UTC),
-            mail_days=defaults.mail_retention_days,
-            handled_days=defaults.handled_retention_days,
-        )
+        done = prune(db, now, **retention)
         print(
             json.dumps(done.__dict__)
             if args.json
@@ -256,15 +269,46 @@ def _db_command(args: argparse.Namespace) -> int:
             f"records, {done.signon_failures} sign-on failures, {done.quarantine} quarantine records"
         )
         return EXIT_OK
+    if not args.days > 0:
+        raise CliError("--days: more than 0", EXIT_USAGE)
     sizes = table_sizes(db)
+    expected = expected_sizes(db, now, days=args.days, **retention)
+    file_bytes = Path(path).stat().st_size
     if args.json:
-        print(json.dumps([{"table": t, "rows": r, "bytes": b} for t, r, b in sizes], indent=2))
+        tables = [{"table": t, "rows": r, "bytes": b} for t, r, b in sizes]
+        print(json.dumps({"tables": tables, "file_bytes": file_bytes, "expected": expected.as_dict()}, indent=2))
         return EXIT_OK
     print(f"{'table':<22} {'rows':>9} {'bytes':>12}")
     for table, rows, size in sizes:
         print(f"{table:<22} {rows:>9} {size:>12}")
-    print(f"{'total':<22} {'':>9} {sum(s for _, _, s in sizes):>12}  ({Path(path).stat().st_size} in the file)")
+    print(f"{'total':<22} {'':>9} {sum(s for _, _, s in sizes):>12}  ({file_bytes} in the file)")
+    print()
+    for line in _expected_lines(expected):
+        print(line)
     return EXIT_OK
+
+
+def _expected_lines(e: Any) -> list[str]:
+    """``judge db stats``' second part: what the store is heading for at the traffic it measured."""
+    out = [
+        f"traffic of the last {e.days:g} days: {e.phases_per_day:.1f} phases and {e.mails_per_day:.1f} mails a day",
+        f"{'table':<22} {'rows/day':>9} {'bytes/row':>10} {'bytes/day':>12} {'kept':>9} {'held':>13}",
+    ]
+    for r in e.rates:
+        kept = "for ever" if r.kept_days is None else f"{r.kept_days:g} days"
+        held = "-" if r.kept_days is None else f"{r.held:.0f}"
+        out.append(
+            f"{r.table:<22} {r.rows_per_day:>9.1f} {r.bytes_per_row:>10.0f} {r.bytes_per_day:>12.0f} {kept:>9} "
+            f"{held:>13}"
+        )
+    out += [
+        f"per game-phase: {e.per_phase(for_ever=True):.0f} bytes kept for ever, {e.per_phase(for_ever=False):.0f} "
+        "bytes while kept (mail bodies, pictures, handled mail)",
+        f"per day: {e.growth_per_day:.0f} bytes kept for ever, {e.passing_per_day:.0f} bytes while kept",
+        f"steady state: {e.held:.0f} bytes held by the retention settings, and {e.growth_per_day * 365:.0f} bytes "
+        f"a year kept for ever; in a year at this traffic: {e.in_days(365):.0f} bytes",
+    ]
+    return out
 
 
 def _demo(args: argparse.Namespace) -> int:
