@@ -46,11 +46,11 @@ class ResponseReader:
                 responses.append(self.read_response())
                 readable = False
                 continue
+            if responses:  # (at the connection's end too: its last words, a BYE, are the caller's to hear)
+                return responses
             # nothing to read although poll said there was, or TLS's clean "nothing more": the connection is closed
             if state == "empty" and (readable or isinstance(self.sock, ssl.SSLSocket)):
                 raise ConnectionError("imap server closed the connection")
-            if responses:
-                return responses
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return []
