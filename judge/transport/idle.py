@@ -1,10 +1,10 @@
 """Waiting in IMAP IDLE for the server's responses, read whole however the network splits them.
 
 imapclient's ``idle_check`` (4.1.0; its issue #519) makes the socket non-blocking and reads lines with imaplib's
-``readline``. A response that has only partly arrived is then handed back cut short (a plain connection: imaplib
-raises "unterminated line") or lost (TLS: the socket raises ``SSLWantReadError``, an ``OSError`` that ``idle_check``
-takes for "nothing more", after the buffered reader has already taken the first part of the line out of the socket), and
-the next read starts in the middle of a line: ``unexpected response: b'FLAGS ())'``, a dropped connection each time.
+``readline``, which then returns what has come of a line so far. A plain connection: imaplib raises "unterminated
+line" for it; TLS: the socket raises ``SSLWantReadError``, an ``OSError`` that ``idle_check`` takes for "nothing more",
+and the part already read is lost. Either way the next read (the answer to ``DONE``) starts in the middle of a line:
+``unexpected response: b'FLAGS ())'``, and the connection is dropped.
 
 :class:`ResponseReader` never reads until it knows data is there: a look without blocking at the connection's own
 buffered reader (which also takes what TLS has already decrypted), else ``poll`` on the socket. Once a response has
