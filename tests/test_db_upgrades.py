@@ -445,3 +445,16 @@ def test_a_language_never_chosen_follows_the_default_when_the_host_changes_it(tm
     assert user_settings(db, "anna@p.test") == {"timezone": "UTC", "language": "de"}
     set_user(db, "anna@p.test", timezone="Europe/Berlin")
     assert user_settings(db, "anna@p.test") == {"timezone": "Europe/Berlin", "language": "de"}
+
+
+def test_a_second_backup_within_the_same_second_gets_a_name_of_its_own(tmp_path: Path) -> None:
+    from judge.store.backup import backup_name
+
+    db = open_db(tmp_path / "judge.db")
+    state = schema_state(db)
+    db.conn.close()
+    now = datetime(2026, 12, 4, 21, 0, tzinfo=UTC)
+    first = backup(tmp_path / "judge.db", backup_name(tmp_path / "judge.db", state, now))
+    second = backup(tmp_path / "judge.db", backup_name(tmp_path / "judge.db", state, now))
+    assert first != second and first.is_file() and second.is_file()
+    assert second.name == first.name.replace(".db", "-1.db")

@@ -12,6 +12,7 @@ import hashlib
 import json
 import lzma
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -46,13 +47,6 @@ from judge.transport.smtp import drain_outbox
 FOLDER = Path(__file__).parent / "data" / "old_databases"
 MANIFESTS = sorted(FOLDER.glob("*.json"))
 JUDGE = "judge@example.org"
-
-# What the versions stored that the current code reads otherwise, with no migration (yet) to carry it over.
-FAILURES_BY_ADDRESS = (
-    "the sign-on failure was stored by address only (signon_failures.game and .power are null: m004 added the "
-    "columns and filled nothing in); the judge now counts failures per game and power (signons.failures_since), so "
-    "the old failure is not counted (the event log has its game and power: signon-failed)"
-)
 
 
 def versions(failing: dict[str, str] | None = None) -> list[Any]:
@@ -299,12 +293,31 @@ def test_an_open_draw_can_still_be_accepted(label: str, tmp_path: Path) -> None:
         assert [r for r in over if diary["body"] in r["body"]], diary
 
 
-@pytest.mark.parametrize("label", versions({"v1-b27f680": FAILURES_BY_ADDRESS}))
+@pytest.mark.parametrize("label", versions())
 def test_signon_failures_are_counted(label: str, tmp_path: Path) -> None:
     old = upgrade(label, tmp_path)
     for failure in old.manifest["signon_failures"]:
         found = signons.failures_since(old.db, failure["game"], failure["power"], "")
         assert [f["address"] for f in found] == [failure["address"]] * failure["count"]
+
+
+@pytest.mark.parametrize("label", versions())
+def test_unfinished_games_keep_the_rules_they_were_set_up_with(label: str, tmp_path: Path) -> None:
+    """Settings an older judge did not know are read as that judge played: a tie at the last year plays on (m014), no
+    declared absences and no TAKEOVER without the game master (m017); a judge that knew a setting wrote it."""
+    manifest, path = old_file(label, tmp_path)
+    raw = sqlite3.connect(path)
+    before = {name: json.loads(text) for name, text in raw.execute("select name, settings from games")}
+    raw.close()
+    old = Upgraded(manifest, path, open_db(path))
+    for name, settings in before.items():
+        game = old.game(name)
+        if game.status is GameStatus.FINISHED:
+            continue
+        rules = game.settings
+        assert rules.tie_others == settings.get("tie_others", "play-on")
+        assert rules.absence_days_per_year == settings.get("absence_days_per_year", 0)
+        assert rules.takeover.value == settings.get("takeover", "approve")
 
 
 @pytest.mark.parametrize("label", versions())

@@ -51,8 +51,13 @@ def backup(source: str | Path, target: str | Path) -> Path:
 
 
 def backup_name(database: str | Path, state: SchemaState, now: datetime, folder: str | Path | None = None) -> Path:
-    """Where the backup before migrating ``database`` goes: named with the schema it holds and this judge."""
+    """Where the backup before migrating ``database`` goes: named with the schema it holds and this judge, and a new
+    file."""
     db = Path(database)
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
-    name = f"{db.stem}.{state.label()}.before-{__version__}.{stamp}{db.suffix or '.db'}"
-    return Path(folder) / name if folder else db.with_name(name)
+    base = f"{db.stem}.{state.label()}.before-{__version__}.{stamp}"
+    place = Path(folder) if folder else db.parent
+    name, n = place / f"{base}{db.suffix or '.db'}", 1
+    while name.exists():  # a second try within the same second (an upgrade killed and started again at once)
+        name, n = place / f"{base}-{n}{db.suffix or '.db'}", n + 1
+    return name

@@ -517,3 +517,63 @@ def m015_delivery_clock(db: Database) -> None:
     mail was queued, so mail that waited in the queue while no sender ran (judges before the daemon, a daemon stopped
     for days) is tried and retried before it is given up."""
     db.table("outbox").add_column("first_attempt_at", str)
+
+
+@migration
+def m016_signon_failures_by_seat(db: Database) -> None:
+    """Failed sign-ons kept by the first judges under the sender's address alone (m004 added the game and power they
+    are counted by now, and left those empty): each gets its game and power from the event the judge logged with it
+    (same time, same sender), where that names a seat of the game; the others stay as they are, counted by no seat,
+    and are pruned with the other old records."""
+    rows = list(db.query("select id, address, at from signon_failures where game is null or power is null"))
+    for row in rows:
+        events = list(
+            db.query(
+                "select detail from events where kind = 'signon-failed' and sender = ? and at = ?",
+                [row["address"], row["at"]],
+            )
+        )
+        for event in events:
+            try:
+                detail = json.loads(event["detail"] or "{}")
+            except ValueError:
+                continue
+            if not isinstance(detail, dict):
+                continue
+            seat = list(
+                db.query(
+                    "select g.name, p.power from games g join players p on p.game_id = g.id "
+                    "where lower(g.name) = lower(?) and lower(p.power) = lower(?) and p.role = 'player'",
+                    [str(detail.get("game") or ""), str(detail.get("power") or "")],
+                )
+            )
+            if seat:
+                db.execute(
+                    "update signon_failures set game = ?, power = ? where id = ?",
+                    [seat[0]["name"], seat[0]["power"], row["id"]],
+                )
+                break
+
+
+@migration
+def m017_old_games_keep_their_rules(db: Database) -> None:
+    """Games set up before SET ABSENCE and TAKEOVER existed keep the rules their players agreed to: no declared
+    absences (a player could not move the deadlines), and a power in civil disorder taken over only with the game
+    master's approval (the master alone could hand a power to someone else). A judge that knew these settings always
+    wrote them, so only unfinished games whose settings lack the key change; the game master may set either later."""
+    for row in list(db.query("select id, settings from games where status != 'finished'")):
+        try:
+            settings = json.loads(row["settings"] or "{}")
+        except ValueError:
+            continue
+        if not isinstance(settings, dict):
+            continue
+        changed = False
+        if "absence_days_per_year" not in settings:
+            settings["absence_days_per_year"] = 0
+            changed = True
+        if "takeover" not in settings:
+            settings["takeover"] = "approve"
+            changed = True
+        if changed:
+            db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
