@@ -259,6 +259,7 @@ def print_growth(base: Any, last: Any, top: int, since: int) -> None:
 def run(args: argparse.Namespace, folder: Path, imap_port: int, smtp_port: int, password: str) -> int:
     import cachekit
 
+    cachekit.sizes()  # every module of the judge imported now, as the daemon would have them in time
     soak = Soak(folder, imap_port, smtp_port, password)
     for _ in range(args.games):
         soak.new_game()

@@ -10,7 +10,7 @@ message's digest), and every 50 mails the round's queries (due games, next deadl
 outbox's bookkeeping (claim the due mail, mark each sent). Timed on the database as it is, then on a copy whose
 outbox holds ``--rows`` sent mails, and whose handled-mail records, event log and mail log hold as many rows, with a
 tenth as many sign-on failures and quarantined mails (filled with ``executemany``, to the players' addresses, dated
-before the run). The same mails (texts, senders, orders) in both.
+before the run). The same mails (texts, senders, orders) in both, after every seat signed on once (scrypt paid).
 
 ``imap``: the IMAP side of a mail against pymap (``judge.transport.embedded``) or Dovecot (tests/mailservers.py):
 ``--mails`` messages appended to INBOX, then read by the judge's own ``handle_new_mail`` in rounds of 50 (a real
@@ -82,8 +82,11 @@ def setup_games(path: Path, games: int = 20) -> list[tuple[str, str, str]]:
 def fill(path: Path, rows: int, addresses: list[str]) -> float:
     """``rows`` old rows in the outbox, the handled-mail records, the event log and the mail log; a tenth as many
     sign-on failures and quarantined mails. Returns the seconds it took."""
+    from judge.store import open_db, write
+
     started = time.perf_counter()
-    conn = sqlite3.connect(path)
+    db = open_db(path)
+    conn = db.conn
     old = (START - timedelta(days=20)).strftime("%Y-%m-%dT%H:%M:%SZ")
     body = "Your orders for S1901M were received:\n" + "A par - bur\n" * 8
     n_addr = len(addresses)
@@ -93,11 +96,19 @@ def fill(path: Path, rows: int, addresses: list[str]) -> float:
             to = addresses[i % n_addr]
             yield (to, "Re: orders", body, "sent", old, old, f"m{i}@players.test", 1 + i % 20, 1, old, f"<o{i}@judge>")
 
-    conn.execute("begin")
+    with write(db):
+        _fill_rows(conn, rows, outbox(), addresses, old)
+    conn.execute("analyze")
+    conn.close()
+    return time.perf_counter() - started
+
+
+def _fill_rows(conn: sqlite3.Connection, rows: int, outbox: Any, addresses: list[str], old: str) -> None:
+    n_addr = len(addresses)
     conn.executemany(
         "insert into outbox (to_addr, subject, body, status, created_at, sent_at, in_reply_to, game_id, attempts, "
         "next_attempt, message_id) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        outbox(),
+        outbox,
     )
     conn.executemany(
         "insert into messages (message_id, digest, sender, received_at, outcome) values (?, ?, ?, ?, ?)",
@@ -120,10 +131,6 @@ def fill(path: Path, rows: int, addresses: list[str]) -> float:
         "insert into quarantine (account, uid, digest, reason, at) values (?, ?, ?, ?, ?)",
         (("bench", i, f"q{i:063x}", "bench", old) for i in range(rows // 10)),
     )
-    conn.execute("commit")
-    conn.execute("analyze")
-    conn.close()
-    return time.perf_counter() - started
 
 
 def store_run(path: Path, seats: list[tuple[str, str, str]], mails: int) -> dict[str, Any]:
@@ -131,7 +138,7 @@ def store_run(path: Path, seats: list[tuple[str, str, str]], mails: int) -> dict
     import hashlib
 
     from judge.cli.demo import choose_orders
-    from judge.game import records
+    from judge.game import passwords, records
     from judge.store import game_rows, inbox, mail_queue, open_db, write
     from judge.transport.daemon import next_deadline
     from judge.transport.imap import handle_one
@@ -151,6 +158,10 @@ def store_run(path: Path, seats: list[tuple[str, str, str]], mails: int) -> dict
         assert g is not None and g.position is not None
         lines = choose_orders(g.variant, g.position, power, rng)
         texts.append(mail_bytes(address, "\n".join([f"SIGNON {power} {game} pw-{power}", *lines]), n))
+    passwords.forget_verified()  # each run pays scrypt once per seat, before the timed mails, as a warm daemon has
+    for i, (game, power, address) in enumerate(seats):
+        signon = mail_bytes(address, f"SIGNON {power} {game} pw-{power}", 10**6 + i)
+        handle_one(db, signon, now, "judge@judge.test", 10000)
     handle_s, round_s, send_s = [], [], []
     for n, raw in enumerate(texts):
         t0 = time.perf_counter()

@@ -161,6 +161,14 @@ class Config:
     handled_retention_days: int = field(
         default=90, metadata=_spec("remember handled messages this long", low=1, high=3650)
     )
+    picture_retention_days: int = field(
+        default=7,
+        metadata=_spec(
+            "keep map pictures this long once their mail is sent (0: not after; older ones are drawn again when asked)",
+            low=0,
+            high=3650,
+        ),
+    )
     max_mail_age_days: int = field(
         default=MAX_MAIL_AGE_DAYS, metadata=_spec("older mail is not acted on", low=1, high=365)
     )
@@ -173,6 +181,13 @@ class Config:
         metadata=_spec(
             "the host's own mail templates (templates_dir/<name>.txt.j2 for every language, "
             "templates_dir/<language>/<name>.txt.j2 for one), winning on a name clash"
+        ),
+    )
+    backup_dir: str = field(
+        default="",
+        metadata=_spec(
+            "where the backup taken before a database migration goes (relative: to this file's folder; "
+            "default: beside the database)"
         ),
     )
     create_by_mail: str = field(
@@ -267,10 +282,10 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
             problems += _server_problems(name, server, secrets)
     problems += _consistency_problems(judge, sections.get("imap", {}))
     judge.setdefault("db", "judge.db")
-    for key in ("db", "variants_dir", "templates_dir"):
+    for key in ("db", "variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and judge[key] != ":memory:":
             judge[key] = str(base / Path(judge[key]).expanduser())
-    for key in ("variants_dir", "templates_dir"):
+    for key in ("variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and not Path(judge[key]).is_dir():
             problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
     if problems:

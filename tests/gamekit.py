@@ -97,8 +97,9 @@ class Table:
 
 
 def _is_empty(db: Database) -> bool:
-    """No row in any table of the database but the migrations applied when it was opened."""
-    return all(db[name].count == 0 for name in db.table_names() if name != "_sqlite_migrations")
+    """No row in any table of the database but the migrations applied when it was opened (and the judge's version
+    recorded against them)."""
+    return all(db[name].count == 0 for name in db.table_names() if name not in ("_sqlite_migrations", "judge_versions"))
 
 
 class _Games:

@@ -214,10 +214,14 @@ class ImapTap:
     UIDPLUS or IDLE); it can keep new mail unannounced to a client in IDLE (a server that does not tell); and it can
     answer the server's go-ahead to an IDLE with a BYE and hang up (a server going away under a waiting client). Bytes
     pass unchanged otherwise; literals are passed through without being looked at.
+
+    With ``split``, what the server says reaches the client one byte at a time: one send for each byte, without
+    Nagle's delay (TCP_NODELAY), so that the client's reads end in the middle of lines, as on a slow or lossy network.
     """
 
-    def __init__(self, upstream_port: int, *, hide: tuple[str, ...] = ()) -> None:
+    def __init__(self, upstream_port: int, *, hide: tuple[str, ...] = (), split: bool = False) -> None:
         self.upstream_port = upstream_port
+        self.split = split
         self.hide = re.compile(
             rb" (?:" + b"|".join(re.escape(h.encode()) for h in hide) + rb")(?=[ \]\r\n])", re.IGNORECASE
         )
@@ -285,6 +289,8 @@ class ImapTap:
                 self._note(connections=1, unreachable=1)
                 continue
             server.settimeout(None)
+            if self.split:
+                client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self.changed:
                 self._open |= {client, server}
             state = {"bye": False, "idle": False, "in_idle": False}  # IDLE sent; its go-ahead passed, no DONE yet
@@ -314,10 +320,10 @@ class ImapTap:
                     relayed, hang_up = self._relay(line, from_client, state)
                     out += relayed
                     if hang_up:
-                        sink.sendall(out)
+                        self._send(sink, out, from_client)
                         return
                 if out:
-                    sink.sendall(out)
+                    self._send(sink, out, from_client)
         except OSError:
             pass
         finally:
@@ -326,6 +332,13 @@ class ImapTap:
             with self.changed:
                 self._open -= {source, sink}
                 self.changed.notify_all()
+
+    def _send(self, sink: socket.socket, data: bytes, from_client: bool) -> None:
+        if from_client or not self.split:
+            sink.sendall(data)
+            return
+        for i in range(len(data)):  # each byte a segment of its own
+            sink.sendall(data[i : i + 1])
 
     def _relay(self, line: bytes, from_client: bool, state: dict[str, bool]) -> tuple[bytes, bool]:
         """What to pass on for one line, and whether to hang up after it."""

@@ -120,6 +120,10 @@ TABLES = {
     "judge.rules.parse._KIND_WORDS",
     "judge.rules.parse._TO_HYPHEN",
     "judge.rules.variant._PROVINCE_TYPES",
+    "judge.store.schema.KNOWN",  # the migrations' names, filled as the module is read
+    "judge.store.schema._DRAW_STATUS_RANK",
+    "judge.store.upkeep._GROWING",
+    "judge.store.versions.KNOWN",
     "judge.timeutil._ABBREVIATIONS",
     "judge.timeutil._OFFSET_CITIES",
     "judge.timeutil._UNIT_MINUTES",

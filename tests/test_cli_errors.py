@@ -124,6 +124,15 @@ CASES = [
     (["db", "stats"], USAGE, "no configuration found"),
     (["db", "prune", "--db", "nosuch.db"], RUNTIME, "no database"),
     (["db", "prune", "--config", "bad.toml"], USAGE, "not valid TOML"),
+    (["db", "backup", "copy.db", "--db", "nosuch.db"], RUNTIME, "no database at nosuch.db"),
+    (["db", "backup", "msg.eml", *DB], RUNTIME, "msg.eml exists"),
+    (["db", "backup", "/nonexistent/dir/copy.db", *DB], RUNTIME, "cannot write the backup"),
+    (["db", "backup", *DB], USAGE, "required: FILE"),
+    (["db", "check", "--db", "nosuch.db"], RUNTIME, "no database at nosuch.db"),
+    (["db", "check", "--config", "bad.toml"], USAGE, "not valid TOML"),
+    (["--db", "nosuch.db", "map", "g"], RUNTIME, "no database"),
+    (["map", "g", "--config", "missing.toml"], USAGE, "missing.toml"),
+    (["demo", "--config", "judge.toml"], USAGE, "reads no configuration"),
 ]
 
 

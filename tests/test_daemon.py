@@ -340,6 +340,42 @@ def test_stop_ends_a_wait_in_idle_at_once(tmp_path: Path, smtp: Any, caplog: pyt
     assert "while waiting" not in caplog.text  # cut short on purpose: no error to report
 
 
+def test_idle_responses_split_byte_by_byte_are_read_whole(
+    tmp_path: Path, imap: Any, smtp: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server whose every response reaches the daemon a byte at a time (a slow or lossy network): the mail
+    announced in IDLE is read, on the one connection, without a warning. imapclient's idle_check lost or cut short
+    such responses, and the daemon reconnected each time ("abort while waiting: unexpected response: b'FLAGS ())'")."""
+    tap = ImapTap(imap.port, split=True).start()
+    cfg = make_config(tmp_path, tap, smtp)
+    assert cfg.imap is not None
+    cfg = dataclasses.replace(cfg, imap=dataclasses.replace(cfg.imap, poll_seconds=60))  # only IDLE says mail came
+    clock = Clock()
+    new_game(cfg, clock)
+    stop = threading.Event()
+    daemon = threading.Thread(
+        target=serve, args=(cfg,), kwargs={"stop": stop, "clock": clock, "pace": QUICK_RECONNECT}, daemon=True
+    )
+    orders = {"France": "A par - bur", "England": "F lon - nth", "Germany": "A mun - ruh"}
+    try:
+        with caplog.at_level(logging.INFO, logger="judge"):
+            daemon.start()
+            for power, order in orders.items():
+                tap.wait_until(lambda t: t.waiting_in_idle())
+                send(imap, power, order)  # arrives while the daemon waits in IDLE
+                wait_for(lambda p=power, o=order: any(f"OK: {o}" in text_of(m) for m in smtp.to(addr(p))), 30)
+            stop.set()
+            daemon.join(30)
+    finally:
+        stop.set()
+        daemon.join(30)
+        tap.stop()
+    assert not daemon.is_alive()
+    assert tap.count("LOGIN") == 1  # never reconnected
+    assert tap.count("IDLE") >= len(orders)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
 class _HeldSink(Sink):
     """An SMTP server whose first DATA waits until the test lets it answer: the daemon is kept in the middle of
     sending while the test does something."""

@@ -622,3 +622,46 @@ def test_sigterm_landing_as_the_imap_server_goes_away_still_stops_the_daemon(tmp
                 proc.wait(10)
             tap.stop()
             server.stop()
+
+
+def test_mail_that_waited_without_a_sender_gets_its_delivery_days_from_the_first_attempt(
+    tmp_path: Path, imap: Any
+) -> None:
+    """Mail queued while no sender ran (a judge before the daemon, a daemon stopped for a week) is not given up at its
+    first temporary refusal: ``max_delivery_days`` counts from the first attempt."""
+    handler = Refusing({addr("France"): 1, addr("Italy"): 10_000}, set())
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        cfg, clock = make_config(tmp_path, imap, SmtpSink(port)), Clock()
+        db = open_db(cfg.db)
+        with write(db):
+            import random
+
+            from judge.game.settings import GameSettings
+
+            service.create_game(db, "g", "classic", GameSettings(movement_deadline=30 * 86400), clock())
+            for power in POWERS:
+                service.join_game(db, "g", addr(power), f"pw-{power}", clock(), power=power)
+            service.start_game(db, "g", clock(), random.Random(1))
+        clock.advance(days=9)  # queued nine days ago, never tried
+        serve(cfg, once=True, clock=clock)
+        rows = {
+            r["to_addr"]: r
+            for r in db.query("select * from outbox where to_addr in (?, ?)", [addr("France"), addr("Italy")])
+        }
+        assert all(r["status"] == "queued" and r["attempts"] == 1 for r in rows.values()), rows
+        clock.advance(minutes=3)
+        serve(cfg, once=True, clock=clock)
+        assert [to for to, _ in handler.accepted].count(addr("France")) == 1
+        clock.advance(days=4, hours=23)  # Italy: five days from its first attempt less a little: still tried
+        serve(cfg, once=True, clock=clock)
+        italy = next(db.query("select * from outbox where to_addr = ?", [addr("Italy")]))
+        assert italy["status"] == "queued"
+        clock.advance(hours=2)
+        serve(cfg, once=True, clock=clock)
+        italy = next(db.query("select * from outbox where to_addr = ?", [addr("Italy")]))
+        assert italy["status"] == "failed" and "gave up after 5 days" in italy["last_error"]
+    finally:
+        controller.stop()

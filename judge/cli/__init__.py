@@ -43,6 +43,8 @@ def _run(argv: list[str] | None) -> int:
     from judge.config import ConfigError
     from judge.game.service import GameError
     from judge.rules.variant import VariantError
+    from judge.store.backup import BackupError
+    from judge.store.versions import NewerDatabase
 
     parser = _parser()
     try:
@@ -55,15 +57,15 @@ def _run(argv: list[str] | None) -> int:
         _need_demo_extra()
     try:
         if args.command not in NO_CONFIG:
-            cfg = settings(args)
-            if args.command == "map" and not args.db and not os.environ.get("JUDGE_DB") and cfg is not None:
-                args.db = cfg.db  # `judge map` reads --db itself; give it the configured database
+            settings(args)
         return int(args.func(args))
     except ConfigError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except VariantError as exc:
         raise CliError(" ".join(str(exc).split()), EXIT_PROBLEMS) from None
     except GameError as exc:
+        raise CliError(f"judge: {exc}", EXIT_PROBLEMS) from None
+    except (NewerDatabase, BackupError) as exc:  # nothing was changed
         raise CliError(f"judge: {exc}", EXIT_PROBLEMS) from None
 
 
@@ -156,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_game_commands(sub, common)
     add_serve_commands(sub, common)
-    add_map_command(sub)
+    add_map_command(sub, common)
     return parser
 
 

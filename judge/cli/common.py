@@ -96,7 +96,8 @@ def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
     problem = database_problem(path, create=create)
     if problem:
         raise CliError(problem)
-    return open_db(path)
+    cfg = settings(args)
+    return open_db(path, backup_dir=cfg.backup_dir if cfg is not None and cfg.backup_dir else None)
 
 
 def read_password(args: argparse.Namespace, what: str = "the player's password") -> str:

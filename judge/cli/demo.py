@@ -95,12 +95,20 @@ def _send(smtp_port: int, sender: str, body: str, subject: str) -> None:
 
 
 def run_demo(
-    directory: str | None, *, years: int = 2, seed: int = 1, quiet: bool = False, out: TextIO = sys.stdout
+    directory: str | None,
+    *,
+    years: int = 2,
+    seed: int = 1,
+    quiet: bool = False,
+    out: TextIO = sys.stdout,
+    database: str | None = None,
 ) -> int:
+    """Play the demo in ``directory`` (a new temporary folder by default); its database there as judge.db, or at
+    ``database`` (``judge --db FILE demo``)."""
     started = time.monotonic()
     base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="judge-demo-"))
     base.mkdir(parents=True, exist_ok=True)
-    db_path = base / "judge.db"
+    db_path = Path(database) if database else base / "judge.db"
     variant_powers = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
     users = ["judge"] + [p.lower() for p in variant_powers]
     imap = EmbeddedImap(base / "mail", users, PASSWORD).start()

@@ -1,19 +1,19 @@
 """`judge map`: the map picture (PNG) of a game's position, of a played phase with its orders, or of a variant's start.
 
-    judge map GAME [PHASE] [-o FILE] [--db PATH] [--language en|de|ru]
+    judge map GAME [PHASE] [-o FILE] [--config FILE] [--db PATH] [--language en|de|ru]
     judge map --variant classic [-o FILE]
 
 Without PHASE the picture shows the game's current position; with PHASE (``S1901M``) the results picture of that
-phase, as the results mail carries it: the board after the phase, with the phase's orders drawn from where the units
-stood and what became of them. The legend, the powers' names and the title are in ``--language``, the same words
-as the results mail's picture (``judge.reports.map_words``).
+phase, byte for byte as the results mail carried it: the board after the phase, with the phase's orders drawn from
+where the units stood and what became of them (the kept picture, or drawn again from the stored boards and orders
+once pruned: ``judge.reports.phase_maps``). A game's pictures are palette PNGs, as the mails carry them. The legend,
+the powers' names and the title are in ``--language``, the same words as the results mail's picture
+(``judge.reports.map_words``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,10 +26,11 @@ class MapCommandError(Exception):
     """Something the command cannot do; the message says why."""
 
 
-def add_map_command(sub: Any) -> None:
+def add_map_command(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add ``judge map`` to the command line's subparsers."""
     p = sub.add_parser(
         "map",
+        parents=[common],
         help="draw a game's map as a PNG picture",
         description="Write the map picture (PNG) of a game's current position, or the results picture of a played "
         "PHASE (the board after it, with its orders drawn); with --variant, of a variant's starting "
@@ -44,7 +45,6 @@ def add_map_command(sub: Any) -> None:
         default=None,
         help="the PNG file to write, - for standard output (default: GAME-PHASE.png or VARIANT-start.png)",
     )
-    p.add_argument("--db", default=None, help="the SQLite file (default: $JUDGE_DB, else ./judge.db)")
     p.add_argument(
         "--language",
         default="en",
@@ -64,9 +64,7 @@ def run_map(args: argparse.Namespace) -> int:
                 raise MapCommandError("a PHASE needs a game, not --variant")
             png, default_name = _variant_picture(args.variant, args.language)
         else:
-            png, default_name = _game_picture(
-                args.db or os.environ.get("JUDGE_DB") or "judge.db", args.game, args.phase, args.language
-            )
+            png, default_name = _game_picture(args, args.game, args.phase, args.language)
     except (MapCommandError, ValueError) as exc:
         print(f"judge map: {exc}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -105,46 +103,34 @@ def _variant_picture(name: str, language: str) -> tuple[bytes, str]:
     return png, f"{variant.key}-start.png"
 
 
-def _game_picture(db_path: str, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
+def _game_picture(args: argparse.Namespace, name: str, phase: str | None, language: str) -> tuple[bytes, str]:
+    from judge.cli.common import open_store
     from judge.game.records import load_game
-    from judge.reports.map_words import map_title, map_words
-    from judge.reports.maps import render_map
+    from judge.reports.phase_maps import phase_map
     from judge.rules.phase import Phase
-    from judge.rules.position_json import position_from_json
-    from judge.store import open_db, phases
+    from judge.store import phases
 
-    if db_path != ":memory:" and not Path(db_path).is_file():
-        raise MapCommandError(f"there is no database at {db_path} (use --db or set JUDGE_DB)")
-    db = open_db(db_path)
+    db = open_store(args)  # --db, $JUDGE_DB, or the configuration's database; never a new one
     game = load_game(db, name)
     if game is None:
         raise MapCommandError(f"there is no game called {name!r}")
     if phase is None:
         if game.position is None:
             raise MapCommandError(f"game {game.name} has not started yet: there is no position to draw")
-        title = map_title(game.name, game.position.phase, language)
-        words = map_words(game.variant, language)
-        return (
-            render_map(game.variant, game.position, title=title, language=language, words=words),
-            f"{game.name}-{game.position.phase.code}.png",
-        )
-    try:
-        code = Phase.parse(phase).code
-    except ValueError as exc:
-        raise MapCommandError(str(exc)) from None
-    row = phases.played_phase(db, game.id, code)
-    if row is None:
-        played = phases.phase_codes(db, game.id)
-        raise MapCommandError(
-            f"{game.name} has no played phase {code}"
-            + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet")
-        )
-    before = position_from_json(game.variant, json.loads(row["board_before"]))
-    after = position_from_json(game.variant, json.loads(row["board_after"])) if row["board_after"] else None
-    results = json.loads(row["results"] or "[]")
-    title = map_title(game.name, before.phase, language)  # as the results mail's picture (judge.reports.outbox)
-    words = map_words(game.variant, language)
-    return (
-        render_map(game.variant, before, results, title=title, language=language, after=after, words=words),
-        f"{game.name}-{code}.png",
-    )
+        code = None
+    else:
+        try:
+            code = Phase.parse(phase).code
+        except ValueError as exc:
+            raise MapCommandError(str(exc)) from None
+        if phases.played_phase(db, game.id, code) is None:
+            played = phases.phase_codes(db, game.id)
+            raise MapCommandError(
+                f"{game.name} has no played phase {code}"
+                + (f"; played: {', '.join(played)}" if played else "; no phase has been played yet")
+            )
+    # the kept picture, or drawn again from the stored boards and orders (as the results mail carried it)
+    picture = phase_map(db, game, code, language)
+    if picture is None or picture.png is None:
+        raise MapCommandError(f"the map of {game.variant.name} cannot be drawn")
+    return picture.png, f"{game.name}-{picture.phase.code}.png"

@@ -7,7 +7,7 @@ import logging
 import signal
 import sys
 import threading
-from datetime import UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +17,11 @@ from judge.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "serve",
+        parents=[common],
         help="run the mail daemon: read orders by IMAP, adjudicate, send results by SMTP",
-        description="Run the judge. Config errors exit with status 2 (systemd does not restart then).",
-    )
-    p.add_argument(
-        "--config",
-        default=argparse.SUPPRESS,
-        help="the TOML config (default: $JUDGE_CONFIG, else ./judge.toml, else /etc/judge/judge.toml)",
+        description="Run the judge. Config errors, and a database a newer judge wrote, exit with status 2 "
+        "(systemd does not restart then). Before it migrates a database to a newer schema, the judge backs it up "
+        "(beside it, or in [judge] backup_dir).",
     )
     p.add_argument(
         "--once",
@@ -42,29 +40,30 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         dest="init_db",
         default=None,
         metavar="FILE",
-        help="the database file (default: /var/lib/judge/judge.db)",
+        help="the database file (default: the --db given before `init`, else /var/lib/judge/judge.db)",
     )
     p.set_defaults(func=_init)
 
     p = sub.add_parser(
         "check-config",
+        parents=[common],
         help="validate the config and the database folder; --connect logs in to the IMAP and SMTP servers",
         description="Validate the configuration exactly as `judge serve` does (the same function), "
         "and check that the database folder exists and is writable. With --connect, "
         "also log in to the IMAP and SMTP servers. Exit status 2: the configuration "
         "(or its database folder) is wrong; 1: a server refused.",
     )
-    p.add_argument("--config", default=argparse.SUPPRESS)
     p.add_argument("--connect", action="store_true", help="log in to the IMAP and SMTP servers")
     p.set_defaults(func=_check)
 
     p = sub.add_parser(
         "demo",
+        parents=[common],
         help="play a demo game by mail on an embedded mail server (no account needed)",
         description="Start an embedded IMAP server (pymap) and SMTP listener (aiosmtpd) on loopback, "
         "create a classic game with seven scripted players who mail their orders, and "
         "run it through the real daemon. The mailboxes and database are left for "
-        "inspection.",
+        "inspection (--db puts the database elsewhere; the demo reads no configuration).",
     )
     p.add_argument("--dir", default=None, help="where to keep the mailboxes and database (default: a new temp dir)")
     p.add_argument("--years", type=int, default=2, help="game years to play (default 2)")
@@ -72,15 +71,43 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=_demo)
 
-    db = sub.add_parser("db", help="the database: size per table, pruning old mail and records")
+    db = sub.add_parser("db", help="the database: size per table, pruning, backups, a health check")
     dsub = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
     for action, helptext in (
-        ("stats", "rows and bytes on disk per table (indexes included), largest first"),
-        ("prune", "prune now what judge serve prunes hourly (old mail bodies, old records)"),
+        (
+            "stats",
+            "rows and bytes on disk per table (indexes included), largest first; then the size expected per "
+            "game-phase and per day at the traffic of the last --days days, and at steady state",
+        ),
+        ("prune", "prune now what judge serve prunes hourly (old mail bodies, pictures, old records)"),
     ):
         p = dsub.add_parser(action, parents=[common], help=helptext)
         p.add_argument("--json", action="store_true", help="print JSON")
+        if action == "stats":
+            p.add_argument(
+                "--days", type=float, default=7.0, help="the traffic measured over the last DAYS days (default 7)"
+            )
+        p.add_argument("--now", default=None, help=argparse.SUPPRESS)  # a fixed clock, for tests
         p.set_defaults(func=_db_command, action=action)
+    p = dsub.add_parser(
+        "backup",
+        parents=[common],
+        help="copy the database to FILE (SQLite's online backup: consistent while the daemon runs)",
+        description="Copy the database to FILE, a new file, with SQLite's online backup: consistent whether the "
+        "daemon is running or stopped. Restoring is putting the copy back while the daemon is stopped "
+        "(docs/deploy.md, 'Upgrading and rolling back').",
+    )
+    p.add_argument("file", metavar="FILE", help="the copy to write (never overwritten)")
+    p.set_defaults(func=_db_backup)
+    p = dsub.add_parser(
+        "check",
+        parents=[common],
+        help="integrity, foreign keys, the schema version, mail stuck in the queue: one line each",
+        description="Check the database without changing it: SQLite's integrity check, its foreign keys, the "
+        "schema against the migrations this judge knows (and which judge applied them), and mail stuck in the "
+        "queue. One line each; exit status 1 when any is not ok.",
+    )
+    p.set_defaults(func=_db_check)
 
 
 def _logging(verbose: bool) -> None:
@@ -91,15 +118,22 @@ def _logging(verbose: bool) -> None:
     )
 
 
-def _load(path: str | None) -> Any:
-    """The configuration as `judge serve` needs it; `judge check-config` uses this same function."""
-    from judge.config import ConfigError, config_path, database_problem, load_config
+def _load(args: argparse.Namespace) -> Any:
+    """The configuration as `judge serve` needs it (its database replaced by --db or $JUDGE_DB when given);
+    `judge check-config` uses this same function."""
+    import dataclasses
+    import os
+
+    from judge.config import DB_ENV, ConfigError, config_path, database_problem, load_config
 
     try:
-        cfg = load_config(config_path(path))
+        cfg = load_config(config_path(getattr(args, "config", None)))
     except ConfigError as exc:
         print(f"judge: {exc}", file=sys.stderr)
         return None
+    explicit = getattr(args, "db", None) or os.environ.get(DB_ENV)
+    if explicit:
+        cfg = dataclasses.replace(cfg, db=str(explicit))
     problem = database_problem(cfg.db, create=True)
     if problem:
         print(f"judge: {cfg.source}: [judge] db: {problem}", file=sys.stderr)
@@ -111,10 +145,12 @@ def _load(path: str | None) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from judge.store.backup import BackupError
+    from judge.store.versions import NewerDatabase
     from judge.transport.daemon import serve
 
     _logging(args.verbose or not args.once)
-    cfg = _load(args.config)
+    cfg = _load(args)
     if cfg is None:
         return EXIT_USAGE
     if cfg.imap is None or cfg.smtp is None:
@@ -131,6 +167,9 @@ def _serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, terminate)
     try:
         return serve(cfg, once=args.once, stop=stop)
+    except (NewerDatabase, BackupError) as exc:  # nothing changed; a restart would meet the same
+        print(f"judge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         logging.getLogger("judge").info("stopped")
         return EXIT_OK
@@ -151,8 +190,8 @@ def _init(args: argparse.Namespace) -> int:
     values = {name: dict(section) for name, section in EXAMPLE_VALUES.items()}
     if args.address:
         values["judge"]["address"] = args.address
-    if args.init_db:
-        values["judge"]["db"] = args.init_db
+    if args.init_db or getattr(args, "db", None):
+        values["judge"]["db"] = args.init_db or args.db
     text = example_toml(values)
     # the file may hold a password: readable by its owner only, from the first byte on
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -172,7 +211,7 @@ def _check(args: argparse.Namespace) -> int:
     from judge.transport.imap import Inbox
     from judge.transport.smtp import connect
 
-    cfg = _load(args.config)
+    cfg = _load(args)
     if cfg is None:
         return EXIT_USAGE
     status = EXIT_OK
@@ -202,23 +241,27 @@ def _check(args: argparse.Namespace) -> int:
 
 def _db_command(args: argparse.Namespace) -> int:
     import json
-    from datetime import datetime
 
-    from judge.cli.common import db_path, open_store, settings
+    from judge.cli.common import CliError, db_path, open_store, settings
     from judge.config import Config
-    from judge.store.upkeep import prune, table_sizes
+    from judge.store.upkeep import expected_sizes, prune, table_sizes
+    from judge.timeutil import parse_iso_utc
 
     cfg = settings(args)
     db = open_store(args)  # reading never creates a database
     path = db_path(args)
+    kept = cfg or Config(address="judge@localhost")
+    retention = {
+        "mail_days": kept.mail_retention_days,
+        "handled_days": kept.handled_retention_days,
+        "picture_days": kept.picture_retention_days,
+    }
+    try:
+        now = parse_iso_utc(args.now) if args.now else datetime.now(UTC).replace(microsecond=0)
+    except ValueError as exc:
+        raise CliError(f"--now: {exc}", EXIT_USAGE) from None
     if args.action == "prune":
-        defaults = cfg or Config(address="judge@localhost")
-        done = prune(
-            db,
-            datetime.now(UTC),
-            mail_days=defaults.mail_retention_days,
-            handled_days=defaults.handled_retention_days,
-        )
+        done = prune(db, now, **retention)
         print(
             json.dumps(done.__dict__)
             if args.json
@@ -226,18 +269,82 @@ def _db_command(args: argparse.Namespace) -> int:
             f"records, {done.signon_failures} sign-on failures, {done.quarantine} quarantine records"
         )
         return EXIT_OK
+    if not args.days > 0:
+        raise CliError("--days: more than 0", EXIT_USAGE)
     sizes = table_sizes(db)
+    expected = expected_sizes(db, now, days=args.days, **retention)
+    file_bytes = Path(path).stat().st_size
     if args.json:
-        print(json.dumps([{"table": t, "rows": r, "bytes": b} for t, r, b in sizes], indent=2))
+        tables = [{"table": t, "rows": r, "bytes": b} for t, r, b in sizes]
+        print(json.dumps({"tables": tables, "file_bytes": file_bytes, "expected": expected.as_dict()}, indent=2))
         return EXIT_OK
     print(f"{'table':<22} {'rows':>9} {'bytes':>12}")
     for table, rows, size in sizes:
         print(f"{table:<22} {rows:>9} {size:>12}")
-    print(f"{'total':<22} {'':>9} {sum(s for _, _, s in sizes):>12}  ({Path(path).stat().st_size} in the file)")
+    print(f"{'total':<22} {'':>9} {sum(s for _, _, s in sizes):>12}  ({file_bytes} in the file)")
+    print()
+    for line in _expected_lines(expected):
+        print(line)
     return EXIT_OK
+
+
+def _expected_lines(e: Any) -> list[str]:
+    """``judge db stats``' second part: what the store is heading for at the traffic it measured."""
+    out = [
+        f"traffic of the last {e.days:g} days: {e.phases_per_day:.1f} phases and {e.mails_per_day:.1f} mails a day",
+        f"{'table':<22} {'rows/day':>9} {'bytes/row':>10} {'bytes/day':>12} {'kept':>9} {'held':>13}",
+    ]
+    for r in e.rates:
+        kept = "for ever" if r.kept_days is None else f"{r.kept_days:g} days"
+        held = "-" if r.kept_days is None else f"{r.held:.0f}"
+        out.append(
+            f"{r.table:<22} {r.rows_per_day:>9.1f} {r.bytes_per_row:>10.0f} {r.bytes_per_day:>12.0f} {kept:>9} "
+            f"{held:>13}"
+        )
+    out += [
+        f"per game-phase: {e.per_phase(for_ever=True):.0f} bytes kept for ever, {e.per_phase(for_ever=False):.0f} "
+        "bytes while kept (mail bodies, pictures, handled mail)",
+        f"per day: {e.growth_per_day:.0f} bytes kept for ever, {e.passing_per_day:.0f} bytes while kept",
+        f"steady state: {e.held:.0f} bytes held by the retention settings, and {e.growth_per_day * 365:.0f} bytes "
+        f"a year kept for ever; in a year at this traffic: {e.in_days(365):.0f} bytes",
+    ]
+    return out
 
 
 def _demo(args: argparse.Namespace) -> int:
     from judge.cli.demo import run_demo
 
-    return run_demo(args.dir, years=args.years, seed=args.seed, quiet=args.quiet)
+    if getattr(args, "config", None):
+        print(
+            "judge: judge demo runs on its own embedded mail servers and reads no configuration; leave out --config",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    return run_demo(args.dir, years=args.years, seed=args.seed, quiet=args.quiet, database=getattr(args, "db", None))
+
+
+def _db_backup(args: argparse.Namespace) -> int:
+    from judge.cli.common import CliError, db_path
+    from judge.store.backup import BackupError, backup
+
+    try:
+        written = backup(db_path(args), args.file)
+    except BackupError as exc:
+        raise CliError(f"judge: {exc}") from None
+    print(f"wrote {written} ({written.stat().st_size} bytes), a copy of {db_path(args)}")
+    return EXIT_OK
+
+
+def _db_check(args: argparse.Namespace) -> int:
+    from datetime import datetime
+
+    from judge.cli.common import CliError, db_path
+    from judge.store.health import check
+
+    path = db_path(args)
+    if not Path(path).is_file():
+        raise CliError(f"judge: there is no database at {path}")
+    findings = check(path, datetime.now(UTC))
+    for finding in findings:
+        print(finding.line())
+    return EXIT_OK if all(f.ok for f in findings) else EXIT_PROBLEMS

@@ -19,10 +19,9 @@ from judge.game import service, summaries
 from judge.game.records import Game, user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text, format_length, phase_words, translate
-from judge.reports import outbox
+from judge.reports import outbox, phase_maps
 from judge.reports.render import render_mail
 from judge.store.events import EventKind
-from judge.store.mail_queue import kept_picture
 from judge.store.statuses import PLAYING, GameStatus
 
 
@@ -311,37 +310,28 @@ def _map(db: Database, s: Session, item: c.MapOf) -> Answer:
     """MAP: a mail of its own with the board picture of the current phase, or of a played phase with its orders."""
     _costly(s, "MAP")
     game = service.get_game(db, _named_game(s, item.game, "MAP"))
-    picture = summaries.phase_picture(db, game, item.phase)
+    language = user_settings(db, s.reply_to)["language"]
+    # a played phase's picture: the kept one, else drawn again from the stored boards and kept again a while
+    picture = phase_maps.phase_map(db, game, item.phase, language, s.now, keep=True)
     if picture is None:
         if item.phase is None:
             raise GameError(T("{game} has not started yet", game=game.name))
         raise GameError(T("{game} has no phase {phase}", game=game.name, phase=item.phase))
-    language = user_settings(db, s.reply_to)["language"]
-    picture_id = kept_picture(db, game.id, picture.phase, language) if picture.after is not None else None
-    image: bytes | None = None
-    if picture_id is None:
-        png = outbox.map_picture(game, picture.before, picture.lines, language, picture.after)
-        if png is None:
-            raise GameError(T("the map of {variant} cannot be drawn", variant=game.variant.name))
-        if picture.after is not None:
-            picture_id = outbox.store_picture(db, game, picture.phase, language, outbox.palette_png(png), s.now)
-        else:
-            image = outbox.palette_png(png)
+    if picture.png is None:
+        raise GameError(T("the map of {variant} cannot be drawn", variant=game.variant.name))
     outbox.send(
         db,
         s.reply_to,
         "map",
         s.now,
         game=game,
-        image=image,
-        picture_id=picture_id,
+        image=picture.png if picture.picture_id is None else None,
+        picture_id=picture.picture_id,
         has_map=True,
-        phase=picture.before.phase,
-        played=picture.after is not None,
+        phase=picture.phase,
+        played=picture.played,
     )
-    return Answer(
-        item.text, T("the map of {phase} is sent in a mail of its own", phase=phase_words(picture.before.phase))
-    )
+    return Answer(item.text, T("the map of {phase} is sent in a mail of its own", phase=phase_words(picture.phase)))
 
 
 _COSTLY_PER_MESSAGE = {"MAP": 1, "HISTORY": 3}

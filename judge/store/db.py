@@ -66,15 +66,35 @@ def is_busy(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and ("locked" in str(exc) or "busy" in str(exc))
 
 
-def open_db(path: str | Path) -> Database:
-    """Open (creating if needed) the SQLite file at ``path`` and apply pending migrations."""
+def open_db(path: str | Path, *, backup_dir: str | Path | None = None) -> Database:
+    """Open (creating if needed) the SQLite file at ``path`` and apply pending migrations, after a backup of a
+    database that holds anything (beside it, or in ``backup_dir``). A database a newer judge wrote is refused
+    (``NewerDatabase``), and so is migrating one that cannot be backed up first (``BackupError``): nothing changes."""
+    from datetime import UTC, datetime
+
+    from judge.store.backup import backup, backup_name
+    from judge.store.versions import record_applied, refuse_newer
+
     db = Store(str(path))
-    db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    db.conn.execute("PRAGMA foreign_keys = ON")
-    if str(path) != ":memory:":
-        db.enable_wal()
-        db.conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at checkpoints, never corrupt
-    if not db["_sqlite_migrations"].exists() or list(migrations.pending(db)):
-        with write(db):  # two processes opening a new file at once: the second waits, then finds nothing to do
-            migrations.apply(db)
+    try:
+        db.conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.conn.execute("PRAGMA foreign_keys = ON")
+        where = str(path)
+        state = refuse_newer(db, where)
+        if where != ":memory:":
+            db.enable_wal()  # kept in the file; a restored backup (journal_mode delete) gets it back here
+            db.conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at checkpoints, never corrupt
+        if state.pending:
+            with write(db):  # two processes opening at once: the second waits, then finds nothing to do
+                state = refuse_newer(db, where)
+                if state.pending:
+                    now = datetime.now(UTC)
+                    if not state.fresh and where != ":memory:":
+                        # the committed database as it is, read beside this transaction (WAL), before any change
+                        backup(path, backup_name(path, state, now, backup_dir))
+                    migrations.apply(db)
+                    record_applied(db, state.pending, now)
+    except BaseException:
+        db.conn.close()
+        raise
     return db

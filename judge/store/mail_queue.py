@@ -119,7 +119,9 @@ def due_mail(db: Database, now: str, limit: int) -> list[dict[str, Any]]:
 def mark_claimed(db: Database, ids: list[int], at: str) -> None:
     """The mails ``ids`` are being sent (claimed at ``at``)."""
     db.execute(
-        f"update outbox set status = ?, claimed_at = ? where id in ({_marks(ids)})", [OutboxStatus.SENDING, at, *ids]
+        f"update outbox set status = ?, claimed_at = ?, first_attempt_at = coalesce(first_attempt_at, ?) "
+        f"where id in ({_marks(ids)})",
+        [OutboxStatus.SENDING, at, at, *ids],
     )
 
 

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
 migrations = Migrations("judge")
+KNOWN: list[str] = []  # the names of the migrations this judge knows, in order
 
 
-@migrations()
+def migration(fn: Callable[[Database], None]) -> Callable[[Database], None]:
+    """One migration of the judge's set, registered under the function's name (``m012_judge_versions``)."""
+    KNOWN.append(fn.__name__)
+    migrations()(fn)
+    return fn
+
+
+@migration
 def m001_games(db: Database) -> None:
     db.table("games").create(
         {
@@ -129,7 +139,7 @@ def m001_games(db: Database) -> None:
     db.table("signon_failures").create_index(["address", "at"])
 
 
-@migrations()
+@migration
 def m002_mail_transport(db: Database) -> None:
     db.table("mailbox_state").create(
         {
@@ -145,7 +155,7 @@ def m002_mail_transport(db: Database) -> None:
     db.table("outbox").add_column("message_id", str)
 
 
-@migrations()
+@migration
 def m003_reports(db: Database) -> None:
     db.table("outbox").add_column("html", str)  # the HTML alternative, when the template has one
     db.table("outbox").add_column("image", bytes)  # the map picture (PNG) of a results mail
@@ -153,7 +163,7 @@ def m003_reports(db: Database) -> None:
     db.table("meta").create({"key": str, "value": str}, pk="key")  # judge-wide settings, e.g. default_language
 
 
-@migrations()
+@migration
 def m004_reply_references(db: Database) -> None:
     db.table("outbox").add_column("thread_refs", str)  # a reply's References: the sender's chain, space-separated
     db.table("signon_failures").add_column("game", str)  # failures are counted per game and power, not per address
@@ -161,7 +171,7 @@ def m004_reply_references(db: Database) -> None:
     db.table("signon_failures").create_index(["game", "power", "at"])
 
 
-@migrations()
+@migration
 def m005_reliable_mail(db: Database) -> None:
     # the map of a phase, stored once per language and referenced by every results mail of that phase
     db.table("pictures").create(
@@ -198,7 +208,7 @@ def m005_reliable_mail(db: Database) -> None:
     )
 
 
-@migrations()
+@migration
 def m006_mail_log(db: Database) -> None:
     db.table("mail_log").create(
         {  # the record of sent (or failed) mail whose body was pruned from the outbox
@@ -225,7 +235,7 @@ def m006_mail_log(db: Database) -> None:
     )
 
 
-@migrations()
+@migration
 def m007_typed_orders(db: Database) -> None:
     """Each order of a played phase kept as a typed order (``judge.rules.order_json``) beside its text, so that
     nothing reads stored order text again; rows from before get theirs from the canonical text, read this once."""
@@ -289,7 +299,7 @@ def _legacy_unit(words: list[str]) -> tuple[str | None, str | None, list[str]]:
     return None, None, []
 
 
-@migrations()
+@migration
 def m008_resolution(db: Database) -> None:
     """A player's SET WAIT (kept until SET NOWAIT), the orders a power gave for a later phase (PHASE …), and the
     periods players declared absent (SET ABSENCE)."""
@@ -322,7 +332,7 @@ def m008_resolution(db: Database) -> None:
     db.table("absences").create_index(["game_id"])
 
 
-@migrations()
+@migration
 def m009_typed_given_orders(db: Database) -> None:
     """The orders given for the current phase (and those kept for a later phase, PHASE …) stored typed beside the
     lines as written (``judge.rules.order_json``), so that nothing parses stored order text again. The lines stored
@@ -365,7 +375,7 @@ def given_order_before_m009(variant: str | None, phase: str | None, text: str) -
     return order_to_json(geo, order) if not isinstance(order, OrderError) else None
 
 
-@migrations()
+@migration
 def m010_press(db: Database) -> None:
     """Diaries (DIARY: kept until the game ends), postal press (POSTAL PRESS: published with the next results), a
     player's own default for press in a game allowing white and grey (SET PRESS), and the powers a draw names."""
@@ -401,7 +411,7 @@ def m010_press(db: Database) -> None:
     db.table("draws").add_column("powers", str)  # JSON list of the powers a draw names; null: all survivors
 
 
-@migrations()
+@migration
 def m011_game_masters(db: Database) -> None:
     """The game master's password of a game (MASTER by mail), and the requests to take over a power in civil disorder
     (TAKEOVER) that wait for the game master's approval."""
@@ -427,15 +437,161 @@ def m011_game_masters(db: Database) -> None:
     db.table("takeovers").create_index(["game_id", "power"])
 
 
-@migrations()
+@migration
+def m012_judge_versions(db: Database) -> None:
+    """The judge version that applied each migration from this one on (``judge.store.versions`` writes a row as it
+    applies them), so that an older judge can name the newer one that wrote a database it refuses."""
+    db.table("judge_versions").create({"migration": str, "judge_version": str, "applied_at": str}, pk="migration")
+
+
+@migration
+def m013_draws_by_turn(db: Database) -> None:
+    """Draw proposals keyed by their turn (``S1902``; ``F1902`` for Fall, its retreats and the Winter after it), as the
+    judge has looked them up since one proposal per turn became the rule; judges before it stored the phase
+    (``S1902M``), and such a proposal was no longer found. Where an older judge left more than one proposal in a turn
+    (one per phase was allowed then), the one that counts stays: an open one, else accepted, rejected, lapsed, the
+    latest phase first. An open proposal of a turn the game has left lapses, as it would have at the turn's end."""
+    rows = list(db.query("select rowid as id, game_id, phase, status from draws"))
+    ranked: dict[tuple[int, str], list[tuple[tuple[int, int, str], int]]] = {}
+    for row in rows:
+        turn = _turn_of_code(row["phase"])
+        if turn is None:
+            continue
+        rank = _DRAW_STATUS_RANK.get(row["status"], len(_DRAW_STATUS_RANK))
+        ranked.setdefault((row["game_id"], turn), []).append(
+            ((rank, -_step_rank(row["phase"]), row["phase"]), row["id"])
+        )
+    for (_, turn), candidates in ranked.items():
+        candidates.sort()
+        keep = candidates[0][1]
+        for _, rowid in candidates[1:]:
+            db.execute("delete from draws where rowid = ?", [rowid])
+        db.execute("update draws set phase = ? where rowid = ?", [turn, keep])
+    for game in list(db.query("select id, phase from games")):
+        now_turn = _turn_of_code(game["phase"])
+        db.execute(
+            "update draws set status = 'lapsed' where game_id = ? and status = 'open' and phase != ?",
+            [game["id"], now_turn or ""],
+        )
+
+
+_DRAW_STATUS_RANK = {"open": 0, "accepted": 1, "rejected": 2, "lapsed": 3}
+_PHASE_CODE = re.compile(r"([SFW])(\d{1,4})([MRA]?)")
+
+
+def _turn_of_code(code: object) -> str | None:
+    """The turn of a stored phase or turn code: ``S1902M`` and ``S1902`` are ``S1902``; ``F1902R``, ``W1902A`` and
+    ``F1902`` are ``F1902``; None for anything else."""
+    match = _PHASE_CODE.fullmatch(code) if isinstance(code, str) else None
+    if match is None:
+        return None
+    season, year, _ = match.groups()
+    return f"{'S' if season == 'S' else 'F'}{year}"
+
+
+def _step_rank(code: str) -> int:
+    """How late in its turn a stored code falls: the turn itself and movement first, Winter adjustments last."""
+    return {"": 0, "M": 1, "R": 2, "A": 3}[code[-1] if code[-1] in "MRA" else ""] + (4 if code[0] == "W" else 0)
+
+
+@migration
+def m014_old_games_play_on_at_a_tie(db: Database) -> None:
+    """Games set up before the tie rules keep the rule they were started under. Until then a tie among the leaders
+    over the solo line or at the last year had no winner and the game played on; the judge now reads a game without
+    ``tie_others`` by the variant's rule, and at the last year that is a draw among the leaders. Every unfinished game
+    whose settings lack the key (a judge that knew tie rules always wrote it, ``null`` when unset) gets ``play-on``."""
+    for row in list(db.query("select id, settings from games where status != 'finished'")):
+        try:
+            settings = json.loads(row["settings"] or "{}")
+        except ValueError:
+            continue
+        if not isinstance(settings, dict) or "tie_others" in settings:
+            continue
+        settings["tie_others"] = "play-on"
+        db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
+
+
+@migration
+def m015_delivery_clock(db: Database) -> None:
+    """When the judge first tried to send a mail: ``[smtp] max_delivery_days`` counts from it, not from the time the
+    mail was queued, so mail that waited in the queue while no sender ran (judges before the daemon, a daemon stopped
+    for days) is tried and retried before it is given up."""
+    db.table("outbox").add_column("first_attempt_at", str)
+
+
+@migration
+def m016_signon_failures_by_seat(db: Database) -> None:
+    """Failed sign-ons kept by the first judges under the sender's address alone (m004 added the game and power they
+    are counted by now, and left those empty): each gets its game and power from the event the judge logged with it
+    (same time, same sender), where that names a seat of the game; the others stay as they are, counted by no seat,
+    and are pruned with the other old records."""
+    rows = list(db.query("select id, address, at from signon_failures where game is null or power is null"))
+    for row in rows:
+        events = list(
+            db.query(
+                "select detail from events where kind = 'signon-failed' and sender = ? and at = ?",
+                [row["address"], row["at"]],
+            )
+        )
+        for event in events:
+            try:
+                detail = json.loads(event["detail"] or "{}")
+            except ValueError:
+                continue
+            if not isinstance(detail, dict):
+                continue
+            seat = list(
+                db.query(
+                    "select g.name, p.power from games g join players p on p.game_id = g.id "
+                    "where lower(g.name) = lower(?) and lower(p.power) = lower(?) and p.role = 'player'",
+                    [str(detail.get("game") or ""), str(detail.get("power") or "")],
+                )
+            )
+            if seat:
+                db.execute(
+                    "update signon_failures set game = ?, power = ? where id = ?",
+                    [seat[0]["name"], seat[0]["power"], row["id"]],
+                )
+                break
+
+
+@migration
+def m017_old_games_keep_their_rules(db: Database) -> None:
+    """Games set up before SET ABSENCE and TAKEOVER existed keep the rules their players agreed to: no declared
+    absences (a player could not move the deadlines), and a power in civil disorder taken over only with the game
+    master's approval (the master alone could hand a power to someone else). A judge that knew these settings always
+    wrote them, so only unfinished games whose settings lack the key change; the game master may set either later."""
+    for row in list(db.query("select id, settings from games where status != 'finished'")):
+        try:
+            settings = json.loads(row["settings"] or "{}")
+        except ValueError:
+            continue
+        if not isinstance(settings, dict):
+            continue
+        changed = False
+        if "absence_days_per_year" not in settings:
+            settings["absence_days_per_year"] = 0
+            changed = True
+        if "takeover" not in settings:
+            settings["takeover"] = "approve"
+            changed = True
+        if changed:
+            db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
+
+
+@migration
 def m0XX_per_mail_indexes(db: Database) -> None:
     """Indexes for the queries run per mail or per round that read a whole growing table (issue 27: the cost of a
     mail must not grow with the tables): the quarantine looked up by a fetched message's digest, the event log by
     kind and sender (a sender over the reply cap, internal errors), the active games by deadline (every round), and
     for the hourly pruning the outbox rows that still name a picture, and sign-on failures and quarantine by age."""
-    db.table("quarantine").create_index(["digest"])
-    db.table("quarantine").create_index(["at"])
-    db.table("events").create_index(["kind", "sender", "at"])
-    db.table("games").create_index(["status", "deadline"])
-    db.table("signon_failures").create_index(["at"])
-    db.execute("create index idx_outbox_picture_id on outbox (picture_id) where picture_id is not null")
+    # "if not exists": a database a test made look older by deleting the record of later migrations keeps these
+    for table, columns in (
+        ("quarantine", ["digest"]),
+        ("quarantine", ["at"]),
+        ("events", ["kind", "sender", "at"]),
+        ("games", ["status", "deadline"]),
+        ("signon_failures", ["at"]),
+    ):
+        db.table(table).create_index(columns, if_not_exists=True)
+    db.execute("create index if not exists idx_outbox_picture_id on outbox (picture_id) where picture_id is not null")

@@ -33,6 +33,6 @@ def user_settings(db: Database, email: str) -> dict[str, str]:
 
 
 def set_user(db: Database, email: str, **values: str) -> None:
-    current = user_settings(db, email)
-    current.update(values)
-    db.table("users").upsert({"email": email.lower(), **current}, pk="email")
+    """Record what a player chose (``timezone``, ``language``) and nothing else: a setting never chosen stays unset,
+    so it follows the judge's default when the host changes it."""
+    db.table("users").upsert({"email": email.lower(), **values}, pk="email")

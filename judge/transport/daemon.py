@@ -12,7 +12,8 @@ One loop of independent steps, each with its own schedule and its own capped bac
   of 1 s doubling to ``MAX_BACKOFF`` (30 s), with jitter.
 - **outbox**: due mail over one SMTP connection per batch; an unreachable server is tried again after the same
   capped backoff.
-- **upkeep**, hourly: the digest of undeliverable mail to game masters, and pruning of old mail bodies and records.
+- **upkeep**, hourly: the digest of undeliverable mail to game masters, and pruning of old mail bodies, pictures and
+  records.
 
 The pace (the first step of every backoff, the longest wait between two looks for mail) is the configuration's
 unless the caller passes a :class:`Pace`: the tests do, so that a reconnect or a poll takes a tenth of a second, not
@@ -172,7 +173,7 @@ class Daemon:
         self.cfg, self.clock, self.stop = cfg, clock, stop
         self.pace = pace or Pace()
         self.poll = self.pace.poll_seconds or float(cfg.imap.poll_seconds)  # the longest wait between two looks
-        self.db = open_db(cfg.db)
+        self.db = open_db(cfg.db, backup_dir=cfg.backup_dir or None)  # migrates, after a backup
         self.inbox = Inbox(cfg.imap)
         self.backoff = {name: Backoff(self.pace.first_backoff) for name in ("deadlines", "mail", "outbox", "upkeep")}
         self.failed: set[str] = set()
@@ -318,7 +319,13 @@ class Daemon:
     def _upkeep(self) -> None:
         now = self.clock()
         report_failures(self.db, now)
-        prune(self.db, now, mail_days=self.cfg.mail_retention_days, handled_days=self.cfg.handled_retention_days)
+        prune(
+            self.db,
+            now,
+            mail_days=self.cfg.mail_retention_days,
+            handled_days=self.cfg.handled_retention_days,
+            picture_days=self.cfg.picture_retention_days,
+        )
         release_stale_claims(self.db, now)
 
     def _wait(self) -> None:

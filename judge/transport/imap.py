@@ -34,6 +34,7 @@ from judge.store import inbox as inbox_rows
 from judge.store import is_busy, write
 from judge.store.users import known_judge_address
 from judge.timeutil import iso_utc
+from judge.transport.idle import ResponseReader
 
 log = logging.getLogger(__name__)
 
@@ -168,15 +169,25 @@ class Inbox:
             return False
         self.idling = True
         self.client.idle()
-        try:
-            responses = self.client.idle_check(timeout=seconds)
-        finally:
-            self.client.idle_done()
-            self.idling = False
-        for response in responses:
+        # imapclient's idle_check loses or cuts short a response split across reads: the judge's own reader instead
+        responses = ResponseReader(self.client.socket(), self.client._imap.file).wait(seconds)
+        if any(_untagged(r)[:1] == [b"BYE"] for r in responses):  # the server goes: no DONE into a closing connection
+            raise ConnectionError("imap server closed the connection")
+        _, more = self.client.idle_done()  # with what the server said between the wait's end and DONE's answer
+        self.idling = False
+        for response in more:
             if len(response) > 0 and response[0] == b"BYE":
                 raise ConnectionError("imap server closed the connection")
-        return any(len(r) > 1 and r[1] == b"EXISTS" for r in responses)
+        return any(_untagged(r)[1:2] == [b"EXISTS"] for r in responses) or any(
+            len(r) > 1 and r[1] == b"EXISTS" for r in more
+        )
+
+
+def _untagged(response: bytes) -> list[bytes]:
+    """The first words of an untagged response (``* 3 EXISTS`` -> [b"3", b"EXISTS"]), upper-cased; [] for others."""
+    if not response.startswith(b"* "):
+        return []
+    return response[2:].upper().split(b" ", 2)[:2]
 
 
 def _state(db: Database, account: str) -> tuple[int, int]:

@@ -429,15 +429,15 @@ def _text(error: Any) -> str:
 
 
 def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: SmtpConfig, now: datetime) -> None:
-    """A refusal of this one mail: permanent (5xx) fails it; temporary (4xx) retries it later, or fails it once it
-    is older than the delivery limit."""
+    """A refusal of this one mail: permanent (5xx) fails it; temporary (4xx) retries it later, or fails it once the
+    first attempt to send it is older than the delivery limit (mail that waited while no sender ran gets its days)."""
     reason = f"{code} {_text(error)}"
-    created = parse_iso_utc(row["created_at"])
+    first = parse_iso_utc(row["first_attempt_at"]) if row.get("first_attempt_at") else now
     if 500 <= code < 600:
         _fail(db, row["id"], f"refused: {reason}")
         log.warning("smtp: message %s refused permanently (%s)", row["id"], code)
         return
-    if now - created >= timedelta(days=cfg.max_delivery_days):
+    if now - first >= timedelta(days=cfg.max_delivery_days):
         _fail(db, row["id"], f"gave up after {cfg.max_delivery_days:g} days: {reason}")
         log.warning("smtp: message %s given up after %g days (%s)", row["id"], cfg.max_delivery_days, code)
         return
