@@ -136,6 +136,7 @@ class Soak:
         from judge.transport.embedded import ImapAccounts
 
         cfg_path = folder / "judge.toml"
+        cfg_path.touch(mode=0o600)  # it holds a password: the judge refuses it readable by every user
         cfg_path.write_text(
             CONFIG.format(db=folder / "judge.db", imap_port=imap_port, smtp_port=smtp_port, password=password)
         )

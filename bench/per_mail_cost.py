@@ -298,6 +298,8 @@ def imap_run(kind: str, mails: int, processed: int) -> dict[str, Any]:
         poster = server.client("judge")
         # the first move into the filled folder makes the server read it: once, not per mail
         poster.append("INBOX", mail_bytes("warm@players.test", "HELP", 0, "help"))
+        assert inbox.client is not None
+        inbox.client.noop()  # the wake-up IDLE would give: the server tells the connection of the new mail
         t0 = time.perf_counter()
         handle_new_mail(db, inbox, lambda: START, "judge@judge.test", 10000)
         first_round = time.perf_counter() - t0
@@ -309,11 +311,17 @@ def imap_run(kind: str, mails: int, processed: int) -> dict[str, Any]:
             for n in range(per_round):
                 i = r * per_round + n
                 poster.append("INBOX", mail_bytes(f"p{i % 140}@players.test", "HELP", i + 1, "help"))
-            t0 = time.perf_counter()
-            handled = handle_new_mail(db, inbox, lambda: START, "judge@judge.test", 10000)
-            total += time.perf_counter() - t0
+            handled = 0
+            for _ in range(10):
+                inbox.client.noop()
+                t0 = time.perf_counter()
+                handled += handle_new_mail(db, inbox, lambda: START, "judge@judge.test", 10000)
+                total += time.perf_counter() - t0
+                if handled == per_round:
+                    break
             assert handled == per_round, handled
             rounds += 1
+        held = poster.folder_status("Processed", [b"MESSAGES"])[b"MESSAGES"]  # the server saw the filled folder
         poster.logout()
         inbox.drop()
         n = rounds * per_round
@@ -321,6 +329,7 @@ def imap_run(kind: str, mails: int, processed: int) -> dict[str, Any]:
         return {
             "server": kind,
             "processed_messages": processed,
+            "processed_at_the_end": held,
             "fill_seconds": round(fill_seconds, 1),
             "first_round_s": round(first_round, 2),
             "ms_per_mail": round(total / n * 1000, 2),
