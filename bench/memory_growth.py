@@ -186,6 +186,7 @@ class Soak:
         msg["Date"] = self.clock().strftime("%a, %d %b %Y %H:%M:%S +0000")
         msg.set_content(body)
         self.poster.append("INBOX", bytes(msg))
+        self.poster._imap.untagged_responses.clear()  # the script's own connection: its APPENDUIDs are not the judge's
 
     def drain(self) -> None:
         """Rounds until the deadlines, the inbox and the outbox are done."""

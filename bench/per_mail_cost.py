@@ -359,9 +359,10 @@ def cmd_plans(args: argparse.Namespace) -> int:
     import test_query_plans
 
     statements = test_query_plans.daemon_statements(Path(tempfile.mkdtemp(prefix="judge-plans-")))
-    for sql, plan in test_query_plans.scans(statements).items():
+    found = test_query_plans.scans(statements)
+    for sql, plan in found.items():
         print(f"{sql}\n    {plan}")
-    print(f"{len(statements)} distinct statements")
+    print(f"{len(statements)} distinct statements, {len(found)} scanning a growing table")
     return 0
 
 
