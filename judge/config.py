@@ -17,6 +17,7 @@ every problem (the daemon exits 2).
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import re
 import stat
@@ -154,6 +155,8 @@ class Config:
         metadata=_spec("answers to one address per hour, against mail loops", low=1, high=10000),
     )
     source: str = field(default="", metadata=_spec("", internal=True))  # the file it came from
+    # what is allowed but unwise (a password in a file its group can read): `check-config` and `serve` say it
+    warnings: tuple[str, ...] = field(default=(), metadata=_spec("", internal=True))
     language: str = field(
         default="en", metadata=_spec("for players who have not chosen (SET LANGUAGE)", choices=LANGUAGES)
     )
@@ -258,11 +261,25 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return config_from_data(data, env, str(path), secrets=secrets)
+    try:
+        mode: int | None = path.stat().st_mode
+    except OSError:  # read a moment ago: gone since; nothing to say about its mode
+        mode = None
+    return config_from_data(data, env, str(path), secrets=secrets, file_mode=mode)
 
 
-def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "", *, secrets: bool = True) -> Config:
-    """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``."""
+def config_from_data(
+    data: dict[str, Any],
+    env: Mapping[str, str],
+    source: str = "",
+    *,
+    secrets: bool = True,
+    file_mode: int | None = None,
+) -> Config:
+    """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``.
+
+    ``file_mode`` is the mode of the file the data came from (None: not from a file): a file that holds a password
+    must not be readable by every user (refused), and better not by its group either (a warning)."""
     problems = _section_problems(data)
     base = Path(source).resolve().parent if source else Path.cwd()
     sections: dict[str, dict[str, Any]] = {}
@@ -281,6 +298,7 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
         if server is not None:
             problems += _server_problems(name, server, secrets)
     problems += _consistency_problems(judge, sections.get("imap", {}))
+    problems += _exposure_problems(data, file_mode, source)
     judge.setdefault("db", "judge.db")
     for key in ("db", "variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and judge[key] != ":memory:":
@@ -292,7 +310,13 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
         count = "" if len(problems) == 1 else f"{len(problems)} problems: "
         raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
     judge["address"] = judge["address"].lower()
-    return Config(**judge, imap=ImapConfig(**sections["imap"]), smtp=SmtpConfig(**sections["smtp"]), source=source)
+    return Config(
+        **judge,
+        imap=ImapConfig(**sections["imap"]),
+        smtp=SmtpConfig(**sections["smtp"]),
+        source=source,
+        warnings=tuple(_exposure_warnings(data, file_mode, source)),
+    )
 
 
 def _section_problems(data: dict[str, Any]) -> list[str]:
@@ -323,7 +347,49 @@ def _server_problems(name: str, values: dict[str, Any], secrets: bool) -> list[s
         )
     if name == "smtp" and values.get("password") and not values.get("username"):
         problems.append("[smtp] username: required when a password is given")
+    host = str(values.get("host", ""))
+    if values.get("security") == "none" and host and not is_loopback(host):
+        problems.append(
+            f'[{name}] security: "none" sends mail and password in clear text, so it is for a loopback host only '
+            f'(127.0.0.1, ::1, localhost), not {host!r}; use "ssl" or "starttls"'
+        )
     return problems
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine: localhost, an address in 127.0.0.0/8, or ::1 (also as ``[::1]``)."""
+    name = host.strip().lower().removeprefix("[").removesuffix("]").rstrip(".")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _holds_password(data: dict[str, Any]) -> bool:
+    return any(isinstance(data.get(name), dict) and data[name].get("password") for name in SECRETS)
+
+
+def _exposure_problems(data: dict[str, Any], mode: int | None, source: str) -> list[str]:
+    """A file holding a password that every user of the machine can read is refused (as a password_file is)."""
+    if mode is None or not _holds_password(data) or not mode & stat.S_IROTH:
+        return []
+    return [
+        f"{_one_line(source)} holds a password and is readable by every user (mode {stat.S_IMODE(mode):04o}); "
+        f"chmod 0600 (or 0640 with the judge's group) it, or move the password to a password_file or credential"
+    ]
+
+
+def _exposure_warnings(data: dict[str, Any], mode: int | None, source: str) -> list[str]:
+    """A file holding a password that its group can read: allowed (the guide gives the judge's group read access
+    to a file owned by root), but better kept out of it."""
+    if mode is None or not _holds_password(data) or not mode & stat.S_IRGRP or mode & stat.S_IROTH:
+        return []
+    return [
+        f"{_one_line(source)} holds a password and is readable by its group (mode {stat.S_IMODE(mode):04o}); "
+        f"better keep the password in a password_file (mode 0600) or a systemd credential"
+    ]
 
 
 def _consistency_problems(judge: dict[str, Any], imap: dict[str, Any]) -> list[str]:

@@ -203,6 +203,7 @@ host = "127.0.0.1"
 port = {smtp.port}
 security = "none"
 """)
+    path.chmod(0o600)  # it holds a password: a file every user can read is refused
     return path
 
 

@@ -51,6 +51,7 @@ password = "imap-secret"
 [smtp]
 host = "127.0.0.1"
 """)
+    path.chmod(0o600)  # it holds a password
     return path
 
 
@@ -115,6 +116,10 @@ BAD = [
     ({**GOOD, "imapp": {}}, "[imapp]: unknown section; did you mean 'imap'?"),
     ({"judge": GOOD["judge"], "imap": GOOD["imap"]}, "[smtp]: missing section"),
     ({**GOOD, "smtp": "localhost"}, "smtp: must be a [smtp] section"),
+    (_with("imap", security="none"), '[imap] security: "none" sends mail and password in clear text'),
+    (_with("smtp", host="mail.google.com", security="none"), "loopback host only (127.0.0.1, ::1, localhost), not"),
+    (_with("smtp", host="127.0.0.1.example.org", security="none"), "[smtp] security"),
+    (_with("imap", host="::2", security="none"), "[imap] security"),
 ]
 
 
@@ -363,3 +368,41 @@ def test_the_commands_in_deploy_md_are_real(tmp_path: Path) -> None:
     cfg = load_config(path, env)
     assert cfg.imap is not None and cfg.imap.username == "judgemail" and cfg.imap.password == "mailbox-secret"
     assert cfg.smtp is not None and cfg.smtp.username == "" and cfg.smtp.port == 25
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.3.2.1", "::1", "[::1]", "localhost", "LOCALHOST", "localhost."])
+def test_no_tls_for_a_loopback_host(host: str) -> None:
+    cfg = config_from_data(_with("imap", host=host, security="none"), {}, "")
+    assert cfg.imap is not None and cfg.imap.security == "none"
+    assert config.is_loopback(host)
+
+
+def test_a_file_holding_a_password_that_every_user_can_read_is_refused(nowhere: Path, capsys) -> None:
+    path = _write(nowhere / "judge.toml")
+    path.chmod(0o644)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, {})
+    message = str(caught.value)
+    assert "holds a password and is readable by every user (mode 0644)" in message and "chmod 0600" in message
+    assert "imap-secret" not in message and "\n" not in message
+    assert main(["check-config", "--config", str(path)]) == 2
+    assert "readable by every user" in capsys.readouterr().err
+    # the same file with the password kept elsewhere: nothing in it to hide
+    secret = nowhere / "imap-password"
+    secret.write_text("imap-secret\n")
+    secret.chmod(0o600)
+    path.write_text(path.read_text().replace('password = "imap-secret"', f'password_file = "{secret}"'))
+    path.chmod(0o644)
+    cfg = load_config(path, {})
+    assert cfg.imap is not None and cfg.imap.password == "imap-secret" and cfg.warnings == ()
+
+
+def test_a_file_holding_a_password_that_its_group_can_read_is_warned_of(nowhere: Path, capsys) -> None:
+    path = _write(nowhere / "judge.toml")
+    assert load_config(path, {}).warnings == ()  # 0600: nothing to say
+    path.chmod(0o640)
+    cfg = load_config(path, {})
+    assert len(cfg.warnings) == 1 and "readable by its group (mode 0640)" in cfg.warnings[0]
+    assert main(["check-config", "--config", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "ok" in captured.out and "judge: warning:" in captured.err and "imap-secret" not in captured.err

@@ -134,6 +134,7 @@ def test_the_daemon_refuses_it_and_systemd_does_not_restart(place: Path, capsys:
     t.db.conn.close()
     _from_a_newer_judge(place / "judge.db")
     (place / "judge.toml").write_text(_config('db = "judge.db"'))
+    (place / "judge.toml").chmod(0o600)
     before = _digest(place / "judge.db")
     assert main(["serve", "--once", "--config", "judge.toml"]) == 2
     err = capsys.readouterr().err
@@ -195,6 +196,7 @@ def test_the_backup_goes_to_the_configured_folder(place: Path, capsys: pytest.Ca
     t.db.conn.close()
     (place / "backups").mkdir()
     (place / "judge.toml").write_text(_config('backup_dir = "backups"'))
+    (place / "judge.toml").chmod(0o600)
     assert main(["game", "list", "--config", "judge.toml"]) == 0
     assert [p.name.split(".")[1] for p in (place / "backups").iterdir()] == ["m011"]
     assert not list(place.glob("judge.*.before-*"))
@@ -389,6 +391,7 @@ def test_global_options_before_the_command_are_honoured(
 def test_map_reads_the_configuration_given_before_or_after_it(place: Path) -> None:
     _game(place / "games.db").db.conn.close()
     (place / "judge.toml").write_text(_config('db = "games.db"'))
+    (place / "judge.toml").chmod(0o600)
     assert main(["--config", "judge.toml", "map", "g", "-o", "a.png"]) == 0
     assert main(["map", "g", "--config", "judge.toml", "-o", "b.png"]) == 0
     assert (place / "a.png").read_bytes() == (place / "b.png").read_bytes()

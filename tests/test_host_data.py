@@ -50,6 +50,7 @@ password = "imap-secret"
 [smtp]
 host = "127.0.0.1"
 """)
+    (tmp_path / "judge.toml").chmod(0o600)  # it holds a password
     yield tmp_path
     resources.set_host_dirs()  # later tests in this process see only the shipped files
 

@@ -216,6 +216,8 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     status = EXIT_OK
     print(f"config {cfg.source}: ok (address {cfg.address}, database {cfg.db}, time zone {cfg.timezone})")
+    for warning in cfg.warnings:
+        print(f"judge: warning: {warning}", file=sys.stderr)
     if not args.connect:
         print("servers not tried; add --connect to log in to IMAP and SMTP")
         return status

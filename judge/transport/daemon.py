@@ -183,6 +183,8 @@ class Daemon:
     def run(self, once: bool) -> int:
         cfg = self.cfg
         log.info("serving %s with %s", cfg.address, cfg.db)
+        for warning in cfg.warnings:
+            log.warning("%s", warning)
         self._step("start", self._start)
         if once:  # a cron round: steps in turn until the wave is done and the due mail sent
             try:
