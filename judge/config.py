@@ -10,7 +10,10 @@ strings, and unknown sections or keys are errors.
 
 Secrets: each server's password comes from, in this order, ``$JUDGE_IMAP_PASSWORD``/``$JUDGE_SMTP_PASSWORD``, the
 file named by ``password_file``, the systemd credential ``imap-password``/``smtp-password`` (``LoadCredential=``,
-found in ``$CREDENTIALS_DIRECTORY``), or ``password`` in the file itself. A bad file raises ``ConfigError`` listing
+found in ``$CREDENTIALS_DIRECTORY``), or ``password`` in the file itself; the DKIM signing key from the file named by
+``[dkim] sign_key`` or the credential ``dkim-key``. A file holding a password that every user can read is refused, as
+is a key file that every user can read or that anyone but its owner can change; a configuration holding a password
+that its group can read is allowed with a warning (``Config.warnings``). A bad file raises ``ConfigError`` listing
 every problem (the daemon exits 2).
 """
 
@@ -32,6 +35,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from judge.facts import LANGUAGES, MAX_MAIL_AGE_DAYS, MAX_REPLIES_PER_HOUR
 
 SECURITY = ("ssl", "starttls", "none")
+SENDER_CHECKS = ("none", "dkim")  # [judge] sender_check: what a mail needs besides its password to act for a seat
+ALIGNMENTS = ("relaxed", "strict")
+DKIM_KEY_CREDENTIAL = "dkim-key"
 SYSTEM_CONFIG = Path("/etc/judge/judge.toml")
 CONFIG_ENV = "JUDGE_CONFIG"
 DB_ENV = "JUDGE_DB"
@@ -86,6 +92,44 @@ def _folder(value: str) -> str | None:
     return None if value.strip() else "a mailbox folder name"
 
 
+def resolver_address(text: str) -> tuple[str, int] | None:
+    """``[dkim] resolver`` read: ``"127.0.0.1"``, ``"127.0.0.1:5353"``, ``"::1"`` or ``"[::1]:53"`` as (address,
+    port); None when it is none of these (a name would need a resolver of its own)."""
+    match = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::(\d{1,5}))?|([0-9.]+)(?::(\d{1,5}))?|([0-9A-Fa-f:]+)", text.strip())
+    if match is None:
+        return None
+    address = match.group(1) or match.group(3) or match.group(5)
+    port = int(match.group(2) or match.group(4) or 53)
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    return (address, port) if 0 < port < 65536 else None
+
+
+def _resolver(value: str) -> str | None:
+    if not value or resolver_address(value):
+        return None
+    return 'the address of a DNS resolver, with its port if not 53: "127.0.0.1", "127.0.0.1:5353", "[::1]:53"'
+
+
+def _authserv_id(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"[A-Za-z0-9.\-_]+", value)
+    return (
+        None if ok else "the authserv-id your mail server writes first in Authentication-Results, e.g. mx.example.org"
+    )
+
+
+def _selector(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,60}[A-Za-z0-9_])?", value)
+    return None if ok else "a DNS label such as judge2026 (the key is published at <selector>._domainkey.<domain>)"
+
+
+def _domain(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9\-]{2,63}", value)
+    return None if ok else "a domain name such as example.org"
+
+
 @dataclass(frozen=True)
 class ImapConfig:
     host: str = field(default="", metadata=_spec("the IMAP server", check=_host))
@@ -131,6 +175,43 @@ class SmtpConfig:
         default=5, metadata=_spec("give up on a message the server keeps refusing", low=1, high=60)
     )
     password_file: str = field(default="", metadata=_spec("a file holding only the password (mode 0600 or 0400)"))
+
+
+@dataclass(frozen=True)
+class DkimConfig:
+    resolver: str = field(
+        default="",
+        metadata=_spec("the DNS resolver DKIM keys are looked up at (empty: the system's)", check=_resolver),
+    )
+    timeout: int = field(default=5, metadata=_spec("seconds to wait for the resolver", low=1, high=30))
+    authserv_id: str = field(
+        default="",
+        metadata=_spec(
+            "your own mail server's authserv-id: its topmost Authentication-Results is trusted", check=_authserv_id
+        ),
+    )
+    alignment: str = field(
+        default="relaxed",
+        metadata=_spec(
+            '"relaxed" (a subdomain counts for its domain) or "strict" (d= equals the From domain)', choices=ALIGNMENTS
+        ),
+    )
+    sign_key: str = field(
+        default="",
+        metadata=_spec(
+            "the judge's own DKIM private key, to sign its mail (a file of mode 0600 or 0640; or the credential "
+            "dkim-key)"
+        ),
+    )
+    selector: str = field(default="", metadata=_spec("the selector the public key is published under", check=_selector))
+    domain: str = field(
+        default="", metadata=_spec("the signing domain (default: the judge's address's)", check=_domain)
+    )
+    key: str = field(default="", repr=False, metadata=_spec("", internal=True))  # the key's text, when signing
+
+    @property
+    def signs(self) -> bool:
+        return bool(self.key)
 
 
 @dataclass(frozen=True)
@@ -193,6 +274,14 @@ class Config:
             "default: beside the database)"
         ),
     )
+    sender_check: str = field(
+        default="none",
+        metadata=_spec(
+            '"dkim": a mail acts for a seat only with a DKIM signature of its From domain (docs/mail.md); "none"',
+            choices=SENDER_CHECKS,
+        ),
+    )
+    dkim: DkimConfig = field(default_factory=DkimConfig, metadata=_spec("", internal=True))
     create_by_mail: str = field(
         default="anyone",
         metadata=_spec(
@@ -207,7 +296,8 @@ class Config:
         return ZoneInfo(self.timezone)
 
 
-SECTIONS: dict[str, type] = {"judge": Config, "imap": ImapConfig, "smtp": SmtpConfig}
+SECTIONS: dict[str, type] = {"judge": Config, "imap": ImapConfig, "smtp": SmtpConfig, "dkim": DkimConfig}
+OPTIONAL_SECTIONS = frozenset({"dkim"})
 SECRETS = {"imap": ("JUDGE_IMAP_PASSWORD", "imap-password"), "smtp": ("JUDGE_SMTP_PASSWORD", "smtp-password")}
 
 
@@ -297,6 +387,7 @@ def config_from_data(
         server = sections.get(name)
         if server is not None:
             problems += _server_problems(name, server, secrets)
+    dkim = _dkim_values(sections.get("dkim", {}), str(judge.get("address", "")), env, base, secrets, problems)
     problems += _consistency_problems(judge, sections.get("imap", {}))
     problems += _exposure_problems(data, file_mode, source)
     judge.setdefault("db", "judge.db")
@@ -314,9 +405,23 @@ def config_from_data(
         **judge,
         imap=ImapConfig(**sections["imap"]),
         smtp=SmtpConfig(**sections["smtp"]),
+        dkim=DkimConfig(**dkim),
         source=source,
         warnings=tuple(_exposure_warnings(data, file_mode, source)),
     )
+
+
+def _dkim_values(
+    dkim: dict[str, Any], address: str, env: Mapping[str, str], base: Path, secrets: bool, problems: list[str]
+) -> dict[str, Any]:
+    """The [dkim] section completed: the key read (with ``secrets``), its file's path absolute, the signing domain
+    the judge's address's unless given."""
+    if secrets:
+        dkim["key"] = _signing_key(dkim, env, base, problems)
+    if dkim.get("sign_key"):
+        dkim["sign_key"] = str(base / Path(dkim["sign_key"]).expanduser())
+    dkim["domain"] = str(dkim.get("domain") or address.rpartition("@")[2]).lower()
+    return dkim
 
 
 def _section_problems(data: dict[str, Any]) -> list[str]:
@@ -324,6 +429,8 @@ def _section_problems(data: dict[str, Any]) -> list[str]:
     problems = [f"[{name}]: unknown section{_nearest(name, SECTIONS)}" for name in data if name not in SECTIONS]
     for name in SECTIONS:
         if name not in data:
+            if name in OPTIONAL_SECTIONS:
+                continue
             problems.append(
                 f"[{name}]: missing section"
                 + (" (the judge's address)" if name == "judge" else f" (the {name.upper()} server)")
@@ -470,12 +577,31 @@ def _password(
     return str(values.get("password", ""))
 
 
+def _signing_key(dkim: dict[str, Any], env: Mapping[str, str], base: Path, problems: list[str]) -> str:
+    """The judge's DKIM signing key: from [dkim] sign_key, else the systemd credential dkim-key; "" when neither.
+    A key file others can read, or anyone but its owner can change, is refused (as ssh refuses a private key)."""
+    text = ""
+    creds = env.get("CREDENTIALS_DIRECTORY")
+    if dkim.get("sign_key"):
+        path = base / Path(dkim["sign_key"]).expanduser()
+        text = _read_secret(path, "[dkim] sign_key", problems, loose=stat.S_IRWXO | stat.S_IWGRP)
+    elif creds and (Path(creds) / DKIM_KEY_CREDENTIAL).is_file():
+        text = _read_secret(Path(creds) / DKIM_KEY_CREDENTIAL, f"systemd credential {DKIM_KEY_CREDENTIAL}", problems)
+    if text and not dkim.get("selector"):
+        problems.append("[dkim] selector: required to sign with the key: the name it is published under in DNS")
+    if dkim.get("selector") and not text and not dkim.get("sign_key"):
+        problems.append(
+            f"[dkim] sign_key: required with a selector: the key file, or the credential {DKIM_KEY_CREDENTIAL}"
+        )
+    return text
+
+
 def _one_line(text: str) -> str:
     """A file name as an error shows it: quoted when it holds a line break or other control character."""
     return repr(text) if any(ord(ch) < 32 or ord(ch) == 127 for ch in text) else text
 
 
-def _read_secret(path: Path, what: str, problems: list[str]) -> str:
+def _read_secret(path: Path, what: str, problems: list[str], *, loose: int = stat.S_IROTH) -> str:
     try:
         mode = path.stat().st_mode
         secret = path.read_text(encoding="utf-8").strip("\r\n")
@@ -488,8 +614,12 @@ def _read_secret(path: Path, what: str, problems: list[str]) -> str:
     except UnicodeDecodeError:
         problems.append(f"{what}: {path} is not UTF-8 text")
         return ""
-    if mode & stat.S_IROTH:
+    if mode & loose & stat.S_IROTH:
         problems.append(f"{what}: {path} is readable by every user; chmod 0600 it")
+    elif mode & loose:
+        problems.append(
+            f"{what}: {path} may be changed or read by others (mode {stat.S_IMODE(mode):04o}); chmod 0600 it"
+        )
     if not secret:
         problems.append(f"{what}: {path} is empty")
     return secret
@@ -536,6 +666,7 @@ EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
         "language": "en",
         "max_replies_per_hour": MAX_REPLIES_PER_HOUR,
         "max_mail_age_days": MAX_MAIL_AGE_DAYS,
+        "sender_check": "none",
     },
     "imap": {
         "host": "imap.example.org",
@@ -570,6 +701,11 @@ def example_toml(values: Mapping[str, Mapping[str, Any]] = EXAMPLE_VALUES) -> st
             out.append(tomli_w.dumps({key: value}).rstrip("\n"))
         if name in SECRETS:
             out.append(f'# password_file = "/etc/judge/{SECRETS[name][1]}"   # {helps["password_file"]}')
+        if name == "dkim":  # all optional: shown, not set
+            out.append('# DKIM (docs/mail.md#dkim): read with [judge] sender_check = "dkim"; signing the judge\'s mail')
+            for key, example in (("resolver", '"127.0.0.1"'), ("sign_key", '"/etc/judge/dkim.key"')):
+                out.append(f"# {key} = {example}   # {helps[key]}")
+            out.append(f'# selector = "judge1"   # {helps["selector"]}')
         out.append("")
     text = "\n".join(out)
     tomllib.loads(text)  # what we write must read back

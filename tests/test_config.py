@@ -406,3 +406,68 @@ def test_a_file_holding_a_password_that_its_group_can_read_is_warned_of(nowhere:
     assert main(["check-config", "--config", str(path)]) == 0
     captured = capsys.readouterr()
     assert "ok" in captured.out and "judge: warning:" in captured.err and "imap-secret" not in captured.err
+
+
+def _dkim(**values: object) -> dict:
+    data = {name: dict(body) for name, body in GOOD.items()}
+    data["dkim"] = dict(values)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_with("judge", sender_check="pgp"), "[judge] sender_check: one of none, dkim"),
+        (_dkim(resolver="dns.example.org"), "[dkim] resolver: the address of a DNS resolver"),
+        (_dkim(resolver="127.0.0.1:0"), "[dkim] resolver"),
+        (_dkim(timeout=0), "[dkim] timeout: a whole number from 1 to 30"),
+        (_dkim(alignment="loose"), "[dkim] alignment: one of relaxed, strict"),
+        (_dkim(selector="bad selector"), "[dkim] selector: a DNS label"),
+        (_dkim(domain="example"), "[dkim] domain: a domain name"),
+        (_dkim(authserv_id="mx; dkim=pass"), "[dkim] authserv_id"),
+        (_dkim(selector="judge1"), "[dkim] sign_key: required with a selector"),
+        (_dkim(sign_key="/nonexistent/dkim.key", selector="judge1"), "[dkim] sign_key: cannot read"),
+        ({**GOOD, "dkim": "on"}, "dkim: must be a [dkim] section"),
+    ],
+)
+def test_every_bad_dkim_value_is_named(data: dict, expected: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_data(data, {}, "judge.toml")
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_dkim_section_is_optional_and_its_defaults() -> None:
+    cfg = config_from_data(GOOD, {}, "")
+    assert cfg.sender_check == "none" and cfg.dkim.resolver == "" and cfg.dkim.timeout == 5
+    assert cfg.dkim.domain == "example.org" and not cfg.dkim.signs and cfg.dkim.alignment == "relaxed"
+    cfg = config_from_data(
+        {**_with("judge", sender_check="dkim"), "dkim": {"resolver": "[::1]:5353", "domain": "Mail.Example.ORG"}},
+        {},
+        "",
+    )
+    assert cfg.sender_check == "dkim" and config.resolver_address(cfg.dkim.resolver) == ("::1", 5353)
+    assert cfg.dkim.domain == "mail.example.org"
+
+
+def test_the_signing_key_from_a_file_or_a_credential(tmp_path: Path) -> None:
+    key = tmp_path / "dkim.key"
+    key.write_text("-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0\n-----END RSA PRIVATE KEY-----\n")
+    for mode, problem in ((0o644, "readable by every user"), (0o660, "may be changed or read by others (mode 0660)")):
+        key.chmod(mode)
+        with pytest.raises(ConfigError) as caught:
+            config_from_data(_dkim(sign_key=str(key), selector="judge1"), {}, "")
+        assert problem in str(caught.value) and "c2VjcmV0" not in str(caught.value)
+    key.chmod(0o640)  # root:judge, as the guide has it for the configuration
+    cfg = config_from_data(_dkim(sign_key="dkim.key", selector="judge1"), {}, str(tmp_path / "judge.toml"))
+    assert cfg.dkim.signs and "c2VjcmV0" in cfg.dkim.key and "c2VjcmV0" not in repr(cfg)
+    assert cfg.dkim.sign_key == str(key)
+    assert not config_from_data(_dkim(sign_key=str(key), selector="judge1"), {}, "", secrets=False).dkim.signs
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "dkim-key").write_text(key.read_text())
+    (credentials / "dkim-key").chmod(0o400)
+    env = {"CREDENTIALS_DIRECTORY": str(credentials)}
+    assert config_from_data(_dkim(selector="judge1"), env, "").dkim.signs
+    with pytest.raises(ConfigError) as caught:
+        config_from_data(_dkim(), env, "")  # a key and nowhere to say where its public half is
+    assert "[dkim] selector: required to sign" in str(caught.value)

@@ -16,6 +16,7 @@ from dkimkit import DnsServer, Key, ed25519_key, mail, rsa_key, signed
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from judge.config import resolver_address
 from judge.signatures.dkim import (
     MAX_SIGNATURES,
     MULTI_LABEL_SUFFIXES,
@@ -31,7 +32,7 @@ from judge.signatures.dkim import (
     sign,
     signing_key,
 )
-from judge.signatures.resolver import resolver_address, txt_lookup
+from judge.signatures.resolver import txt_lookup
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def dns(rsa: Key, ed: Key) -> Iterator[DnsServer]:
 
 @pytest.fixture(scope="module")
 def lookup(dns: DnsServer):  # type: ignore[no-untyped-def]
-    return txt_lookup(dns.address, timeout=5)
+    return txt_lookup(resolver_address(dns.address), timeout=5)
 
 
 def test_a_signature_of_the_from_domain_passes_rsa_and_ed25519(rsa: Key, ed: Key, lookup) -> None:
@@ -107,7 +108,7 @@ def test_dns_that_never_answers_is_unavailable_not_a_pass(rsa: Key) -> None:
 
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as held:  # a port of ours that never answers
         held.bind(("127.0.0.1", 0))
-        lookup = txt_lookup(f"127.0.0.1:{held.getsockname()[1]}", timeout=0.3)
+        lookup = txt_lookup(("127.0.0.1", held.getsockname()[1]), timeout=0.3)
         verdict = check(signed(mail(), rsa), lookup)
     assert verdict.status is DkimStatus.FAIL and verdict.reason is FailReason.DNS_UNAVAILABLE
 
