@@ -407,7 +407,7 @@ def config_from_data(
         smtp=SmtpConfig(**sections["smtp"]),
         dkim=DkimConfig(**dkim),
         source=source,
-        warnings=tuple(_exposure_warnings(data, file_mode, source)),
+        warnings=tuple(_exposure_warnings(data, file_mode, source) + _signing_warnings(judge["address"], dkim)),
     )
 
 
@@ -485,6 +485,18 @@ def _exposure_problems(data: dict[str, Any], mode: int | None, source: str) -> l
     return [
         f"{_one_line(source)} holds a password and is readable by every user (mode {stat.S_IMODE(mode):04o}); "
         f"chmod 0600 (or 0640 with the judge's group) it, or move the password to a password_file or credential"
+    ]
+
+
+def _signing_warnings(address: str, dkim: dict[str, Any]) -> list[str]:
+    """A signing domain that is neither the judge's address's domain nor a parent of it: receivers that check DMARC
+    do not count the signature for the judge's mail."""
+    domain, own = str(dkim.get("domain", "")), address.rpartition("@")[2]
+    if not dkim.get("key") or not domain or own == domain or own.endswith("." + domain):
+        return []
+    return [
+        f"[dkim] domain: {domain} is not {own} nor a parent of it, so the signature does not speak for the "
+        f"judge's address"
     ]
 
 

@@ -590,7 +590,7 @@ def _tick(args: argparse.Namespace) -> int:
 
 def _mail_handle(args: argparse.Namespace) -> int:
     from judge.commands.handler import MessageOutcome
-    from judge.transport.imap import handle_one, mail_handle_settings
+    from judge.transport.imap import handle_one, mail_handle_settings, sender_check_of
 
     if args.file == "-":
         raw = sys.stdin.buffer.read()
@@ -607,7 +607,7 @@ def _mail_handle(args: argparse.Namespace) -> int:
     address, cap, age, note = mail_handle_settings(db, cfg)
     if note:
         print(f"judge: {note}", file=sys.stderr)
-    handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age)
+    handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age, sender_check=sender_check_of(cfg))
     if handled.outcome is MessageOutcome.DUPLICATE:
         print("duplicate: this message was handled before; nothing changed and nothing was sent")
     elif not handled.replies:

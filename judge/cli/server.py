@@ -138,6 +138,14 @@ def _load(args: argparse.Namespace) -> Any:
     if problem:
         print(f"judge: {cfg.source}: [judge] db: {problem}", file=sys.stderr)
         return None
+    if cfg.dkim.signs:  # the key read, now parsed: a key dkimpy cannot use stops the judge here, not at its first mail
+        from judge.signatures.dkim import KeyProblem, signing_key
+
+        try:
+            signing_key(cfg.dkim.key, cfg.dkim.selector, cfg.dkim.domain)
+        except KeyProblem as exc:
+            print(f"judge: {cfg.source}: [dkim] sign_key: {exc}", file=sys.stderr)
+            return None
     from judge.cli.common import use_host_dirs
 
     use_host_dirs(cfg)
@@ -218,6 +226,11 @@ def _check(args: argparse.Namespace) -> int:
     print(f"config {cfg.source}: ok (address {cfg.address}, database {cfg.db}, time zone {cfg.timezone})")
     for warning in cfg.warnings:
         print(f"judge: warning: {warning}", file=sys.stderr)
+    if cfg.sender_check == "dkim":
+        where = cfg.dkim.resolver or "the system's resolver"
+        print(f"sender check: DKIM of the From domain ({cfg.dkim.alignment} alignment), keys looked up at {where}")
+    if cfg.dkim.signs:
+        print(f"signing: DKIM with the key published at {cfg.dkim.selector}._domainkey.{cfg.dkim.domain}")
     if not args.connect:
         print("servers not tried; add --connect to log in to IMAP and SMTP")
         return status

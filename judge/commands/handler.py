@@ -40,6 +40,7 @@ from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from judge.mail.message import Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
 from judge.mail.part_text import Attachment
 from judge.reports import outbox
+from judge.signatures.dkim import DkimVerdict
 from judge.store import is_busy, mail_queue, write
 from judge.store.statuses import PLAYING
 from judge.timeutil import format_moment
@@ -120,12 +121,15 @@ def handle_message(
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
     arrived: datetime | None = None,
     master_address: str = "",
+    dkim: DkimVerdict | None = None,
 ) -> Handled:
     """Handle one raw message in one transaction (a savepoint when the caller has one open). Never raises.
 
     ``declared_size`` is the size the mail server reported when only the headers were fetched (too large to read).
     ``arrived`` is when the mail server received it (IMAP INTERNALDATE), else the topmost Received header counts.
     ``master_address`` is told of internal errors not tied to a game (a game's own master is told of its errors).
+    ``dkim`` is what the DKIM signatures of ``raw`` prove, when ``[judge] sender_check = "dkim"`` (the caller checks
+    them before the transaction: the check asks DNS); None: no sender check.
     An outcome starting with "error" means nothing was recorded: the caller should move the message aside.
     """
     try:
@@ -136,7 +140,7 @@ def handle_message(
             msg = replace(msg, auto=True)
         if arrived is not None:
             msg = replace(msg, arrived=arrived)
-        limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address)
+        limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address, dkim)
         with write(db):
             if seen.seen(db, msg):
                 return Handled(MessageOutcome.DUPLICATE, [])
@@ -156,6 +160,7 @@ class _Limits:
     max_replies_per_hour: int
     max_mail_age_days: float
     master_address: str
+    dkim: DkimVerdict | None = None
 
 
 def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits) -> str:
@@ -181,7 +186,7 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
             )
             _reply(db, msg, now, Reply(notes=[note]))
         return "refused: too old"
-    session = Session(msg, now, quiet=paused_until is not None)
+    session = Session(msg, now, quiet=paused_until is not None, unproven=security.sender_unproven(msg, limits.dkim))
     try:
         with write(db):
             outcome = _handle(db, session)
@@ -264,6 +269,8 @@ def _handle(db: Database, s: Session) -> str:
         reply.notes.append(T("Your message had no commands or orders in it. Send HELP for the commands."))
     for entry in entries:
         reply.add(_answer(db, s, entry))
+    if s.unproven is not None:
+        reply.notes.append(s.unproven)
     forwarded = parsed.forwarded or (parsed.quoted_mail and forwarded_subject(msg.subject))
     reply.notes.extend(_unread_notes(unread, forwarded))
     summary = None
@@ -276,7 +283,7 @@ def _handle(db: Database, s: Session) -> str:
     if s.game is not None and (s.changed_orders or s.ready_changed):
         game = service.get_game(db, s.game.name)
         service.maybe_adjudicate_when_ready(db, game, s.now)
-    return "handled"
+    return "handled: sender not proven (DKIM)" if s.unproven is not None else "handled"
 
 
 def _answer(db: Database, s: Session, entry: Entry) -> Answer:
@@ -284,6 +291,8 @@ def _answer(db: Database, s: Session, entry: Entry) -> Answer:
     undoes this line only."""
     if isinstance(entry, c.LineProblem):
         return Answer.error(entry.text, entry.reason)
+    if s.unproven is not None and type(entry) not in security.CHANGES_NOTHING:
+        return security.refused_unproven(handlers.shown(entry))
     named = getattr(entry, "game", None)
     if isinstance(named, str) and named and not s.mentioned:
         s.mentioned = named

@@ -11,6 +11,11 @@
 - burn CPU: at most one password is checked (scrypt) per message, and at most one new password is hashed
   (:func:`one_new_password`).
 
+With ``[judge] sender_check = "dkim"`` a forged From address can do nothing at all: a mail acts for a seat (or a game
+master, or a new game) only when it carries a DKIM signature of its From domain that verifies
+(judge.signatures.dkim); without one, every line that needs a sign-on or changes anything is refused with the reason,
+and only the commands that change nothing are answered (:func:`sender_unproven`, :data:`CHANGES_NOTHING`).
+
 Internal errors are told to a game master at most once an hour (:func:`tell_master`).
 """
 
@@ -31,6 +36,7 @@ from judge.game.service import GameError
 from judge.i18n import T, Text
 from judge.mail.message import Incoming, thread_subject
 from judge.reports import outbox
+from judge.signatures.dkim import DkimStatus, DkimVerdict, FailReason
 from judge.store import events, mail_queue, signons
 from judge.store.events import EventKind
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
@@ -72,6 +78,65 @@ def tell_of_pause(db: Database, msg: Incoming, now: datetime, until: datetime, l
         original_subject=thread_subject(msg.subject),
         until=until,
         limit=limit,
+    )
+
+
+# --- the sender's domain proven (DKIM) -------------------------------------------------------------------------------
+
+# The commands answered for mail whose sender is not proven: they read, and change nothing (no sign-on, no game, no
+# address added anywhere: OBSERVE adds the sender as a reader, so it is not among them).
+CHANGES_NOTHING: frozenset[type[c.Item]] = frozenset(
+    {c.ListGames, c.History, c.WhoGame, c.Summary, c.GetFile, c.MapOf, c.Sandbox, c.Help, c.SignOff}
+)
+
+
+def sender_unproven(msg: Incoming, verdict: DkimVerdict | None) -> Text | None:
+    """Why this mail may act for no seat (to be told to its sender), or None when it may: no sender check
+    (``verdict`` None), or a DKIM pass for the very domain of the From address the judge read."""
+    if verdict is None:
+        return None
+    domain = msg.sender.rpartition("@")[2]
+    if verdict.passed and verdict.from_domain == domain:
+        return None
+    return T(
+        "This judge acts on mail for a game only when it carries a valid DKIM signature of the sender's domain "
+        "({domain}), so that mail forged in your name can do nothing; {why}. Nothing in your mail that needs a "
+        "sign-on took effect; the commands that change nothing were answered.",
+        domain=domain,
+        why=_unproven_why(verdict, domain),
+    )
+
+
+def _unproven_why(verdict: DkimVerdict, domain: str) -> Text:
+    if not verdict.from_domain or verdict.from_domain != domain:
+        return T("its From field does not name exactly one address")
+    if verdict.status is DkimStatus.NONE:
+        return T("your mail carries no DKIM signature")
+    if verdict.status is DkimStatus.NOT_ALIGNED:
+        return T("your mail is signed by {signer}, not by {domain}", signer=verdict.domain or "?", domain=domain)
+    if verdict.status is DkimStatus.HAS_LENGTH:
+        return T(
+            "its DKIM signature covers only the beginning of the text (l=), so anything could have been added below it"
+        )
+    return {
+        FailReason.BODY_CHANGED: T(
+            "the text was changed after it was signed (a forwarder or mailing list may do that)"
+        ),
+        FailReason.SIGNATURE_WRONG: T(
+            "the signed header fields were changed after it was signed, or the signature does not match the key"
+        ),
+        FailReason.NO_KEY: T("no DKIM key for its signature was found in DNS"),
+        FailReason.BAD_KEY: T(
+            "the DKIM key published for its signature cannot be used (revoked, unreadable or too short)"
+        ),
+        FailReason.DNS_UNAVAILABLE: T("the judge could not look up the key just now; send your mail again later"),
+    }.get(verdict.reason or FailReason.MALFORMED, T("its DKIM signature cannot be read or has expired"))
+
+
+def refused_unproven(shown: str) -> Answer:
+    """A line of a mail whose sender is not proven: not acted on."""
+    return Answer.error(
+        shown, T("not acted on: your mail is not proven to come from your address's domain (see below)")
     )
 
 

@@ -33,6 +33,7 @@ class Session:
     mentioned: str = ""  # the first game a command named (whose master hears of an internal error before a sign-on)
     future_phase: str | None = None  # PHASE …: the later phase the order lines that follow are kept for
     master_of: str | None = None  # MASTER (or CREATE): the game whose game master signed on in this message
+    unproven: Text | None = None  # [judge] sender_check: why this mail acts for no seat (security.sender_unproven)
 
     @property
     def reply_to(self) -> str:

@@ -19,7 +19,10 @@ def txt_lookup(where: tuple[str, int] | None = None, timeout: float = 5.0) -> Lo
         client.nameservers = [where[0]]
         client.port = where[1]
     else:
-        client = dns.resolver.Resolver()
+        try:
+            client = dns.resolver.Resolver()
+        except dns.exception.DNSException as exc:  # no /etc/resolv.conf: every lookup says so
+            return _unavailable(f"the system's resolver: {type(exc).__name__}")
     client.lifetime = timeout
     client.timeout = timeout
 
@@ -36,5 +39,12 @@ def txt_lookup(where: tuple[str, int] | None = None, timeout: float = 5.0) -> Lo
         keys = [r for r in records if r.lstrip().startswith(b"v=DKIM1") or b"p=" in r]
         found = keys or records
         return found[0] if found else None
+
+    return lookup
+
+
+def _unavailable(why: str) -> Lookup:
+    def lookup(name: str) -> bytes | None:
+        raise DnsUnavailable(f"{name}: {why}")
 
     return lookup

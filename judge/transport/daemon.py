@@ -52,8 +52,8 @@ from judge.store import game_rows, is_busy, mail_queue, open_db, write
 from judge.store.upkeep import prune
 from judge.timeutil import backoff_pause, parse_iso_utc
 from judge.transport.failures import report_failures
-from judge.transport.imap import Inbox, handle_new_mail
-from judge.transport.smtp import SmtpUnavailable, drain_outbox, next_send_time, release_stale_claims
+from judge.transport.imap import Inbox, handle_new_mail, sender_check_of
+from judge.transport.smtp import SmtpUnavailable, drain_outbox, mail_signer, next_send_time, release_stale_claims
 
 log = logging.getLogger("judge")
 
@@ -175,6 +175,8 @@ class Daemon:
         self.poll = self.pace.poll_seconds or float(cfg.imap.poll_seconds)  # the longest wait between two looks
         self.db = open_db(cfg.db, backup_dir=cfg.backup_dir or None)  # migrates, after a backup
         self.inbox = Inbox(cfg.imap)
+        self.sender_check = sender_check_of(cfg)  # [judge] sender_check = "dkim": the check, at the resolver
+        self.sign = mail_signer(cfg)  # [dkim] sign_key: the judge signs its own mail
         self.backoff = {name: Backoff(self.pace.first_backoff) for name in ("deadlines", "mail", "outbox", "upkeep")}
         self.failed: set[str] = set()
         self.next_upkeep = 0.0
@@ -306,12 +308,13 @@ class Daemon:
             self.cfg.max_replies_per_hour,
             limit=CHUNK_MAIL,
             max_mail_age_days=self.cfg.max_mail_age_days,
+            sender_check=self.sender_check,
         )
         self.busy = self.busy or handled > 0
 
     def _outbox(self) -> None:
         assert self.cfg.smtp is not None
-        sent = drain_outbox(self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL)
+        sent = drain_outbox(self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL, sign=self.sign)
         self.busy = self.busy or sent > 0
 
     def _outbox_due(self) -> bool:

@@ -16,6 +16,9 @@ connection with its own capped backoff.
 
 The results map is carried once per mail: the HTML shows it by ``cid:`` and a text-only client lists the same part
 as the attachment ``map.png``.
+
+With ``[dkim] sign_key`` the judge signs each mail itself (:func:`mail_signer`, for hosts whose mail server does not
+sign): the DKIM-Signature is made over the exact bytes that then go out, and nothing touches them after it.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.config import SmtpConfig
+from judge.config import Config, SmtpConfig
 from judge.store import game_rows, mail_queue, write
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
@@ -48,6 +51,20 @@ MAX_BACKOFF = timedelta(hours=6)
 STALE_CLAIM = timedelta(hours=1)  # a claim older than this belongs to a sender that died
 MAP_CID = "map@judge"
 WIRE = policy.SMTP.clone(cte_type="7bit")  # CRLF lines; text quoted-printable or base64, never raw 8-bit
+
+
+Signer = Callable[[bytes], bytes]  # a mail's bytes with a DKIM-Signature on top
+
+
+def mail_signer(cfg: Config) -> Signer | None:
+    """The judge's own DKIM signature for every mail it sends, with ``[dkim] sign_key``; None without a key.
+    Raises judge.signatures.dkim.KeyProblem for a key that cannot be used (``judge check-config`` says so first)."""
+    if not cfg.dkim.signs:
+        return None
+    from judge.signatures.dkim import sign, signing_key
+
+    key = signing_key(cfg.dkim.key, cfg.dkim.selector, cfg.dkim.domain)
+    return lambda raw: sign(raw, key)
 
 
 class SmtpUnavailable(Exception):
@@ -221,9 +238,16 @@ def _unclaim(db: Database, ids: list[int]) -> None:
 
 
 def drain_outbox(
-    db: Database, cfg: SmtpConfig, judge_address: str, clock: Callable[[], datetime], limit: int = 500
+    db: Database,
+    cfg: SmtpConfig,
+    judge_address: str,
+    clock: Callable[[], datetime],
+    limit: int = 500,
+    *,
+    sign: Signer | None = None,
 ) -> int:
-    """Send up to ``limit`` due mails over one connection; return how many the server accepted.
+    """Send up to ``limit`` due mails over one connection; return how many the server accepted. ``sign`` puts the
+    judge's DKIM signature on each (:func:`mail_signer`).
 
     Raises SmtpUnavailable when the server cannot be reached or drops the connection (the unsent mail stays queued).
     """
@@ -235,7 +259,7 @@ def drain_outbox(
     except (OSError, smtplib.SMTPException) as exc:
         _unclaim(db, [r["id"] for r in rows])
         raise SmtpUnavailable(f"cannot connect to {cfg.host}:{cfg.port}: {type(exc).__name__}") from None
-    batch = _Batch(db, cfg, judge_address, clock, rows, client)
+    batch = _Batch(db, cfg, judge_address, clock, rows, client, sign)
     try:
         for index in range(len(rows)):
             batch.send(index)
@@ -258,6 +282,7 @@ class _Batch:
         clock: Callable[[], datetime],
         rows: list[dict[str, Any]],
         client: smtplib.SMTP,
+        sign: Signer | None = None,
     ) -> None:
         self.db, self.cfg, self.judge_address, self.clock, self.rows, self.client = (
             db,
@@ -273,6 +298,7 @@ class _Batch:
         self.pictures: dict[int, bytes] = {}  # one at a time: the mails of a phase come together
         self.parts: dict[Any, bytes] = {}  # message_bytes' cache of encoded parts
         self.prebuilt: dict[int, bytes] = {}
+        self.sign = sign
 
     def build(self, row: dict[str, Any]) -> bytes:
         raw = self.prebuilt.pop(row["id"], None)
@@ -285,7 +311,8 @@ class _Batch:
                 png = mail_queue.picture_png(self.db, pid)
                 self.pictures = {pid: png} if png is not None else {}
             image = self.pictures.get(pid)
-        return message_bytes(row, self.judge_address, self.games.get(row["game_id"]), self.clock(), image, self.parts)
+        raw = message_bytes(row, self.judge_address, self.games.get(row["game_id"]), self.clock(), image, self.parts)
+        return self.sign(raw) if self.sign is not None else raw  # signed last: these bytes go out as they are
 
     def build_ahead(self, index: int) -> None:
         """Build mail ``index`` now, while the server reads the one before it."""
