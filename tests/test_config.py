@@ -471,3 +471,37 @@ def test_the_signing_key_from_a_file_or_a_credential(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         config_from_data(_dkim(), env, "")  # a key and nowhere to say where its public half is
     assert "[dkim] selector: required to sign" in str(caught.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.tuples(st.ip_addresses(v=4), st.none() | st.integers(1, 65535)).map(
+            lambda t: (f"{t[0]}:{t[1]}" if t[1] else str(t[0]), (str(t[0]), t[1] or 53))
+        ),
+        st.tuples(st.ip_addresses(v=6), st.none() | st.integers(1, 65535)).map(
+            lambda t: (f"[{t[0]}]:{t[1]}" if t[1] else str(t[0]), (str(t[0]), t[1] or 53))
+        ),
+        st.text(max_size=40).map(lambda text: (text, None)),
+    )
+)
+def test_resolver_addresses_read_back_or_are_refused(case: tuple[str, tuple[str, int] | None]) -> None:
+    text, expected = case
+    found = config.resolver_address(text)
+    if expected is not None:
+        assert found == expected
+    else:
+        assert found is None or (0 < found[1] < 65536 and found[0] in text)
+    assert (config._resolver(text) is None) == (found is not None or not text)
+
+
+def test_a_signing_domain_that_does_not_speak_for_the_address_is_warned_of(tmp_path: Path) -> None:
+    key = tmp_path / "dkim.key"
+    key.write_text("-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0\n-----END RSA PRIVATE KEY-----\n")
+    key.chmod(0o600)
+    for domain, warned in (("example.org", False), ("other.org", True)):
+        cfg = config_from_data(_dkim(sign_key=str(key), selector="judge1", domain=domain), {}, "")
+        assert bool(cfg.warnings) == warned, domain
+    sub = _dkim(sign_key=str(key), selector="judge1")
+    sub["judge"]["address"] = "judge@games.example.org"
+    assert config_from_data({**sub, "dkim": {**sub["dkim"], "domain": "example.org"}}, {}, "").warnings == ()

@@ -214,3 +214,20 @@ def test_check_config_names_an_unusable_key(tmp_path: Path, capsys, monkeypatch:
     assert main(["check-config", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert "[dkim] sign_key: not an RSA private key in PEM" in err and "bm90" not in err
+
+
+def test_check_config_says_what_it_checks_and_signs(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    key = tmp_path / "dkim.key"
+    key.write_bytes(rsa_key().private)
+    key.chmod(0o600)
+    config = tmp_path / "judge.toml"
+    config.write_text(
+        '[judge]\naddress = "judge@judge.test"\nsender_check = "dkim"\n[imap]\nhost = "127.0.0.1"\n'
+        'username = "judge"\n[smtp]\nhost = "127.0.0.1"\n[dkim]\nresolver = "127.0.0.1:5353"\nsign_key = "dkim.key"\n'
+        'selector = "j1"\n'
+    )
+    monkeypatch.setenv("JUDGE_IMAP_PASSWORD", "x")
+    assert main(["check-config", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "sender check: DKIM of the From domain (relaxed alignment), keys looked up at 127.0.0.1:5353" in out
+    assert "signing: DKIM with the key published at j1._domainkey.judge.test" in out and "PRIVATE" not in out
