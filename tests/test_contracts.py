@@ -72,7 +72,9 @@ GAME_FORBIDDEN = {
 }
 STORE_FORBIDDEN = {"judge.game", "judge.commands", "judge.mail", "judge.transport", "judge.reports", "judge.cli"}
 DATA_FORBIDDEN = STORE_FORBIDDEN | {"judge.store"}
-MAIL_FORBIDDEN = STORE_FORBIDDEN | {"judge.store"}
+MAIL_FORBIDDEN = STORE_FORBIDDEN | {"judge.store", "judge.signatures"}
+# OpenPGP is pure: bytes, keys and the time it is given in, values out (the standard library and the OpenPGP library)
+SIGNATURES_ALLOWED = {"pysequoia"}
 COMMANDS_FORBIDDEN = {"judge.transport", "judge.cli"}
 REPORTS_FORBIDDEN = {"judge.transport", "judge.commands", "judge.cli"}
 MAPS_ALLOWED = {"judge.rules", "judge.reports.maps", "judge.data.resources", "PIL"}
@@ -99,6 +101,8 @@ def problems_of(module: str, source: str) -> list[str]:
             bad = within(name, DATA_FORBIDDEN)
         elif within(module, {"judge.mail"}):
             bad = within(name, MAIL_FORBIDDEN)
+        elif within(module, {"judge.signatures"}):
+            bad = not (within(name, SIGNATURES_ALLOWED) or (top(name) in STDLIB and top(name) != "judge"))
         elif within(module, {"judge.commands"}):
             bad = within(name, COMMANDS_FORBIDDEN)
         elif within(module, {"judge.reports.maps"}):
@@ -158,6 +162,10 @@ def test_the_check_sees_every_layer() -> None:
         ("judge.reports.maps.draw", "from judge.reports.render import render_mail"),
         ("judge.commands.handler", "from judge.transport.smtp import drain_outbox"),
         ("judge.reports.outbox", "from judge.commands import body"),
+        ("judge.signatures.verify", "from judge.store import write"),
+        ("judge.signatures.verify", "from judge.mail.message import Incoming"),
+        ("judge.signatures.keys", "import sqlite_utils"),
+        ("judge.mail.pgp_parts", "from judge.signatures.verify import verify_detached"),
     ],
 )
 def test_a_breach_is_caught(module: str, source: str) -> None:
@@ -174,6 +182,7 @@ def test_a_breach_is_caught(module: str, source: str) -> None:
         ("judge.reports.maps.draw", "from PIL import Image\nfrom judge.data.resources import data_dir"),
         ("judge.reports.maps.tessellate", "from judge.data.catalog import load_variant\nimport shapely"),
         ("judge.mail.message", "from judge.mail.bounds import MAX_PARTS\nfrom judge.mail import part_text"),
+        ("judge.signatures.verify", "import hashlib\nfrom pysequoia import verify\nfrom judge.signatures import keys"),
     ],
 )
 def test_what_a_layer_may_import_passes(module: str, source: str) -> None:
