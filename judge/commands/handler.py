@@ -24,7 +24,7 @@ from typing import Any
 from sqlite_utils import Database
 
 import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
-from judge.commands import handlers, security, seen
+from judge.commands import handlers, security, seen, signed_mail
 from judge.commands import items as c
 from judge.commands.body import parse_body
 from judge.commands.reply import Answer, Reply, Verdict
@@ -40,6 +40,7 @@ from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from judge.mail.message import Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
 from judge.mail.part_text import Attachment
 from judge.reports import outbox
+from judge.signatures.keys import JudgeKey
 from judge.store import is_busy, mail_queue, write
 from judge.store.statuses import PLAYING
 from judge.timeutil import format_moment
@@ -120,12 +121,14 @@ def handle_message(
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
     arrived: datetime | None = None,
     master_address: str = "",
+    judge_key: JudgeKey | None = None,
 ) -> Handled:
     """Handle one raw message in one transaction (a savepoint when the caller has one open). Never raises.
 
     ``declared_size`` is the size the mail server reported when only the headers were fetched (too large to read).
     ``arrived`` is when the mail server received it (IMAP INTERNALDATE), else the topmost Received header counts.
     ``master_address`` is told of internal errors not tied to a game (a game's own master is told of its errors).
+    ``judge_key`` is the judge's own OpenPGP key: mail encrypted to it is read, GET KEY gives it.
     An outcome starting with "error" means nothing was recorded: the caller should move the message aside.
     """
     try:
@@ -136,7 +139,7 @@ def handle_message(
             msg = replace(msg, auto=True)
         if arrived is not None:
             msg = replace(msg, arrived=arrived)
-        limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address)
+        limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address, judge_key)
         with write(db):
             if seen.seen(db, msg):
                 return Handled(MessageOutcome.DUPLICATE, [])
@@ -156,6 +159,7 @@ class _Limits:
     max_replies_per_hour: int
     max_mail_age_days: float
     master_address: str
+    judge_key: JudgeKey | None = None
 
 
 def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits) -> str:
@@ -181,7 +185,20 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
             )
             _reply(db, msg, now, Reply(notes=[note]))
         return "refused: too old"
-    session = Session(msg, now, quiet=paused_until is not None)
+    # the sender's proof, before any line acts: an OpenPGP signature (judge.commands.signed_mail); DKIM goes here too
+    checked = signed_mail.check(db, msg, now, limits.max_mail_age_days, limits.judge_key)
+    if isinstance(checked, signed_mail.Refusal):
+        if paused_until is None:
+            _reply(db, msg, now, Reply(notes=[checked.why]))
+        return checked.record
+    session = Session(
+        checked.msg,
+        now,
+        quiet=paused_until is not None,
+        signer=checked.signer,
+        unknown_signer=checked.unknown_signer,
+        judge_key=limits.judge_key,
+    )
     try:
         with write(db):
             outcome = _handle(db, session)
@@ -260,6 +277,11 @@ def _handle(db: Database, s: Session) -> str:
     parsed = parse_body(msg.body)
     reply = Reply()
     entries, unread = _entries(msg, parsed)
+    refused = signed_mail.seat_problem(db, s, entries)
+    if refused is not None:  # a signature that is not the seat's: nothing of the message acts
+        if not s.quiet:
+            _reply(db, msg, s.now, Reply(notes=[refused.why]))
+        return refused.record
     if not entries:
         reply.notes.append(T("Your message had no commands or orders in it. Send HELP for the commands."))
     for entry in entries:
@@ -273,6 +295,7 @@ def _handle(db: Database, s: Session) -> str:
             summary = order_summary(db, game, s.player)
     if not s.quiet:
         _reply(db, msg, s.now, reply, summary, s)
+    signed_mail.record(db, s)
     if s.game is not None and (s.changed_orders or s.ready_changed):
         game = service.get_game(db, s.game.name)
         service.maybe_adjudicate_when_ready(db, game, s.now)

@@ -517,3 +517,33 @@ def m015_delivery_clock(db: Database) -> None:
     mail was queued, so mail that waited in the queue while no sender ran (judges before the daemon, a daemon stopped
     for days) is tried and retried before it is given up."""
     db.table("outbox").add_column("first_attempt_at", str)
+
+
+@migration
+def m016_openpgp_keys(db: Database) -> None:
+    """OpenPGP (issue #20): a seat's public key (a player's, or a game master's: ``holder`` is ``player`` or
+    ``master``, ``holder_id`` the player's or the game's id), every key ID and fingerprint of it (primary and
+    subkeys) to find it by the ID a signature names, and the signatures already used (their digests: a captured
+    signed mail sent again under a new Message-ID is refused), with when each was made, to refuse a signed mail
+    older than the last one that acted for its seat."""
+    db.table("openpgp_keys").create(
+        {
+            "holder": str,
+            "holder_id": int,
+            "fingerprint": str,
+            "armoured": str,
+            "user_ids": str,  # JSON list
+            "added_at": str,
+        },
+        pk=("holder", "holder_id"),
+        not_null={"fingerprint", "armoured", "added_at"},
+    )
+    db.table("openpgp_key_ids").create(
+        {"key_id": str, "holder": str, "holder_id": int}, pk=("key_id", "holder", "holder_id")
+    )
+    db.table("openpgp_key_ids").create_index(["holder", "holder_id"])
+    db.table("used_signatures").create(
+        {"digest": str, "at": str, "signed_at": str, "holder": str, "holder_id": int}, pk="digest"
+    )
+    db.table("used_signatures").create_index(["holder", "holder_id", "signed_at"])
+    db.table("used_signatures").create_index(["at"])

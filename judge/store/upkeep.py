@@ -3,8 +3,8 @@
 What is pruned, and when (``[judge]`` settings): the body and HTML of mail sent (or failed) more than
 ``mail_retention_days`` ago (default 30), while its record moves to ``mail_log`` (recipient, subject, Message-ID,
 status, times); map pictures once no mail waiting to be sent carries them (``judge map GAME PHASE`` draws one
-again); records of handled mail, sign-on failures and quarantined mail older than ``handled_retention_days``
-(default 90). Games, phases, orders and the event log are never pruned.
+again); records of handled mail, used OpenPGP signatures, sign-on failures and quarantined mail older than
+``handled_retention_days`` (default 90). Games, phases, orders and the event log are never pruned.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ class Pruned:
     handled: int
     signon_failures: int
     quarantine: int
+    signatures: int = 0
 
 
 def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: float = 90) -> Pruned:
@@ -61,7 +62,10 @@ def prune(db: Database, now: datetime, *, mail_days: float = 30, handled_days: f
         handled = db.execute("delete from messages where received_at < ?", [handled_cutoff]).rowcount
         failures = db.execute("delete from signon_failures where at < ?", [handled_cutoff]).rowcount
         quarantine = db.execute("delete from quarantine where at < ?", [handled_cutoff]).rowcount
-    return Pruned(bodies, pictures, handled, failures, quarantine)
+        # a used signature is kept as long as handled mail is: longer than max_mail_age_days (the configuration
+        # checks it), past which a signature is refused for its age before its digest is looked at
+        signatures = db.execute("delete from used_signatures where at < ?", [handled_cutoff]).rowcount
+    return Pruned(bodies, pictures, handled, failures, quarantine, signatures)
 
 
 def table_sizes(db: Database) -> list[tuple[str, int, int]]:
