@@ -38,6 +38,7 @@ class Key:
     home: Path | None = None  # a GNUPGHOME holding it (keys made with gpg)
     fingerprint: str = ""
     public: str = ""
+    signed_at: datetime | None = None  # gpg keys: sign as if at this time (gpg --faked-system-time)
 
     def detached(self, data: bytes, *, textmode: bool = False) -> bytes:
         """An armoured detached signature over ``data`` (gpg's --textmode makes a text signature, as mutt's)."""
@@ -54,6 +55,8 @@ class Key:
     def _gpg(self, args: list[str], data: bytes) -> bytes:
         env = {**os.environ, "GNUPGHOME": str(self.home)}
         cmd = [GPG, "--batch", "--yes", "--pinentry-mode", "loopback", "--passphrase", "", "-u", self.fingerprint]
+        if self.signed_at is not None:
+            cmd += ["--faked-system-time", self.signed_at.strftime("%Y%m%dT%H%M%S!")]
         return subprocess.run([*cmd, *args], input=data, env=env, capture_output=True, check=True).stdout
 
 
@@ -63,12 +66,22 @@ def sequoia_key(name: str, address: str) -> Key:
     return Key(name, address, tsk=tsk, fingerprint=cert.fingerprint, public=str(cert))
 
 
-def gpg_key(name: str, address: str, *, algo: str = "ed25519", usage: str = "sign", expire: str = "2y") -> Key:
+def gpg_key(
+    name: str,
+    address: str,
+    *,
+    algo: str = "ed25519",
+    usage: str = "sign",
+    expire: str = "2y",
+    made_at: datetime | None = None,
+) -> Key:
     """A key made by gpg in its own GNUPGHOME (removed when the process ends, with the rest of /tmp)."""
     home = Path(tempfile.mkdtemp(prefix="judge-gpg-"))
     home.chmod(0o700)
     env = {**os.environ, "GNUPGHOME": str(home)}
     base = [GPG, "--batch", "--pinentry-mode", "loopback", "--passphrase", ""]
+    if made_at is not None:
+        base += ["--faked-system-time", made_at.strftime("%Y%m%dT%H%M%S!")]
     subprocess.run(
         [*base, "--quick-gen-key", f"{name} <{address}>", algo, usage, expire], env=env, check=True, capture_output=True
     )

@@ -122,6 +122,8 @@ _PGP_MESSAGE = "-----BEGIN PGP MESSAGE-----"
 _PGP_MESSAGE_END = "-----END PGP MESSAGE-----"
 _PGP_KEY = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
 _PGP_KEY_END = "-----END PGP PUBLIC KEY BLOCK-----"
+_PGP_SECRET = "-----BEGIN PGP PRIVATE KEY BLOCK-----"  # pasted by mistake: never read, never quoted back
+_PGP_SECRET_END = "-----END PGP PRIVATE KEY BLOCK-----"
 _EXCERPT = 60
 
 
@@ -198,6 +200,7 @@ _ARMOUR = {
     _PGP_SIGNATURE: _Pgp.SIGNATURE,
     _PGP_MESSAGE: _Pgp.ENCRYPTED,
     _PGP_KEY: _Pgp.KEY,
+    _PGP_SECRET: _Pgp.KEY,
 }
 
 
@@ -231,7 +234,7 @@ class _Reader:
                 self.pgp = _Pgp.SIGNED
             return True
         if self.pgp in (_Pgp.SIGNATURE, _Pgp.ENCRYPTED, _Pgp.KEY):
-            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END, _PGP_KEY_END):
+            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END, _PGP_KEY_END, _PGP_SECRET_END):
                 self.pgp = _Pgp.OUTSIDE
             return True
         state = _ARMOUR.get(line)

@@ -23,7 +23,10 @@ from judge.mail.part_text import html_to_text
 MAX_KEY_BLOCK = 256 * 1024  # bytes of one offered public key
 MAX_KEYS = 3  # public keys offered in one message that are read
 _MAX_DEPTH = 10
-_KEY_BLOCK = re.compile(rb"-----BEGIN PGP PUBLIC KEY BLOCK-----\r?\n.*?\n-----END PGP PUBLIC KEY BLOCK-----", re.DOTALL)
+# a secret key pasted by mistake is found too, so that SET KEY refuses it by name (it is never kept)
+_KEY_BLOCK = re.compile(
+    rb"-----BEGIN PGP (PUBLIC|PRIVATE) KEY BLOCK-----\r?\n.*?\n-----END PGP \1 KEY BLOCK-----", re.DOTALL
+)
 _CLEARTEXT = re.compile(
     rb"^-----BEGIN PGP SIGNED MESSAGE-----[ \t]*\r?\n.*?^-----END PGP SIGNATURE-----[ \t]*$", re.DOTALL | re.MULTILINE
 )
@@ -176,7 +179,7 @@ def _text_leaf(part: Message, ctype: str, payload: bytes, found: _Found) -> None
     if ctype == "text/html":
         text = html_to_text(payload.decode(charset or "utf-8", "replace")).encode("utf-8")
         charset = "utf-8"
-    found.keys.extend(block for block in _KEY_BLOCK.findall(text) if len(block) <= MAX_KEY_BLOCK)
+    found.keys.extend(m.group(0) for m in _KEY_BLOCK.finditer(text) if len(m.group(0)) <= MAX_KEY_BLOCK)
     if found.signed is None:
         clear = _CLEARTEXT.search(text)
         if clear is not None:

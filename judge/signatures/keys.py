@@ -103,14 +103,14 @@ def _can_sign(packets: list[object], now: datetime) -> bool:
     and not revoked: the self-signatures that follow each key packet say what it may do and for how long."""
     from pysequoia.packet import SignatureType, Tag
 
-    binding = {
+    binding = (  # the library's enums compare but do not hash
         SignatureType.PositiveCertification,
         SignatureType.GenericCertification,
         SignatureType.CasualCertification,
         SignatureType.PersonaCertification,
         SignatureType.DirectKey,
         SignatureType.SubkeyBinding,
-    }
+    )
     created: datetime | None = None
     signing: dict[int, datetime | None] = {}  # key index -> expiry (None: never) of keys bound to sign
     revoked: set[int] = set()
@@ -168,7 +168,7 @@ def read_judge_key(data: bytes, now: datetime) -> JudgeKey:
     from pysequoia.packet import Tag
 
     try:
-        tags = {getattr(p, "tag", None) for p in _packets(data)}
+        tags = [getattr(p, "tag", None) for p in _packets(data)]  # the library's enums do not hash
     except Exception:  # noqa: BLE001 - the library's words are for developers
         raise JudgeKeyError("not an OpenPGP key") from None
     if Tag.SecretKey not in tags:
