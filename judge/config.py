@@ -182,6 +182,14 @@ class Config:
             "default: beside the database)"
         ),
     )
+    openpgp_key: str = field(
+        default="",
+        metadata=_spec(
+            "the judge's OpenPGP secret key file, without a passphrase, mode 0600 (relative: to this file's folder; "
+            "or the systemd credential openpgp-key): every mail the judge sends is signed with it, mail encrypted to "
+            "it is read; none: the judge's mail is not signed"
+        ),
+    )
     create_by_mail: str = field(
         default="anyone",
         metadata=_spec(
@@ -277,14 +285,20 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
     for key in ("db", "variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and judge[key] != ":memory:":
             judge[key] = str(base / Path(judge[key]).expanduser())
-    for key in ("variants_dir", "templates_dir", "backup_dir"):
-        if judge.get(key) and not Path(judge[key]).is_dir():
-            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
+    _folder_problems(judge, problems)
+    if "judge" in sections:  # its mode is checked where it is read (judge serve, check-config)
+        judge["openpgp_key"] = _secret_key_file(judge.get("openpgp_key", ""), env, base, problems if secrets else [])
     if problems:
         count = "" if len(problems) == 1 else f"{len(problems)} problems: "
         raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
     judge["address"] = judge["address"].lower()
     return Config(**judge, imap=ImapConfig(**sections["imap"]), smtp=SmtpConfig(**sections["smtp"]), source=source)
+
+
+def _folder_problems(judge: dict[str, Any], problems: list[str]) -> None:
+    for key in ("variants_dir", "templates_dir", "backup_dir"):
+        if judge.get(key) and not Path(judge[key]).is_dir():
+            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
 
 
 def _section_problems(data: dict[str, Any]) -> list[str]:
@@ -394,6 +408,35 @@ def _password(
     if creds and (Path(creds) / credential).is_file():
         return _read_secret(Path(creds) / credential, f"systemd credential {credential}", problems)
     return str(values.get("password", ""))
+
+
+def _secret_key_file(value: str, env: Mapping[str, str], base: Path, problems: list[str]) -> str:
+    """The judge's OpenPGP secret key file: ``openpgp_key`` (relative to the config's folder), else the systemd
+    credential ``openpgp-key``; "" for none. Refused when it is not a readable file, or when users other than the
+    judge's may read it (a secret key is a password that cannot be changed in place)."""
+    what = "[judge] openpgp_key"
+    if value:
+        path = base / Path(value).expanduser()
+    else:
+        creds = env.get("CREDENTIALS_DIRECTORY")
+        if not creds or not (Path(creds) / "openpgp-key").is_file():
+            return ""
+        path, what = Path(creds) / "openpgp-key", "systemd credential openpgp-key"
+    try:
+        mode = path.stat().st_mode
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        problems.append(f"{what}: cannot read {_one_line(str(path))}: {exc.strerror or exc}")
+        return ""
+    except ValueError:
+        problems.append(f"{what}: {str(path)!r} is not a file name")
+        return ""
+    if not stat.S_ISREG(mode):
+        problems.append(f"{what}: {_one_line(str(path))} is not a file")
+    elif mode & (stat.S_IRGRP | stat.S_IROTH | stat.S_IWGRP | stat.S_IWOTH):
+        problems.append(f"{what}: {_one_line(str(path))} is readable or writable by other users; chmod 0600 it")
+    return str(path)
 
 
 def _one_line(text: str) -> str:

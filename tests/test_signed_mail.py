@@ -362,3 +362,91 @@ def test_a_signature_is_checked_at_the_time_given(alice: pm.Key) -> None:
     assert isinstance(late, Refused) and late.problem is SignatureProblem.TOO_OLD
     early = verify_detached(data, signature, keys, NOW - timedelta(days=1), week)
     assert isinstance(early, Refused) and early.problem is SignatureProblem.FUTURE
+
+
+# --- the judge signs its own mail -------------------------------------------------------------------------------------
+
+
+def _key_file(folder: Path, mode: int = 0o600) -> tuple[Path, str]:
+    from pysequoia import Tsk
+
+    secret = Tsk.generate("Judge <judge@judge.test>")
+    path = folder / "judge-key.asc"
+    path.write_text(str(secret))
+    path.chmod(mode)
+    return path, secret.extract_certificate().fingerprint
+
+
+def _config(folder: Path, key_line: str) -> Path:
+    path = folder / "judge.toml"
+    path.write_text(
+        f'[judge]\naddress = "judge@judge.test"\ndb = "{folder / "judge.db"}"\n{key_line}\n'
+        '[imap]\nhost = "127.0.0.1"\nusername = "judge"\npassword = "x"\n[smtp]\nhost = "127.0.0.1"\n'
+    )
+    path.chmod(0o600)
+    return path
+
+
+def test_the_key_file_is_read_from_the_config_or_a_credential_and_refused_when_others_read_it(tmp_path: Path) -> None:
+    from judge.config import ConfigError, load_config
+    from judge.transport.keyfile import load_judge_key
+
+    path, fingerprint = _key_file(tmp_path)
+    cfg = load_config(_config(tmp_path, 'openpgp_key = "judge-key.asc"'), {})
+    key = load_judge_key(cfg, NOW)
+    assert key is not None and key.fingerprint == fingerprint and "PRIVATE" not in repr(key)
+    creds = tmp_path / "creds"
+    creds.mkdir()
+    path.rename(creds / "openpgp-key")
+    cfg = load_config(_config(tmp_path, ""), {"CREDENTIALS_DIRECTORY": str(creds)})
+    assert cfg.openpgp_key == str(creds / "openpgp-key")
+    (creds / "openpgp-key").chmod(0o644)
+    with pytest.raises(ConfigError, match="readable or writable by other users; chmod 0600 it"):
+        load_config(_config(tmp_path, ""), {"CREDENTIALS_DIRECTORY": str(creds)})
+    public = tmp_path / "public.asc"
+    public.write_text(pm.sequoia_key("P", "p@p.test").public)
+    public.chmod(0o600)
+    with pytest.raises(ConfigError, match="not a secret key"):
+        load_judge_key(load_config(_config(tmp_path, 'openpgp_key = "public.asc"'), {}), NOW)
+
+
+def test_judge_key_export_prints_the_public_key_only(tmp_path: Path, capsys: Any) -> None:
+    from judge.cli import main
+
+    _, fingerprint = _key_file(tmp_path)
+    config = _config(tmp_path, 'openpgp_key = "judge-key.asc"')
+    assert main(["key", "export", "--config", str(config)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("-----BEGIN PGP PUBLIC KEY BLOCK-----") and "PRIVATE" not in out + err
+    assert fingerprint.upper() in err
+
+
+def test_every_mail_the_judge_sends_is_pgp_mime_signed(tmp_path: Path) -> None:
+    from pysequoia import Tsk
+
+    from judge.signatures.verify import Verified, verify_detached
+    from judge.transport.smtp import message_bytes
+
+    secret = Tsk.generate("Judge <judge@judge.test>")
+    judge_key = read_judge_key(str(secret).encode(), NOW)
+    row = {"id": 7, "to_addr": FRANCE, "subject": "Re: orders", "body": "ok\nA par - bur\n", "html": "<p>ok</p>"}
+    for image in (None, b"\x89PNG fake picture"):
+        raw = message_bytes(row, "judge@judge.test", "g", NOW, image, None, judge_key)
+        msg = __import__("judge.mail.message", fromlist=["parse_incoming"]).parse_incoming(raw)
+        signed = msg.pgp.signed
+        assert signed is not None and b"micalg=pgp-sha512" in raw
+        result = verify_detached(signed.signed, signed.signature, lambda ids: [judge_key.public], NOW, timedelta(1))
+        assert isinstance(result, Verified) and result.fingerprint == judge_key.fingerprint
+        assert "A par - bur" in msg.body
+
+
+def test_the_start_mail_names_the_judges_fingerprint(tmp_path: Path) -> None:
+    from judge.store import write
+    from judge.store.users import set_judge_fingerprint
+
+    t = Table(tmp_path / "judge.db", now=NOW)
+    with write(t.db):
+        set_judge_fingerprint(t.db, "ab" * 20)
+    t.seven("g")
+    started = [m for m in t.outbox() if "has started" in m["subject"]]
+    assert started and all(("AB" * 20) in " ".join(m["body"].split()) for m in started)

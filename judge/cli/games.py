@@ -616,7 +616,16 @@ def _mail_handle(args: argparse.Namespace) -> int:
     address, cap, age, note = mail_handle_settings(db, cfg)
     if note:
         print(f"judge: {note}", file=sys.stderr)
-    handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age)
+    judge_key = None
+    if cfg is not None and cfg.openpgp_key:
+        from judge.config import ConfigError
+        from judge.transport.keyfile import load_judge_key
+
+        try:
+            judge_key = load_judge_key(cfg, _now(args))
+        except ConfigError as exc:  # mail is still handled; encrypted mail stays unread
+            print(f"judge: {exc}; mail encrypted to the judge is not read", file=sys.stderr)
+    handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age, judge_key=judge_key)
     if handled.outcome is MessageOutcome.DUPLICATE:
         print("duplicate: this message was handled before; nothing changed and nothing was sent")
     elif not handled.replies:

@@ -155,11 +155,14 @@ class JudgeKey:
     def __repr__(self) -> str:  # never the secret
         return f"JudgeKey({self.fingerprint})"
 
-    def sign_detached(self, data: bytes) -> str:
-        """An ASCII-armoured detached signature over ``data`` (as signed: the caller gives canonical CRLF bytes)."""
-        from pysequoia import SignatureMode, sign
+    def sign_detached(self, data: bytes) -> tuple[str, str]:
+        """An ASCII-armoured detached signature over ``data`` (as signed: the caller gives canonical CRLF bytes), and
+        the ``micalg`` of a PGP/MIME multipart/signed that carries it (RFC 3156 5: the hash it used)."""
+        from pysequoia import Sig, SignatureMode, sign
 
-        return sign(self.tsk.signer(), data, mode=SignatureMode.DETACHED).decode("ascii")
+        armoured = sign(self.tsk.signer(), data, mode=SignatureMode.DETACHED)
+        algorithm = repr(Sig.from_bytes(armoured).hash_algorithm).rpartition(".")[2].lower()
+        return armoured.decode("ascii"), f"pgp-{algorithm}"
 
 
 def read_judge_key(data: bytes, now: datetime) -> JudgeKey:

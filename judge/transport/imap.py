@@ -30,6 +30,7 @@ from sqlite_utils import Database
 
 from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, MessageOutcome, handle_message
 from judge.config import Config, ImapConfig
+from judge.signatures.keys import JudgeKey
 from judge.store import inbox as inbox_rows
 from judge.store import is_busy, write
 from judge.store.users import known_judge_address
@@ -187,6 +188,7 @@ def handle_one(
     position: tuple[str, int, int] | None = None,
     *,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+    judge_key: JudgeKey | None = None,
 ) -> Handled:
     """Handle one message exactly as the daemon does (``judge mail handle`` calls this too), in one write
     transaction; with ``position`` (account, UIDVALIDITY, UID) the inbox position advances in the same one."""
@@ -199,6 +201,7 @@ def handle_one(
             max_replies_per_hour=max_replies_per_hour,
             declared_size=declared_size,
             max_mail_age_days=max_mail_age_days,
+            judge_key=judge_key,
         )
         if position is not None:
             _advance(db, position, now)
@@ -262,6 +265,7 @@ def handle_new_mail(
     limit: int | None = None,
     *,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+    judge_key: JudgeKey | None = None,
 ) -> int:
     """Handle the messages that arrived since the last one handled (at most ``limit``); return how many."""
     uidvalidity, last_uid = _state(db, inbox.account)
@@ -281,6 +285,7 @@ def handle_new_mail(
         judge_address,
         max_replies_per_hour,
         max_mail_age_days=max_mail_age_days,
+        judge_key=judge_key,
     )
     # handled before a crash kept them from being moved, or skipped when FETCH did not return them
     leftovers = inbox.leftover_uids(last_uid)
@@ -305,6 +310,7 @@ def _handle_batch(
     *,
     advance: bool,
     max_mail_age_days: float,
+    judge_key: JudgeKey | None = None,
 ) -> int:
     """Fetch ``batch`` at once, handle each message (``advance``: new mail, whose UID moves the position on; else
     leftovers of an earlier round), then move them in one command per folder; return how many were handled."""
@@ -328,6 +334,7 @@ def _handle_batch(
             max_replies_per_hour,
             advance=advance,
             max_mail_age_days=max_mail_age_days,
+            judge_key=judge_key,
         )
         moves.setdefault(folder, []).append(uid)
         count += 1
@@ -348,6 +355,7 @@ def _handle_fetched(
     *,
     advance: bool,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+    judge_key: JudgeKey | None = None,
 ) -> str:
     """Handle one fetched message; return the folder it belongs in."""
     position = (inbox.account, inbox.uidvalidity, uid) if advance else None
@@ -358,7 +366,15 @@ def _handle_fetched(
         return quarantine_folder(inbox.cfg)
     try:
         handled = handle_one(
-            db, raw, now, judge_address, max_replies_per_hour, too_large, position, max_mail_age_days=max_mail_age_days
+            db,
+            raw,
+            now,
+            judge_address,
+            max_replies_per_hour,
+            too_large,
+            position,
+            max_mail_age_days=max_mail_age_days,
+            judge_key=judge_key,
         )
     except Exception as exc:
         if is_busy(exc):
