@@ -144,6 +144,8 @@ def _refusal(refused: Refused) -> Refusal:
 
 def _signed_text(msg: Incoming, signed: Signed, verified: Verified) -> Incoming:
     """The message as far as its good signature covers it: the signed text alone is read."""
+    if signed.form is PgpForm.MIME and signed.whole:  # the message is the signed part and its signature (silent)
+        return msg
     if signed.form is PgpForm.MIME:
         entity = read_entity(signed.entity)
         keys = tuple(dict.fromkeys((*entity.pgp.keys, *msg.pgp.keys)))

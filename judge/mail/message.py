@@ -162,7 +162,7 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
     attachments: list[Attachment] = []
     pgp = PgpParts()
     if problem is None:
-        pgp = pgp_parts(data, msg)
+        pgp = pgp_parts(data)
         try:
             found = text_of(msg, 0, attachments)
         except Exception:  # noqa: BLE001 - a body the mail library cannot decode; the headers are still worth keeping
@@ -215,7 +215,7 @@ def read_entity(data: bytes) -> Entity:
         attachments: list[Attachment] = []
         found = text_of(msg, 0, attachments)
         body = _cut(found[1], MAX_BODY_CHARS) if found is not None else ""
-        return Entity(body, tuple(attachments), pgp_parts(data, msg))
+        return Entity(body, tuple(attachments), pgp_parts(data))
     except Exception:  # noqa: BLE001 - an entity the mail library cannot read holds nothing to act on
         return Entity("", (), PgpParts())
 
