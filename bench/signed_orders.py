@@ -51,7 +51,9 @@ def setup(db: Any, games: int, now: datetime) -> list[dict[str, Any]]:
             with write(db):
                 service.create_game(db, name, "classic", GameSettings(movement_deadline=7 * 86400), now)
                 for power in POWERS:
-                    service.join_game(db, name, f"{power.lower()}.{i}@players.test", f"pw-{power}-{i}", now, power=power)
+                    service.join_game(
+                        db, name, f"{power.lower()}.{i}@players.test", f"pw-{power}-{i}", now, power=power
+                    )
                 game = service.start_game(db, name, now, rng)
             assert game.position is not None
             for player in players(db, game.id):
@@ -62,12 +64,26 @@ def setup(db: Any, games: int, now: datetime) -> list[dict[str, Any]]:
                 assert isinstance(public, PublicKey)
                 with write(db):
                     key_rows.set_key(
-                        db, Holder.PLAYER, player.id, public.fingerprint, public.armoured, public.user_ids,
-                        public.key_ids, now.isoformat(),
+                        db,
+                        Holder.PLAYER,
+                        player.id,
+                        public.fingerprint,
+                        public.armoured,
+                        public.user_ids,
+                        public.key_ids,
+                        now.isoformat(),
                     )
                 orders = choose_orders(game.variant, game.position, player.power, rng)
-                seats.append({"key": key, "email": player.email, "power": player.power, "game": name,
-                              "orders": orders, "password": f"pw-{player.power}-{i}"})
+                seats.append(
+                    {
+                        "key": key,
+                        "email": player.email,
+                        "power": player.power,
+                        "game": name,
+                        "orders": orders,
+                        "password": f"pw-{player.power}-{i}",
+                    }
+                )
     finally:
         passwords.N = real_n
     return seats
@@ -87,8 +103,7 @@ def run(games: int) -> dict[str, Any]:
     db = open_db(base / "signed.db")
     built = time.perf_counter()
     seats = setup(db, games, now)
-    signed = [pm.k9(s["key"], s["email"], "\n".join([f"SIGNON {s['power']} {s['game']}", *s["orders"]]))
-              for s in seats]
+    signed = [pm.k9(s["key"], s["email"], "\n".join([f"SIGNON {s['power']} {s['game']}", *s["orders"]])) for s in seats]
     setup_s = time.perf_counter() - built
 
     # the verification alone: parse, read the key from the store, verify (what a signed mail adds)
@@ -96,8 +111,9 @@ def run(games: int) -> dict[str, Any]:
     for raw in signed:
         part = parse_incoming(raw).pgp.signed
         assert part is not None
-        result = verify_detached(part.signed, part.signature, lambda ids: key_rows.keys_with_ids(db, list(ids)),
-                                 now, timedelta(days=7))
+        result = verify_detached(
+            part.signed, part.signature, lambda ids: key_rows.keys_with_ids(db, list(ids)), now, timedelta(days=7)
+        )
         assert isinstance(result, Verified)
     verify_s = time.perf_counter() - started
 
@@ -116,16 +132,20 @@ def run(games: int) -> dict[str, Any]:
         db.execute("update players set password_hash = ? where email = ?", [hash_password(s["password"]), s["email"]])
     db.conn.commit()
     passwords.forget_verified()
-    plain = [pm.plain(s["email"], "\n".join([f"SIGNON {s['power']} {s['game']} {s['password']}", *s["orders"]]))
-             for s in seats]
+    plain = [
+        pm.plain(s["email"], "\n".join([f"SIGNON {s['power']} {s['game']} {s['password']}", *s["orders"]]))
+        for s in seats
+    ]
     started = time.perf_counter()
     for raw in plain:
         handle_one(db, raw, now + timedelta(minutes=1), "judge@bench.test", 10_000)
     password_s = time.perf_counter() - started
     # the handler's own cost without any proof to check: the same password mails again, each sign-on now remembered
     # (judge.game.passwords caches a verified sign-on: one HMAC instead of scrypt)
-    again = [pm.plain(s["email"], "\n".join([f"SIGNON {s['power']} {s['game']} {s['password']}", *s["orders"]]))
-             for s in seats]
+    again = [
+        pm.plain(s["email"], "\n".join([f"SIGNON {s['power']} {s['game']} {s['password']}", *s["orders"]]))
+        for s in seats
+    ]
     started = time.perf_counter()
     for raw in again:
         handle_one(db, raw, now + timedelta(minutes=2), "judge@bench.test", 10_000)

@@ -560,7 +560,15 @@ def test_module_is_pure(module: Any) -> None:
 def test_join_and_resign_types_exported() -> None:
     """The names the game server imports exist with the documented fields."""
     assert [f.name for f in dataclasses.fields(Join)] == ["line", "text", "game", "password", "preferences"]
-    assert [f.name for f in dataclasses.fields(SignOn)] == ["line", "text", "power", "game", "password", "initial", "bare"]
+    assert [f.name for f in dataclasses.fields(SignOn)] == [
+        "line",
+        "text",
+        "power",
+        "game",
+        "password",
+        "initial",
+        "bare",
+    ]
     assert [f.name for f in dataclasses.fields(Press)] == ["line", "text", "to", "body", "shade", "postal"]
     assert [f.name for f in dataclasses.fields(LineProblem)] == ["line", "text", "reason"]
     assert [f.name for f in dataclasses.fields(Resign)] == ["line", "text"]

@@ -91,8 +91,10 @@ def problems_of(module: str, source: str) -> list[str]:
     for line, name in imports(source, module):
         if within(name, {own}) and own != "judge":
             continue
-        if within(module, {"judge.rules"}):
-            bad = rules_problem(name)
+        if within(module, {"judge.rules", "judge.signatures"}):  # pure: the standard library (and OpenPGP's)
+            bad = rules_problem(name) and not (
+                within(module, {"judge.signatures"}) and within(name, SIGNATURES_ALLOWED)
+            )
         elif within(module, {"judge.game"}):
             bad = within(name, GAME_FORBIDDEN)
         elif within(module, {"judge.store"}):
@@ -101,8 +103,6 @@ def problems_of(module: str, source: str) -> list[str]:
             bad = within(name, DATA_FORBIDDEN)
         elif within(module, {"judge.mail"}):
             bad = within(name, MAIL_FORBIDDEN)
-        elif within(module, {"judge.signatures"}):
-            bad = not (within(name, SIGNATURES_ALLOWED) or (top(name) in STDLIB and top(name) != "judge"))
         elif within(module, {"judge.commands"}):
             bad = within(name, COMMANDS_FORBIDDEN)
         elif within(module, {"judge.reports.maps"}):

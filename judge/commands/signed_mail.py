@@ -7,7 +7,8 @@ The order of things for one message:
    verified over the exact bytes it signs with the key the judge has for the key ID it names. A signature that does
    not verify, is older than ``max_mail_age_days`` (or dated in the future), or was used before (a captured signed
    part sent again under a new Message-ID) refuses the whole message. A good one makes the signed text alone what
-   is read. A signature by a key the judge has no key for is no signature at all: the message is read as unsigned.
+   is read. A signature by a key the judge has no key for, or armour that holds no readable signature, is no
+   signature at all: the message is read as unsigned.
 2. :func:`seat_problem` (before any line, once the lines are read): a message that signs on to a seat whose key is
    registered must be signed by that key (a signature by any other key refuses the whole message, even with the
    right password), and not older than the newest signed mail that acted for the seat (a signed mail never reverts
@@ -100,7 +101,10 @@ def check(
     else:
         result = verify_cleartext(signed.signed, keys_for, now, max_age)
     if isinstance(result, Refused):
-        if result.problem is SignatureProblem.UNKNOWN_KEY:
+        # a signature by a key the judge does not know, or one that names no key at all (armour that holds no
+        # signature packet), proves nothing either way: the mail is read as unsigned (the password counts); a seat
+        # whose key is registered still refuses a mail signed by another key (seat_problem)
+        if result.problem in (SignatureProblem.UNKNOWN_KEY, SignatureProblem.UNREADABLE):
             return Checked(msg, None, result.issuer, decrypted)
         return _refusal(result)
     return _good(db, _signed_text(msg, signed, result), result, decrypted)
