@@ -450,3 +450,40 @@ def test_the_start_mail_names_the_judges_fingerprint(tmp_path: Path) -> None:
     t.seven("g")
     started = [m for m in t.outbox() if "has started" in m["subject"]]
     assert started and all(("AB" * 20) in " ".join(m["body"].split()) for m in started)
+
+
+def test_pgp_mime_encrypted_to_the_judge_and_signed_inside(tmp_path: Path, alice: pm.Key) -> None:
+    """Thunderbird's "encrypt and sign": multipart/encrypted, the signed MIME entity inside the OpenPGP message."""
+    from pysequoia import Tsk, encrypt
+
+    t = table(tmp_path)
+    register(t, alice)
+    secret = Tsk.generate("Judge <judge@judge.test>")
+    judge_key = read_judge_key(str(secret).encode(), NOW)
+    assert alice.tsk is not None
+    inner = b"Content-Type: text/plain; charset=UTF-8\r\n\r\nSIGNON France g\r\nA mar - spa\r\nF bre - mao\r\n"
+    encrypted = encrypt(inner, recipients=[secret.extract_certificate()], signer=alice.tsk.signer()).decode()
+    raw = (
+        f"From: {FRANCE}\r\nTo: judge@judge.test\r\nSubject: ...\r\nMessage-ID: <enc1@p.test>\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/encrypted; protocol="application/pgp-encrypted"; boundary="enc"\r\n\r\n'
+        "This is an OpenPGP/MIME encrypted message (RFC 4880 and 3156)\r\n--enc\r\n"
+        "Content-Type: application/pgp-encrypted\r\nContent-Description: PGP/MIME version identification\r\n\r\n"
+        "Version: 1\r\n\r\n--enc\r\n"
+        'Content-Type: application/octet-stream; name="encrypted.asc"\r\n'
+        'Content-Disposition: inline; filename="encrypted.asc"\r\n\r\n'
+        + encrypted.replace("\n", "\r\n")
+        + "\r\n--enc--\r\n"
+    ).encode()
+    outcome, reply = send(t, raw, judge_key=judge_key)
+    assert outcome == "handled" and "signed by" in reply
+    assert france_orders(t) == ["A mar - spa", "F bre - mao"]
+    outcome, reply = send(t, raw.replace(b"<enc1@", b"<enc2@"), judge_key=judge_key)  # the same, sent again
+    assert outcome == "refused: signature used before"
+
+
+def test_the_auth_setting_changes_by_the_command_line(tmp_path: Path, alice: pm.Key) -> None:
+    t = table(tmp_path)
+    assert t.cli("game", "settings", "g", "auth", "key") == 0
+    _, reply = send(t, pm.plain(FRANCE, "SIGNON France g pw-France\nA par - bur"))
+    assert "takes only mail signed" in reply and france_orders(t) == []
+    assert t.cli("game", "settings", "g", "auth", "sometimes") != 0

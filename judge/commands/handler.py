@@ -167,30 +167,9 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     if msg.auto or not msg.sender:
         return "dropped: " + ("automatic message" if msg.auto else "no sender")
     paused_until = security.replies_paused_until(db, msg, now, limits.max_replies_per_hour)
-    if msg.problem:
-        if paused_until is None:
-            note = T("Your message could not be read: {problem}.", problem=_problem_text(msg.problem, msg.size))
-            _reply(db, msg, now, Reply(notes=[note]))
-        return f"refused: {msg.problem}"
-    too_old = _too_old(msg, now, limits.max_mail_age_days)
-    if too_old is not None:
-        if paused_until is None:
-            reader = user_settings(db, msg.reply_to or msg.sender)
-            note = T(
-                "Your message was written or delivered on {when}, more than {days} "
-                "days ago, so nothing in it was acted on. If you still mean it, send "
-                "it again.",
-                when=format_moment(too_old, reader["timezone"], reader["language"]),
-                days=f"{limits.max_mail_age_days:g}",
-            )
-            _reply(db, msg, now, Reply(notes=[note]))
-        return "refused: too old"
-    # the sender's proof, before any line acts: an OpenPGP signature (judge.commands.signed_mail); DKIM goes here too
-    checked = signed_mail.check(db, msg, now, limits.max_mail_age_days, limits.judge_key)
-    if isinstance(checked, signed_mail.Refusal):
-        if paused_until is None:
-            _reply(db, msg, now, Reply(notes=[checked.why]))
-        return checked.record
+    checked = _intake(db, msg, now, limits, paused_until)
+    if isinstance(checked, str):
+        return checked
     session = Session(
         checked.msg,
         now,
@@ -219,6 +198,40 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     if paused_until is not None:
         security.tell_of_pause(db, msg, now, paused_until, limits.max_replies_per_hour)
     return outcome
+
+
+def _intake(
+    db: Database, msg: Incoming, now: datetime, limits: _Limits, paused_until: datetime | None
+) -> signed_mail.Checked | str:
+    """What of the message may be acted on, or the outcome of a message refused whole (the sender told why, unless
+    the replies are paused): one that cannot be read, one too old, one whose signature is refused."""
+    if msg.problem is Problem.NOT_TEXT and msg.pgp.encrypted is not None and limits.judge_key is not None:
+        msg = replace(msg, problem=None)  # PGP/MIME encrypted to the judge: its text is inside (signed_mail.check)
+    if msg.problem:
+        if paused_until is None:
+            note = T("Your message could not be read: {problem}.", problem=_problem_text(msg.problem, msg.size))
+            _reply(db, msg, now, Reply(notes=[note]))
+        return f"refused: {msg.problem}"
+    too_old = _too_old(msg, now, limits.max_mail_age_days)
+    if too_old is not None:
+        if paused_until is None:
+            reader = user_settings(db, msg.reply_to or msg.sender)
+            note = T(
+                "Your message was written or delivered on {when}, more than {days} "
+                "days ago, so nothing in it was acted on. If you still mean it, send "
+                "it again.",
+                when=format_moment(too_old, reader["timezone"], reader["language"]),
+                days=f"{limits.max_mail_age_days:g}",
+            )
+            _reply(db, msg, now, Reply(notes=[note]))
+        return "refused: too old"
+    # the sender's proof, before any line acts: an OpenPGP signature (judge.commands.signed_mail); DKIM goes here too
+    checked = signed_mail.check(db, msg, now, limits.max_mail_age_days, limits.judge_key)
+    if isinstance(checked, signed_mail.Refusal):
+        if paused_until is None:
+            _reply(db, msg, now, Reply(notes=[checked.why]))
+        return checked.record
+    return checked
 
 
 def _problem_text(problem: Problem, size: int) -> Text:
