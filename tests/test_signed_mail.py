@@ -487,3 +487,20 @@ def test_the_auth_setting_changes_by_the_command_line(tmp_path: Path, alice: pm.
     _, reply = send(t, pm.plain(FRANCE, "SIGNON France g pw-France\nA par - bur"))
     assert "takes only mail signed" in reply and france_orders(t) == []
     assert t.cli("game", "settings", "g", "auth", "sometimes") != 0
+
+
+def test_serve_and_check_config_refuse_a_key_that_cannot_sign(tmp_path: Path, capsys: Any) -> None:
+    from judge.cli import main
+
+    public = tmp_path / "public.asc"
+    public.write_text(pm.sequoia_key("P", "p@p.test").public)
+    public.chmod(0o600)
+    config = _config(tmp_path, 'openpgp_key = "public.asc"')
+    assert main(["check-config", "--config", str(config)]) == 2
+    assert main(["serve", "--once", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("not a secret key") == 2 and "BEGIN PGP" not in err
+    _key_file(tmp_path)
+    good = _config(tmp_path, 'openpgp_key = "judge-key.asc"')
+    assert main(["check-config", "--config", str(good)]) == 0
+    assert "every mail the judge sends is signed" in capsys.readouterr().out
