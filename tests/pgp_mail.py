@@ -10,6 +10,7 @@ programs' documented output (RFC 3156 for PGP/MIME, RFC 4880 7 for cleartext sig
 
 from __future__ import annotations
 
+import atexit
 import base64
 import itertools
 import os
@@ -75,9 +76,10 @@ def gpg_key(
     expire: str = "2y",
     made_at: datetime | None = None,
 ) -> Key:
-    """A key made by gpg in its own GNUPGHOME (removed when the process ends, with the rest of /tmp)."""
+    """A key made by gpg in its own GNUPGHOME (its agent stopped and the folder removed when the process ends)."""
     home = Path(tempfile.mkdtemp(prefix="judge-gpg-"))
     home.chmod(0o700)
+    atexit.register(_forget_home, home)
     env = {**os.environ, "GNUPGHOME": str(home)}
     base = [GPG, "--batch", "--pinentry-mode", "loopback", "--passphrase", ""]
     if made_at is not None:
@@ -93,6 +95,13 @@ def gpg_key(
         [GPG, "--batch", "--armor", "--export", fingerprint], env=env, check=True, capture_output=True, text=True
     ).stdout
     return Key(name, address, home=home, fingerprint=fingerprint.lower(), public=public)
+
+
+def _forget_home(home: Path) -> None:
+    """Stop the gpg-agent gpg started for ``home`` (only that one) and remove the folder."""
+    gpgconf = shutil.which("gpgconf") or "/usr/bin/gpgconf"
+    subprocess.run([gpgconf, "--homedir", str(home), "--kill", "all"], capture_output=True, check=False)
+    shutil.rmtree(home, ignore_errors=True)
 
 
 def _head(sender: str, subject: str, extra: list[str] | None = None) -> list[str]:
