@@ -282,6 +282,15 @@ class Config:
         ),
     )
     dkim: DkimConfig = field(default_factory=DkimConfig, metadata=_spec("", internal=True))
+
+    openpgp_key: str = field(
+        default="",
+        metadata=_spec(
+            "the judge's OpenPGP secret key file, without a passphrase, mode 0600 (relative: to this file's folder; "
+            "or the systemd credential openpgp-key): every mail the judge sends is signed with it, mail encrypted to "
+            "it is read; none: the judge's mail is not signed"
+        ),
+    )
     create_by_mail: str = field(
         default="anyone",
         metadata=_spec(
@@ -394,9 +403,9 @@ def config_from_data(
     for key in ("db", "variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and judge[key] != ":memory:":
             judge[key] = str(base / Path(judge[key]).expanduser())
-    for key in ("variants_dir", "templates_dir", "backup_dir"):
-        if judge.get(key) and not Path(judge[key]).is_dir():
-            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
+    _folder_problems(judge, problems)
+    if "judge" in sections:  # its mode is checked where it is read (judge serve, check-config)
+        judge["openpgp_key"] = _secret_key_file(judge.get("openpgp_key", ""), env, base, problems if secrets else [])
     if problems:
         count = "" if len(problems) == 1 else f"{len(problems)} problems: "
         raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
@@ -422,6 +431,12 @@ def _dkim_values(
         dkim["sign_key"] = str(base / Path(dkim["sign_key"]).expanduser())
     dkim["domain"] = str(dkim.get("domain") or address.rpartition("@")[2]).lower()
     return dkim
+
+
+def _folder_problems(judge: dict[str, Any], problems: list[str]) -> None:
+    for key in ("variants_dir", "templates_dir", "backup_dir"):
+        if judge.get(key) and not Path(judge[key]).is_dir():
+            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
 
 
 def _section_problems(data: dict[str, Any]) -> list[str]:
@@ -606,6 +621,35 @@ def _signing_key(dkim: dict[str, Any], env: Mapping[str, str], base: Path, probl
             f"[dkim] sign_key: required with a selector: the key file, or the credential {DKIM_KEY_CREDENTIAL}"
         )
     return text
+
+
+def _secret_key_file(value: str, env: Mapping[str, str], base: Path, problems: list[str]) -> str:
+    """The judge's OpenPGP secret key file: ``openpgp_key`` (relative to the config's folder), else the systemd
+    credential ``openpgp-key``; "" for none. Refused when it is not a readable file, or when users other than the
+    judge's may read it (a secret key is a password that cannot be changed in place)."""
+    what = "[judge] openpgp_key"
+    if value:
+        path = base / Path(value).expanduser()
+    else:
+        creds = env.get("CREDENTIALS_DIRECTORY")
+        if not creds or not (Path(creds) / "openpgp-key").is_file():
+            return ""
+        path, what = Path(creds) / "openpgp-key", "systemd credential openpgp-key"
+    try:
+        mode = path.stat().st_mode
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        problems.append(f"{what}: cannot read {_one_line(str(path))}: {exc.strerror or exc}")
+        return ""
+    except ValueError:
+        problems.append(f"{what}: {str(path)!r} is not a file name")
+        return ""
+    if not stat.S_ISREG(mode):
+        problems.append(f"{what}: {_one_line(str(path))} is not a file")
+    elif mode & (stat.S_IRGRP | stat.S_IROTH | stat.S_IWGRP | stat.S_IWOTH):
+        problems.append(f"{what}: {_one_line(str(path))} is readable or writable by other users; chmod 0600 it")
+    return str(path)
 
 
 def _one_line(text: str) -> str:

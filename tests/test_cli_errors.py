@@ -51,6 +51,8 @@ CASES = [
     (["sandbox", "nosuch.json"], RUNTIME, "nosuch.json"),
     (["sandbox", "--bogus"], USAGE, "unrecognized"),
     (["sandbox", "."], RUNTIME, "."),
+    (["key"], USAGE, "required"),
+    (["key", "export", "--config", "missing.toml"], USAGE, "missing.toml"),
     (["variant"], USAGE, "required"),
     (["variant", "check"], USAGE, "required"),
     (["variant", "check", "nosuch.toml"], RUNTIME, "nosuch.toml"),

@@ -21,7 +21,7 @@ from judge.cli.common import (
     settings,
 )
 from judge.facts import Assignment, PressKind
-from judge.game.settings import Resolve, Takeover
+from judge.game.settings import Auth, Resolve, Takeover
 from judge.rules.victory import TieOthers
 from judge.store import mail_queue, write
 from judge.store.statuses import GameStatus, OutboxStatus
@@ -110,6 +110,13 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         choices=[t.value for t in Takeover],
         default=Takeover.OPEN.value,
         help="TAKEOVER of a power in civil disorder: at once (open) or when the game master approves",
+    )
+    p.add_argument(
+        "--auth",
+        choices=[a.value for a in Auth],
+        default=Auth.ANY.value,
+        help="which mail acts for a seat: its password or a signature by its OpenPGP key (any), or only mail signed "
+        "by the seat's key (key; a password sign-on may only register the key: SET KEY)",
     )
     p.set_defaults(func=_create)
 
@@ -210,6 +217,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "points, e.g. par:3,bur:2, or none for the variant's), resolve (ready|orders-in), "
         "absence_days_per_year (days), named_draws (true|false), "
         "abandon_after (deadlines missed in a row before civil disorder; 0: never), takeover (open|approve), "
+        "auth (any|key: only mail signed with the seat's OpenPGP key acts for it), "
         "master (an address or none), assignment (before the start).",
     )
     p.add_argument("name")
@@ -316,6 +324,7 @@ def _create(args: argparse.Namespace) -> int:
         named_draws=args.named_draws,
         abandon_after=args.abandon_after,
         takeover=Takeover(args.takeover),
+        auth=Auth(args.auth),
         points=points,
     )
 
@@ -607,7 +616,25 @@ def _mail_handle(args: argparse.Namespace) -> int:
     address, cap, age, note = mail_handle_settings(db, cfg)
     if note:
         print(f"judge: {note}", file=sys.stderr)
-    handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age, sender_check=sender_check_of(cfg))
+    judge_key = None
+    if cfg is not None and cfg.openpgp_key:
+        from judge.config import ConfigError
+        from judge.transport.keyfile import load_judge_key
+
+        try:
+            judge_key = load_judge_key(cfg, _now(args))
+        except ConfigError as exc:  # mail is still handled; encrypted mail stays unread
+            print(f"judge: {exc}; mail encrypted to the judge is not read", file=sys.stderr)
+    handled = handle_one(
+        db,
+        raw,
+        _now(args),
+        address,
+        cap,
+        max_mail_age_days=age,
+        judge_key=judge_key,
+        sender_check=sender_check_of(cfg),
+    )
     if handled.outcome is MessageOutcome.DUPLICATE:
         print("duplicate: this message was handled before; nothing changed and nothing was sent")
     elif not handled.replies:

@@ -120,6 +120,10 @@ _PGP_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
 _PGP_SIGNATURE_END = "-----END PGP SIGNATURE-----"
 _PGP_MESSAGE = "-----BEGIN PGP MESSAGE-----"
 _PGP_MESSAGE_END = "-----END PGP MESSAGE-----"
+_PGP_KEY = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
+_PGP_KEY_END = "-----END PGP PUBLIC KEY BLOCK-----"
+_PGP_SECRET = "-----BEGIN PGP PRIVATE KEY BLOCK-----"  # pasted by mistake: never read, never quoted back
+_PGP_SECRET_END = "-----END PGP PRIVATE KEY BLOCK-----"
 _EXCERPT = 60
 
 
@@ -179,6 +183,7 @@ class _Pgp(Enum):
     SIGNED = "signed"  # the signed text: lines starting "- " are dash-escaped
     SIGNATURE = "signature"  # BEGIN … END PGP SIGNATURE
     ENCRYPTED = "encrypted"  # BEGIN … END PGP MESSAGE
+    KEY = "key"  # BEGIN … END PGP PUBLIC KEY BLOCK (SET KEY reads it from the message)
 
 
 class _End(Enum):
@@ -190,7 +195,13 @@ class _End(Enum):
     SKIP = "skip"  # an attribution above quoted lines (a bottom-posted or interleaved reply): only it is skipped
 
 
-_ARMOUR = {_PGP_SIGNED: _Pgp.HASH_HEADERS, _PGP_SIGNATURE: _Pgp.SIGNATURE, _PGP_MESSAGE: _Pgp.ENCRYPTED}
+_ARMOUR = {
+    _PGP_SIGNED: _Pgp.HASH_HEADERS,
+    _PGP_SIGNATURE: _Pgp.SIGNATURE,
+    _PGP_MESSAGE: _Pgp.ENCRYPTED,
+    _PGP_KEY: _Pgp.KEY,
+    _PGP_SECRET: _Pgp.KEY,
+}
 
 
 @dataclass
@@ -216,14 +227,14 @@ class _Reader:
             self.block_unreadable(problem.line)
 
     def armour(self, number: int, line: str) -> bool:
-        """Inline PGP: the armour lines and the signature are skipped (true), the signed text is read; an encrypted
-        message cannot be read."""
+        """Inline PGP: the armour lines, the signature and a public key block (SET KEY) are skipped (true), the
+        signed text is read; an encrypted message cannot be read."""
         if self.pgp is _Pgp.HASH_HEADERS:
             if not line:
                 self.pgp = _Pgp.SIGNED
             return True
-        if self.pgp is _Pgp.SIGNATURE or self.pgp is _Pgp.ENCRYPTED:
-            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END):
+        if self.pgp in (_Pgp.SIGNATURE, _Pgp.ENCRYPTED, _Pgp.KEY):
+            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END, _PGP_KEY_END, _PGP_SECRET_END):
                 self.pgp = _Pgp.OUTSIDE
             return True
         state = _ARMOUR.get(line)

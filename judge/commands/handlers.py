@@ -15,6 +15,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.commands import items as c
+from judge.commands import signed_mail
 from judge.commands.grammar import known_commands, mask_secrets
 from judge.commands.info_commands import HANDLERS as INFO_HANDLERS
 from judge.commands.master_commands import HANDLERS as MASTER_HANDLERS
@@ -339,6 +340,9 @@ def _set_press(db: Database, s: Session, item: c.SetPress) -> Answer:
 
 
 HANDLERS[c.Diary] = _diary
+
+
+HANDLERS[c.SetKey] = signed_mail.set_key
 
 
 HANDLERS[c.SetPress] = _set_press

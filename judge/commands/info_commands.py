@@ -14,6 +14,7 @@ from sqlite_utils import Database
 from judge.commands import items as c
 from judge.commands.reply import Answer, DeadlineLine, Lines, Row
 from judge.commands.session import Session, signed
+from judge.commands.signed_mail import judge_key_text
 from judge.facts import PressKind
 from judge.game import service, summaries
 from judge.game.records import Game, user_settings
@@ -224,12 +225,14 @@ def _summary(db: Database, s: Session, item: c.Summary) -> Answer:
     return Answer(item.text, T("see below"), note=Lines(tuple(lines)))
 
 
-_TOPICS = ("help", "rules", "orders")
+_TOPICS = ("help", "rules", "orders", "key")
 
 
 def _get_file(db: Database, s: Session, item: c.GetFile) -> Answer:
     """GET HELP, GET ORDERS (guides kept as templates per language), GET RULES [game] (the game's house rules)."""
     language = user_settings(db, s.msg.sender)["language"]
+    if item.topic == "key" and item.game is None:  # the judge's own public key
+        return Answer(item.text, T("see below"), note=judge_key_text(s.judge_key))
     if item.topic == "rules":
         game = service.get_game(db, _named_game(s, item.game, "GET RULES"))
         return Answer(item.text, T("see below"), note=_house_rules(game, language))

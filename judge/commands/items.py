@@ -26,8 +26,11 @@ class SignOn(_Located):
 
     power: str
     game: str
-    password: str
+    password: str  # "" when none is given (a mail signed with the seat's key needs none)
     initial: bool
+    # ``SIGNON France mygame``: also (power, game) without a password, which a signed mail may mean; the classic
+    # reading (initial F, game "rance", password "mygame") stays, and the seat that exists decides
+    bare: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,14 @@ class Diary(_Located):
     """``DIARY`` … ``ENDDIARY``: an entry kept private until the game ends, then mailed to everyone."""
 
     body: str
+
+
+@dataclass(frozen=True)
+class SetKey(_Located):
+    """``SET KEY``: register the public key in the message (armoured in the body, or attached) for the seat signed
+    on to (or the game master's); ``SET KEY NONE`` (``remove``): remove it."""
+
+    remove: bool
 
 
 @dataclass(frozen=True)
@@ -329,6 +340,7 @@ Item = (
     | SetAbsence
     | Diary
     | SetPress
+    | SetKey
     | Help
     | SignOff
     | MasterSignOn

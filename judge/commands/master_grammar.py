@@ -41,12 +41,12 @@ _OPTION = re.compile(r"-{0,2}([A-Za-z][A-Za-z_-]*)(?:=(\S*))?\Z")
 
 
 def _master_signon(args: list[str]) -> Maker | Reason:
-    if len(args) != 2:
+    if len(args) not in (1, 2):  # MASTER mygame alone: a mail signed with the game master's key
         return _MASTER_USAGE
     game = game_word(args[0])
     if game is None:
         return both(not_a_game(args[0]), _MASTER_USAGE)
-    password = args[1]
+    password = args[1] if len(args) == 2 else ""
     return lambda n, t: MasterSignOn(n, t, game, password)
 
 

@@ -28,17 +28,20 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.commands import items as c
+from judge.commands import signed_mail
 from judge.commands.reply import Answer, Verdict
-from judge.commands.session import Session, reader_time
+from judge.commands.session import Session, key_only_text, reader_time
 from judge.game.passwords import verify_password
 from judge.game.records import Game, Player, load_game, log_event, players
 from judge.game.service import GameError
+from judge.game.settings import Auth
 from judge.i18n import T, Text
 from judge.mail.message import Incoming, thread_subject
 from judge.reports import outbox
 from judge.signatures.dkim import DkimStatus, DkimVerdict, FailReason
 from judge.store import events, mail_queue, signons
 from judge.store.events import EventKind
+from judge.store.key_rows import Holder
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
 log = logging.getLogger(__name__)
@@ -156,21 +159,22 @@ def one_new_password(s: Session) -> None:
 
 
 def masked(item: c.SignOn) -> str:
-    """A SIGNON line as quoted back: the password as ****."""
-    return f"SIGNON {item.power}{'' if item.initial else ' '}{item.game} ****"
+    """A SIGNON line as quoted back: the password as **** (none when none was given)."""
+    return f"SIGNON {item.power}{'' if item.initial else ' '}{item.game}{' ****' if item.password else ''}"
 
 
 def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
-    """SIGNON: check the password (at most one check per message, held back after repeated failures)."""
+    """SIGNON: a good signature by the seat's registered key signs on (no password needed, none checked); else check
+    the password (at most one check per message, held back after repeated failures). In a game that takes only
+    signed mail, a password sign-on acts for SET KEY alone."""
     sender = s.msg.sender
+    found = signed_mail.seat_of(db, item, s.signer)
+    if found is not None and found[1] is not None:
+        item = found[1]
     shown = masked(item)
     failed = Answer(shown, T("ERROR: sign-on failed: no such game, power or password"), Verdict.ERROR)
-    game = load_game(db, item.game)
-    seat = None
-    if game is not None:
-        power = _power_for(game, item)
-        seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == power), None)
-    if game is None or seat is None:
+    if found is None or found[0].player is None:
+        game = load_game(db, item.game)
         log_event(
             db,
             game.id if game else None,
@@ -180,6 +184,28 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
             {"game": item.game.lower(), "power": item.power},
         )
         return failed
+    game, seat = found[0].game, found[0].player
+    if signed_mail.signed_by_seat_key(db, s, Holder.PLAYER, seat.id):
+        s.game, s.player, s.by_key, s.key_only = game, seat, True, ""
+        return Answer(
+            shown,
+            T(
+                "signed on as {power} in {game}, {signed}",
+                power=T(seat.power or ""),
+                game=game.name,
+                signed=signed_mail.signed_note(s),
+            ),
+        )
+    if not item.password:
+        log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": game.name, "power": seat.power})
+        return Answer(shown, signed_mail.unsigned_refusal(game, master=False), Verdict.ERROR)
+    return _password_sign_on(db, s, item, game, seat, shown, failed)
+
+
+def _password_sign_on(
+    db: Database, s: Session, item: c.SignOn, game: Game, seat: Player, shown: str, failed: Answer
+) -> Answer:
+    sender = s.msg.sender
     if s.password_checks:
         return Answer(shown, T("ERROR: only one sign-on is checked per message; this one was not"), Verdict.ERROR)
     # the seat's owner, writing from the seat's address and reading the answer there, is never held back: a forger
@@ -201,20 +227,17 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
         )
     s.password_checks += 1
     if verify_password(item.password, seat.password_hash):
-        s.game, s.player = game, seat
+        s.game, s.player, s.by_key = game, seat, False
+        if game.settings.auth is Auth.KEY:
+            s.key_only = game.name
+            return Answer(shown, T("signed on by password; {why}", why=key_only_text(game.name)))
+        s.key_only = ""
         return Answer(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
     signons.record_failure(db, sender, iso_utc(s.now), game.name, seat.power)
     log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": item.game.lower(), "power": item.power})
     if not own:
         _alert_owner(db, game, seat, s.now)
     return failed
-
-
-def _power_for(game: Game, item: c.SignOn) -> str | None:
-    if not item.initial:
-        return game.variant.power_named(item.power)
-    matches = [p for p in game.variant.powers if p[0].upper() == item.power.upper()]
-    return matches[0] if len(matches) == 1 else None
 
 
 def _failures(db: Database, game: Game, power: str, since: datetime) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import date
 
 from judge.commands.arguments import SHADES, Maker, Parse, both
-from judge.commands.items import SetAbsence, SetLanguage, SetPassword, SetPress, SetTimezone, SetWait
+from judge.commands.items import SetAbsence, SetKey, SetLanguage, SetPassword, SetPress, SetTimezone, SetWait
 from judge.commands.master_grammar import MASTER_SETTINGS
 from judge.rules.words import Reason
 
@@ -16,7 +16,7 @@ _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*\Z")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*\Z")
 _SET_USAGE = Reason(
     "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin, SET LANGUAGE ru, "
-    "SET WAIT, SET NOWAIT or SET ABSENCE 2026-12-24"
+    "SET WAIT, SET NOWAIT, SET ABSENCE 2026-12-24 or SET KEY"
 )
 
 
@@ -64,8 +64,20 @@ _SETTINGS: dict[str, Parse] = {
     "NOWAIT": _wait(False),
     "ABSENCE": lambda args: _absence(args),
     "PRESS": lambda args: _set_press(args),
+    "KEY": lambda args: _set_key(args),
     **MASTER_SETTINGS,
 }
+
+
+def _set_key(args: list[str]) -> Maker | Reason:
+    """``SET KEY`` (the public key is the armoured block in the message, or attached) or ``SET KEY NONE``."""
+    if not args:
+        return lambda n, t: SetKey(n, t, False)
+    if len(args) == 1 and args[0].upper() == "NONE":
+        return lambda n, t: SetKey(n, t, True)
+    return Reason(
+        "SET KEY takes nothing after it (paste your public key below it, or attach it), or NONE: SET KEY NONE"
+    )
 
 
 def _set_press(args: list[str]) -> Maker | Reason:

@@ -17,7 +17,7 @@ from judge.game.adjudication import maybe_adjudicate_when_ready
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
-from judge.game.settings import GameSettings, Resolve, Takeover, read_points
+from judge.game.settings import Auth, GameSettings, Resolve, Takeover, read_points
 from judge.i18n import T, Text, sentences
 from judge.rules.variant import Variant
 from judge.store.events import EventKind
@@ -48,6 +48,7 @@ SETTING_KEYS = {
     "named_draws": "true or false (DRAW PROPOSE may name the powers of the draw)",
     "abandon_after": "deadlines missed in a row before a power is in civil disorder, e.g. 3 (0: never)",
     "takeover": "open or approve (the game master approves a TAKEOVER)",
+    "auth": "any or key (only mail signed with the seat's OpenPGP key acts for it)",
 }
 
 
@@ -122,6 +123,13 @@ def _takeover(game: Game, value: str, none: bool) -> dict[str, Any]:
         raise GameError(_one_of("takeover", Takeover)) from None
 
 
+def _auth(game: Game, value: str, none: bool) -> dict[str, Any]:
+    try:
+        return {"auth": Auth(value.strip().lower())}
+    except ValueError:
+        raise GameError(_one_of("auth", Auth)) from None
+
+
 def _one_of(key: str, choices: type[StrEnum]) -> Text:
     return T("{key}: one of {choices}", key=key, choices=", ".join(c.value for c in choices))
 
@@ -165,6 +173,7 @@ _SETTERS: dict[str, Setter] = {
     "assignment": _assignment,
     "abandon_after": lambda game, value, none: {"abandon_after": 0 if none else _whole(value, "abandon_after")},
     "takeover": _takeover,
+    "auth": _auth,
 }
 
 

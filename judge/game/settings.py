@@ -23,6 +23,13 @@ class Resolve(StrEnum):
     ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
 
 
+class Auth(StrEnum):
+    """Which mail may act for a seat of the game (issue #20)."""
+
+    ANY = "any"  # the seat's password, or a signature by the seat's registered OpenPGP key
+    KEY = "key"  # only mail signed by the seat's key (a password sign-on may register the key, nothing else)
+
+
 class Takeover(StrEnum):
     """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
 
@@ -51,6 +58,7 @@ class GameSettings:
     named_draws: bool = False  # DRAW PROPOSE may name the powers of the draw (default: all survivors, unanimous)
     abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
     takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
+    auth: Auth = Auth.ANY  # which mail may act for a seat: a password or a signature, or only a signature
     points: tuple[tuple[str, int], ...] | None = (
         None  # place (abbreviation) -> its victory points; replaces the variant's
     )
@@ -105,6 +113,8 @@ class GameSettings:
             data["resolve"] = Resolve(data["resolve"])
         if "takeover" in data:
             data["takeover"] = Takeover(data["takeover"])
+        if "auth" in data:
+            data["auth"] = Auth(data["auth"])
         if isinstance(data.get("points"), list):
             data["points"] = tuple((str(place), int(value)) for place, value in data["points"])
         known = {f for f in cls.__dataclass_fields__}

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from email import policy
 from email.parser import BytesParser
@@ -47,6 +47,7 @@ from judge.mail.header_fields import (
     references_in,
 )
 from judge.mail.part_text import Attachment, text_of
+from judge.mail.pgp_parts import PgpParts, pgp_parts
 
 
 class Problem(StrEnum):
@@ -82,6 +83,7 @@ class Incoming:
     arrived: datetime | None = None  # when the topmost Received header says our server took the message (UTC)
     attachments: tuple[Attachment, ...] = ()  # attached text files and forwarded messages, in message order
     references: tuple[str, ...] = ()  # the thread: References (or In-Reply-To) ids without <>, oldest first
+    pgp: PgpParts = field(default_factory=PgpParts)  # its signature, encrypted part, offered keys (pgp_parts)
 
 
 _REPLY_PREFIX = re.compile(
@@ -158,7 +160,9 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
     raw_id = header_text(msg, "message-id")
     body = ""
     attachments: list[Attachment] = []
+    pgp = PgpParts()
     if problem is None:
+        pgp = pgp_parts(data)
         try:
             found = text_of(msg, 0, attachments)
         except Exception:  # noqa: BLE001 - a body the mail library cannot decode; the headers are still worth keeping
@@ -187,7 +191,33 @@ def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
         arrived=header_date(header_text(msg, "received").rpartition(";")[2]),
         attachments=tuple(attachments),
         references=references_in(header_text(msg, "references") or header_text(msg, "in-reply-to")),
+        pgp=pgp,
     )
+
+
+@dataclass(frozen=True)
+class Entity:
+    """One MIME entity read on its own (the part a PGP/MIME signature signs, a decrypted PGP/MIME message)."""
+
+    body: str
+    attachments: tuple[Attachment, ...]
+    pgp: PgpParts
+
+
+def read_entity(data: bytes) -> Entity:
+    """The text, attachments and OpenPGP material of one MIME entity (its headers, a blank line, its content), read
+    as a whole message's are. Never raises: what cannot be read is empty."""
+    try:
+        normal = normalise_bytes(data)
+        if too_complex(normal, header_block(normal)[0]):
+            return Entity("", (), PgpParts())
+        msg = BytesParser(policy=policy.default).parsebytes(neutralise_charsets(normal))
+        attachments: list[Attachment] = []
+        found = text_of(msg, 0, attachments)
+        body = _cut(found[1], MAX_BODY_CHARS) if found is not None else ""
+        return Entity(body, tuple(attachments), pgp_parts(data))
+    except Exception:  # noqa: BLE001 - an entity the mail library cannot read holds nothing to act on
+        return Entity("", (), PgpParts())
 
 
 def _cut(text: str, limit: int) -> str:

@@ -14,6 +14,7 @@ from judge.game.notices import MapRequest, Notice
 from judge.game.records import Game, queue_mail, user_settings
 from judge.reports.render import Mail, marked, render_mail
 from judge.store.mail_queue import keep_picture
+from judge.store.users import judge_fingerprint
 from judge.timeutil import format_deadline, iso_utc
 
 
@@ -80,6 +81,8 @@ def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
             if key not in pictures:
                 pictures[key] = _kept_picture(db, notice.game, notice.picture, language, now)
             extra = {"picture_id": pictures[key], "has_map": pictures[key] is not None}
+        if notice.kind.value == "game_started":  # the start mail names the key the judge signs its mail with
+            extra["judge_fingerprint"] = judge_fingerprint(db).upper()
         send(
             db,
             notice.to,

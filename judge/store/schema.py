@@ -577,3 +577,33 @@ def m017_old_games_keep_their_rules(db: Database) -> None:
             changed = True
         if changed:
             db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
+
+
+@migration
+def m018_openpgp_keys(db: Database) -> None:
+    """OpenPGP (issue #20): a seat's public key (a player's, or a game master's: ``holder`` is ``player`` or
+    ``master``, ``holder_id`` the player's or the game's id), every key ID and fingerprint of it (primary and
+    subkeys) to find it by the ID a signature names, and the signatures already used (their digests: a captured
+    signed mail sent again under a new Message-ID is refused), with when each was made, to refuse a signed mail
+    older than the last one that acted for its seat."""
+    db.table("openpgp_keys").create(
+        {
+            "holder": str,
+            "holder_id": int,
+            "fingerprint": str,
+            "armoured": str,
+            "user_ids": str,  # JSON list
+            "added_at": str,
+        },
+        pk=("holder", "holder_id"),
+        not_null={"fingerprint", "armoured", "added_at"},
+    )
+    db.table("openpgp_key_ids").create(
+        {"key_id": str, "holder": str, "holder_id": int}, pk=("key_id", "holder", "holder_id")
+    )
+    db.table("openpgp_key_ids").create_index(["holder", "holder_id"])
+    db.table("used_signatures").create(
+        {"digest": str, "at": str, "signed_at": str, "holder": str, "holder_id": int}, pk="digest"
+    )
+    db.table("used_signatures").create_index(["holder", "holder_id", "signed_at"])
+    db.table("used_signatures").create_index(["at"])

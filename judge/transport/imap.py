@@ -31,6 +31,7 @@ from sqlite_utils import Database
 from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, MessageOutcome, handle_message
 from judge.config import Config, ImapConfig, resolver_address
 from judge.signatures.dkim import DkimVerdict
+from judge.signatures.keys import JudgeKey
 from judge.store import inbox as inbox_rows
 from judge.store import is_busy, write
 from judge.store.users import known_judge_address
@@ -215,6 +216,7 @@ def handle_one(
     *,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
     sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> Handled:
     """Handle one message exactly as the daemon does (``judge mail handle`` calls this too), in one write
     transaction; with ``position`` (account, UIDVALIDITY, UID) the inbox position advances in the same one.
@@ -232,6 +234,7 @@ def handle_one(
             declared_size=declared_size,
             max_mail_age_days=max_mail_age_days,
             dkim=verdict,
+            judge_key=judge_key,
         )
         if position is not None:
             _advance(db, position, now)
@@ -296,6 +299,7 @@ def handle_new_mail(
     *,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
     sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> int:
     """Handle the messages that arrived since the last one handled (at most ``limit``); return how many."""
     uidvalidity, last_uid = _state(db, inbox.account)
@@ -316,6 +320,7 @@ def handle_new_mail(
         max_replies_per_hour,
         max_mail_age_days=max_mail_age_days,
         sender_check=sender_check,
+        judge_key=judge_key,
     )
     # handled before a crash kept them from being moved, or skipped when FETCH did not return them
     leftovers = inbox.leftover_uids(last_uid)
@@ -341,6 +346,7 @@ def _handle_batch(
     advance: bool,
     max_mail_age_days: float,
     sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> int:
     """Fetch ``batch`` at once, handle each message (``advance``: new mail, whose UID moves the position on; else
     leftovers of an earlier round), then move them in one command per folder; return how many were handled."""
@@ -365,6 +371,7 @@ def _handle_batch(
             advance=advance,
             max_mail_age_days=max_mail_age_days,
             sender_check=sender_check,
+            judge_key=judge_key,
         )
         moves.setdefault(folder, []).append(uid)
         count += 1
@@ -386,6 +393,7 @@ def _handle_fetched(
     advance: bool,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
     sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> str:
     """Handle one fetched message; return the folder it belongs in."""
     position = (inbox.account, inbox.uidvalidity, uid) if advance else None
@@ -405,6 +413,7 @@ def _handle_fetched(
             position,
             max_mail_age_days=max_mail_age_days,
             sender_check=sender_check,
+            judge_key=judge_key,
         )
     except Exception as exc:
         if is_busy(exc):

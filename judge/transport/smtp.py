@@ -41,6 +41,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.config import Config, SmtpConfig
+from judge.signatures.keys import JudgeKey
 from judge.store import game_rows, mail_queue, write
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
@@ -94,13 +95,15 @@ def message_bytes(
     now: datetime,
     image: bytes | None = None,
     parts: dict[Any, bytes] | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> bytes:
     """The mail for one outbox row, as sent: the headers that keep threads together and loops away, the text (and
     HTML alternative), and the results map once, shown inline by the HTML (``cid:``) and listed as the attachment
     ``map.png`` by text-only readers (multipart/related).
 
     ``parts`` is a cache the caller keeps for a batch: the encoded picture part, and the encoded text of a report
-    that many recipients receive alike, are made once.
+    that many recipients receive alike, are made once. With ``judge_key`` the content is PGP/MIME-signed (RFC 3156):
+    a multipart/signed of the content as built, and its detached signature.
     """
     domain = judge_address.rpartition("@")[2] or "judge.invalid"
     cache = parts if parts is not None else {}
@@ -144,7 +147,7 @@ def message_bytes(
         cache[text_key] = body
     head = b"".join(_header(name, value) for name, value in headers)
     if not image:
-        return head + body
+        return head + _signed(body, judge_key)
     # multipart/related: first the text (and HTML) alternatives, then the one picture
     picture = cache.get(("picture", id(image)))
     if picture is None:
@@ -153,20 +156,48 @@ def message_bytes(
     boundary = f"=_judge_{secrets.token_hex(12)}"
     alternative = "multipart/alternative" if row.get("html") else "text/plain"
     sep = f"--{boundary}".encode()
+    return head + _signed(
+        b"".join(
+            [
+                f'Content-Type: multipart/related; boundary="{boundary}";\r\n type="{alternative}"\r\n\r\n'.encode(),
+                sep,
+                b"\r\n",
+                body,
+                b"\r\n",
+                sep,
+                b"\r\n",
+                picture,
+                b"\r\n",
+                sep,
+                b"--\r\n",
+            ]
+        ),
+        judge_key,
+    )
+
+
+def _signed(entity: bytes, judge_key: JudgeKey | None) -> bytes:
+    """The content of a mail (its Content-Type headers, a blank line, its CRLF lines), PGP/MIME-signed with the judge's
+    key when it has one: the signature covers exactly these bytes, as they stand between the boundaries."""
+    if judge_key is None:
+        return entity
+    if not entity.endswith(b"\r\n"):
+        entity += b"\r\n"
+    signature, micalg = judge_key.sign_detached(entity)
+    boundary = f"=_judge_signed_{secrets.token_hex(12)}"
     return b"".join(
         [
-            head,
-            f'Content-Type: multipart/related; boundary="{boundary}";\r\n type="{alternative}"\r\n\r\n'.encode(),
-            sep,
-            b"\r\n",
-            body,
-            b"\r\n",
-            sep,
-            b"\r\n",
-            picture,
-            b"\r\n",
-            sep,
-            b"--\r\n",
+            f'Content-Type: multipart/signed; micalg={micalg};\r\n protocol="application/pgp-signature";\r\n'
+            f' boundary="{boundary}"\r\n\r\n'.encode(),
+            b"This is an OpenPGP/MIME signed message (RFC 4880 and 3156)\r\n",
+            f"--{boundary}\r\n".encode(),
+            entity,
+            f"\r\n--{boundary}\r\n".encode(),
+            b'Content-Type: application/pgp-signature; name="signature.asc"\r\n',
+            b"Content-Description: OpenPGP digital signature\r\n",
+            b'Content-Disposition: attachment; filename="signature.asc"\r\n\r\n',
+            signature.replace("\r\n", "\n").replace("\n", "\r\n").encode("ascii"),
+            f"\r\n--{boundary}--\r\n".encode(),
         ]
     )
 
@@ -245,6 +276,7 @@ def drain_outbox(
     limit: int = 500,
     *,
     sign: Signer | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> int:
     """Send up to ``limit`` due mails over one connection; return how many the server accepted. ``sign`` puts the
     judge's DKIM signature on each (:func:`mail_signer`).
@@ -260,6 +292,7 @@ def drain_outbox(
         _unclaim(db, [r["id"] for r in rows])
         raise SmtpUnavailable(f"cannot connect to {cfg.host}:{cfg.port}: {type(exc).__name__}") from None
     batch = _Batch(db, cfg, judge_address, clock, rows, client, sign)
+    batch.judge_key = judge_key
     try:
         for index in range(len(rows)):
             batch.send(index)
@@ -299,6 +332,7 @@ class _Batch:
         self.parts: dict[Any, bytes] = {}  # message_bytes' cache of encoded parts
         self.prebuilt: dict[int, bytes] = {}
         self.sign = sign
+        self.judge_key: JudgeKey | None = None  # signs every mail (OpenPGP) when the judge has a key
 
     def build(self, row: dict[str, Any]) -> bytes:
         raw = self.prebuilt.pop(row["id"], None)
@@ -311,8 +345,10 @@ class _Batch:
                 png = mail_queue.picture_png(self.db, pid)
                 self.pictures = {pid: png} if png is not None else {}
             image = self.pictures.get(pid)
-        raw = message_bytes(row, self.judge_address, self.games.get(row["game_id"]), self.clock(), image, self.parts)
-        return self.sign(raw) if self.sign is not None else raw  # signed last: these bytes go out as they are
+        raw = message_bytes(
+            row, self.judge_address, self.games.get(row["game_id"]), self.clock(), image, self.parts, self.judge_key
+        )
+        return self.sign(raw) if self.sign is not None else raw  # DKIM last: these bytes go out as they are
 
     def build_ahead(self, index: int) -> None:
         """Build mail ``index`` now, while the server reads the one before it."""
