@@ -75,7 +75,7 @@ DATA_FORBIDDEN = STORE_FORBIDDEN | {"judge.store"}
 MAIL_FORBIDDEN = STORE_FORBIDDEN | {"judge.store", "judge.signatures"}
 # signatures are pure where they can be: bytes, keys and the time they are given in, values out (the standard library,
 # the OpenPGP and DKIM libraries, and the mail reader's bounds); DNS only through the resolver module the shell calls
-SIGNATURES_ALLOWED = {"pysequoia", "dkim", "dns", "nacl", "judge.mail"}
+SIGNATURES_ALLOWED = {"pysequoia", "dkim", "dns", "nacl", "judge.mail.bounds"}
 COMMANDS_FORBIDDEN = {"judge.transport", "judge.cli"}
 REPORTS_FORBIDDEN = {"judge.transport", "judge.commands", "judge.cli"}
 MAPS_ALLOWED = {"judge.rules", "judge.reports.maps", "judge.data.resources", "PIL"}

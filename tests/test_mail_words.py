@@ -340,13 +340,15 @@ def english_vocabulary() -> set[str]:
 
 def own_words(language: str) -> set[str]:
     """The Latin-script words a language's catalog writes (the templates are one set, in English, whose words are in
-    the catalogs too): for Russian only tokens in capitals (commands, OK, UTC, PNG); for German the words of its
+    the catalogs too): for Russian only tokens in capitals (commands, OK, UTC, PNG) and names with capitals inside
+    (OpenPGP); for German the words of its
     translations (some are English too: "in", "an", "so")."""
     if language == "ru":
         words: set[str] = set()
         for _, string in _catalog(language):
             words |= _words(string)
-        return {w for w in words if w.isupper()}
+        # tokens in capitals, and names with capitals inside (OpenPGP, GnuPG): no translation changes them
+        return {w for w in words if w.isupper() or (not w.islower() and not w.istitle())}
     words = set()
     for msgid, string in _catalog(language):
         if string != msgid:

@@ -36,7 +36,7 @@ from judge.game.order_sets import order_summary
 from judge.game.records import user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text
-from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
+from judge.mail.bounds import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from judge.mail.message import Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
 from judge.mail.part_text import Attachment
 from judge.reports import outbox

@@ -34,7 +34,14 @@ from email import policy
 from email.parser import BytesParser
 from enum import StrEnum
 
-from judge.mail.bounds import essential_headers, header_block, neutralise_charsets, normalise_bytes, too_complex
+from judge.mail.bounds import (
+    MAX_MESSAGE_BYTES,
+    essential_headers,
+    header_block,
+    neutralise_charsets,
+    normalise_bytes,
+    too_complex,
+)
 from judge.mail.header_fields import (
     CONTROL_CHARS,
     addresses_of,
@@ -62,7 +69,6 @@ class Problem(StrEnum):
     BAD_MESSAGE_ID = "malformed Message-ID"
 
 
-MAX_MESSAGE_BYTES = 1_000_000  # a larger message is not read (the sender is told)
 MAX_BODY_CHARS = 200_000  # characters of body text kept (the command reader reads far fewer)
 MAX_MESSAGE_ID = 250  # characters
 

@@ -43,8 +43,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from judge.mail.bounds import MAX_ADDRESS_FIELD, header_block
-from judge.mail.message import MAX_MESSAGE_BYTES
+from judge.mail.bounds import MAX_ADDRESS_FIELD, MAX_MESSAGE_BYTES, header_block
 
 MAX_SIGNATURES = 5  # aligned signatures checked in one message (real mail has one or two)
 MIN_RSA_BITS = 1024
