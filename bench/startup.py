@@ -9,6 +9,11 @@ time is ``time.perf_counter`` around ``subprocess.run``; the CPU time (user + sy
 ``resource.getrusage`` and tells a slow import from a busy machine. The report gives the median and the best of
 the runs per command, and the bare interpreter (``python -c pass``) for the floor. The database is made once,
 outside the timing: a game created, seven players joined and started, so ``game show`` reads a real game.
+
+Bytecode is cached as an installed judge has it (pip compiles it at install): the children run without
+``PYTHONDONTWRITEBYTECODE``, and one untimed run per command writes the ``.pyc`` files. ``--checkout PATH`` measures
+another checkout of the judge with the same interpreter and libraries (put first on ``PYTHONPATH``), e.g. main's
+for the figures before a change.
 """
 
 from __future__ import annotations
@@ -58,11 +63,15 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--python", default=sys.executable, help="the interpreter whose judge is measured")
+    ap.add_argument("--checkout", default=None, help="measure the judge of this checkout (default: the installed one)")
     args = ap.parse_args()
     args.python = os.path.abspath(args.python) if os.sep in args.python else args.python
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         env = {**os.environ, "JUDGE_DB": str(cwd / "judge.db")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if args.checkout:
+            env["PYTHONPATH"] = os.path.abspath(args.checkout)
         _setup(args.python, env, cwd)
         load = os.getloadavg()[0]
         print(f"{'command':<20} {'median ms':>10} {'best ms':>8} {'cpu ms':>7}   ({args.runs} runs, load {load:.2f})")

@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.cli.common import (
     EXIT_OK,
@@ -20,12 +20,23 @@ from judge.cli.common import (
     read_password,
     settings,
 )
-from judge.facts import Assignment, PressKind
-from judge.game.settings import Resolve, Takeover
+from judge.facts import Assignment, PressKind, Resolve, Takeover
 from judge.rules.victory import TieOthers
-from judge.store import mail_queue, write
 from judge.store.statuses import GameStatus, OutboxStatus
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from sqlite_utils import Database
+
+
+def write(db: Database) -> AbstractContextManager[Database]:
+    """``judge.store.write``, imported when a command first writes: the store pulls in sqlite-utils, which the
+    parser (and ``judge --version``) does without."""
+    from judge.store import write as store_write
+
+    return store_write(db)
 
 
 def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -618,6 +629,8 @@ def _mail_handle(args: argparse.Namespace) -> int:
 
 
 def _outbox_list(args: argparse.Namespace) -> int:
+    from judge.store import mail_queue
+
     db = _db(args)
     rows = [
         {

@@ -7,27 +7,14 @@ import json
 import re
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
-from enum import StrEnum
 
 from judge.facts import MAX_DEADLINE_DAYS, Assignment, PressKind
+from judge.facts import Resolve as Resolve  # the game settings' enums live with the facts the command line reads
+from judge.facts import Takeover as Takeover
 from judge.i18n import T, Text
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
-
-
-class Resolve(StrEnum):
-    """When a phase is adjudicated before its deadline."""
-
-    READY = "ready"  # when every player who owes orders has said READY (seed 001)
-    ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
-
-
-class Takeover(StrEnum):
-    """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
-
-    OPEN = "open"  # at once, for whoever asks first
-    APPROVE = "approve"  # when the game master approves (APPROVE <power> by mail, or judge game approve)
 
 
 @dataclass(frozen=True)
