@@ -1,3 +1,3 @@
 """judge: an email judge for Diplomacy."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -23,7 +23,7 @@ from judge.cli.common import (
 from judge.facts import Assignment, PressKind, Resolve, Takeover
 from judge.rules.victory import TieOthers
 from judge.store.statuses import GameStatus, OutboxStatus
-from judge.timeutil import format_duration, parse_duration, parse_iso_utc
+from judge.timeutil import format_duration, parse_duration, parse_iso_utc, parse_lead_times
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -83,6 +83,13 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="victory points per place, e.g. par:3,bur:2 (replaces the variant's table; other centres are worth 1)",
     )
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
+    p.add_argument(
+        "--reminders",
+        default="24h",
+        metavar="LEADS",
+        help="reminders before each deadline for players who still owe orders or READY: up to three lead times "
+        "(e.g. '24h 2h'), or none; each player may choose his own (SET REMINDER)",
+    )
     p.add_argument(
         "--resolve",
         choices=[r.value for r in Resolve],
@@ -221,7 +228,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "points, e.g. par:3,bur:2, or none for the variant's), resolve (ready|orders-in), "
         "absence_days_per_year (days), named_draws (true|false), "
         "abandon_after (deadlines missed in a row before civil disorder; 0: never), takeover (open|approve), "
-        "master (an address or none), assignment (before the start).",
+        "master (an address or none), assignment (before the start), reminders (up to three lead times, e.g. "
+        "'24h 2h', or none).",
     )
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
@@ -289,6 +297,13 @@ def _duration(text: str, option: str) -> timedelta:
         raise CliError(f"{option}: {exc}", EXIT_USAGE) from None
 
 
+def _leads(text: str) -> tuple[int, ...]:
+    try:
+        return parse_lead_times(text.replace(",", " ").split() or ["none"])
+    except ValueError as exc:
+        raise CliError(f"--reminders: {exc}", EXIT_USAGE) from None
+
+
 def _guarded(body: Callable[[], int]) -> int:
     from judge.game.service import GameError
 
@@ -328,6 +343,7 @@ def _create(args: argparse.Namespace) -> int:
         abandon_after=args.abandon_after,
         takeover=Takeover(args.takeover),
         points=points,
+        reminders=_leads(args.reminders),
     )
 
     def body() -> int:

@@ -210,8 +210,8 @@ def change_deadline(
         if to == game.deadline:
             raise GameError(T("the deadline is already {when}", when=iso_utc(to)))
         change = DeadlineChange.EXTENDED if to > game.deadline else DeadlineChange.SHORTENED
-        # a later deadline earns a fresh reminder before it; an earlier one keeps a reminder already sent
-        game.deadline, game.reminded = to, game.reminded and change is DeadlineChange.SHORTENED
+        # the reminders move with it (judge.game.reminders): a later one earns fresh reminders before it
+        game.deadline = to
         detail = {"deadline": iso_utc(to)}
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind(change.value), detail)

@@ -15,6 +15,7 @@ from judge.i18n import T, Text
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
+from judge.timeutil import MAX_LEAD, MAX_REMINDERS, MIN_LEAD
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class GameSettings:
     named_draws: bool = False  # DRAW PROPOSE may name the powers of the draw (default: all survivors, unanimous)
     abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
     takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
+    reminders: tuple[int, ...] = (24 * 3600,)  # lead times (seconds) of the deadline reminders a player chose none of
     points: tuple[tuple[str, int], ...] | None = (
         None  # place (abbreviation) -> its victory points; replaces the variant's
     )
@@ -92,6 +94,8 @@ class GameSettings:
             data["resolve"] = Resolve(data["resolve"])
         if "takeover" in data:
             data["takeover"] = Takeover(data["takeover"])
+        if isinstance(data.get("reminders"), list):
+            data["reminders"] = tuple(int(lead) for lead in data["reminders"])
         if isinstance(data.get("points"), list):
             data["points"] = tuple((str(place), int(value)) for place, value in data["points"])
         known = {f for f in cls.__dataclass_fields__}
@@ -120,6 +124,10 @@ class GameSettings:
             problems.append(T("grace must be between 0 and 7 days"))
         if not 0 <= self.absence_days_per_year <= 366:
             problems.append(T("absence_days_per_year must be between 0 and 366"))
+        if len(self.reminders) > MAX_REMINDERS or any(
+            not MIN_LEAD.total_seconds() <= lead <= MAX_LEAD.total_seconds() for lead in self.reminders
+        ):
+            problems.append(T("reminders: up to three lead times between 10 minutes and 7 days, e.g. 24h 2h, or none"))
         if not 0 <= self.abandon_after <= 99:
             problems.append(T("abandon_after must be between 0 (never) and 99 deadlines"))
         if self.takeover is Takeover.APPROVE and not self.master:
