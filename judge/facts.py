@@ -65,3 +65,24 @@ MAX_DEADLINE = timedelta(days=MAX_DEADLINE_DAYS)
 def is_game_name(text: str) -> bool:
     """Whether ``text`` is a valid game name (in any case; games are stored lower-cased)."""
     return GAME_NAME.match(text) is not None
+
+
+class Resolve(StrEnum):
+    """When a phase is adjudicated before its deadline."""
+
+    READY = "ready"  # when every player who owes orders has said READY (seed 001)
+    ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
+
+
+class Auth(StrEnum):
+    """Which mail may act for a seat of the game (issue #20)."""
+
+    ANY = "any"  # the seat's password, or a signature by the seat's registered OpenPGP key
+    KEY = "key"  # only mail signed by the seat's key (a password sign-on may register the key, nothing else)
+
+
+class Takeover(StrEnum):
+    """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
+
+    OPEN = "open"  # at once, for whoever asks first
+    APPROVE = "approve"  # when the game master approves (APPROVE <power> by mail, or judge game approve)

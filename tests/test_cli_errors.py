@@ -80,7 +80,7 @@ CASES = [
     (["game", "start", "g", "--seed", "x", *DB], USAGE, "invalid int"),
     (["game", "process", "nosuch", *DB], RUNTIME, "no game called"),
     (["game", "pause", "nosuch", *DB], RUNTIME, "no game called"),
-    (["game", "resume", "g", *DB], RUNTIME, "not paused"),
+    (["game", "resume", "nosuch", *DB], RUNTIME, "no game called"),  # resuming a running game: nothing changed, 0
     (["game", "extend", "g", *DB], USAGE, "duration"),
     (["game", "extend", "g", "soon", *DB], USAGE, "cannot read"),
     (["game", "extend", "g", "--to", "tomorrow", *DB], USAGE, "--to"),
@@ -110,6 +110,9 @@ CASES = [
     (["mail", "handle", "/nonexistent.eml", *DB], RUNTIME, "/nonexistent.eml"),
     (["mail", "handle", "msg.eml", "--db", "/nonexistent/dir/j.db"], RUNTIME, "does not exist"),
     (["outbox", "list", "--status", "lost", *DB], USAGE, "invalid choice"),
+    (["outbox", "show", "99999", *DB], RUNTIME, "no mail 99999 in the outbox"),
+    (["outbox", "show", "first", *DB], USAGE, "invalid int"),
+    (["game", "create", "g2", "--reminders", "24h 2h 1h 30m", *DB], USAGE, "--reminders: at most 3 reminders"),
     (["outbox", "list", "--db", "nosuch.db"], RUNTIME, "no database"),
     (["serve", "--config", "missing.toml"], USAGE, "judge init"),
     (["serve", "--config", "bad.toml"], USAGE, "not valid TOML"),

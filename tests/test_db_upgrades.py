@@ -54,6 +54,15 @@ def _as_before_m012(db: sqlite3.Connection | object, draw_phase: str | None = No
     for table in ("openpgp_keys", "openpgp_key_ids", "used_signatures"):  # m018
         conn.execute(f"drop table {table}")
     conn.execute("alter table outbox drop column first_attempt_at")
+    for table, column in (  # m019
+        ("players", "reminders"),
+        ("players", "calendar"),
+        ("players", "reminded"),
+        ("games", "remind_at"),
+        ("games", "remind_for"),
+        ("outbox", "calendar"),
+    ):
+        conn.execute(f"alter table {table} drop column {column}")
     since = KNOWN[KNOWN.index("m011_game_masters") + 1 :]
     conn.execute(f"delete from _sqlite_migrations where name in ({','.join('?' * len(since))})", since)
     if draw_phase is not None:

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge import __version__
 from judge.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, CliError, Parser, config_options, settings
 
@@ -40,21 +39,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version: nothing more is imported for them
+        return int(exc.code or 0)
+    from judge.store import import_sqlite_utils
+
+    import_sqlite_utils()
     from judge.config import ConfigError
-    from judge.game.service import GameError
+    from judge.game.lookup import GameError
     from judge.rules.variant import VariantError
     from judge.store.backup import BackupError
     from judge.store.versions import NewerDatabase
 
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version
-        return int(exc.code or 0)
     if not getattr(args, "func", None):
         raise CliError("judge: choose a command (see: judge --help)", EXIT_USAGE)
     if args.command == "demo":
         _need_demo_extra()
+    import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side; not for --help)
+
     try:
         if args.command not in NO_CONFIG:
             settings(args)

@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.cli.common import (
     EXIT_OK,
@@ -20,12 +20,23 @@ from judge.cli.common import (
     read_password,
     settings,
 )
-from judge.facts import Assignment, PressKind
-from judge.game.settings import Auth, Resolve, Takeover
+from judge.facts import Assignment, Auth, PressKind, Resolve, Takeover
 from judge.rules.victory import TieOthers
-from judge.store import mail_queue, write
 from judge.store.statuses import GameStatus, OutboxStatus
-from judge.timeutil import format_duration, parse_duration, parse_iso_utc
+from judge.timeutil import format_duration, parse_duration, parse_iso_utc, parse_lead_times
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from sqlite_utils import Database
+
+
+def write(db: Database) -> AbstractContextManager[Database]:
+    """``judge.store.write``, imported when a command first writes: the store pulls in sqlite-utils, which the
+    parser (and ``judge --version``) does without."""
+    from judge.store import write as store_write
+
+    return store_write(db)
 
 
 def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -72,6 +83,13 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="victory points per place, e.g. par:3,bur:2 (replaces the variant's table; other centres are worth 1)",
     )
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
+    p.add_argument(
+        "--reminders",
+        default="24h",
+        metavar="LEADS",
+        help="reminders before each deadline for players who still owe orders or READY: up to three lead times "
+        "(e.g. '24h 2h'), or none; each player may choose his own (SET REMINDER)",
+    )
     p.add_argument(
         "--resolve",
         choices=[r.value for r in Resolve],
@@ -218,7 +236,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "absence_days_per_year (days), named_draws (true|false), "
         "abandon_after (deadlines missed in a row before civil disorder; 0: never), takeover (open|approve), "
         "auth (any|key: only mail signed with the seat's OpenPGP key acts for it), "
-        "master (an address or none), assignment (before the start).",
+        "master (an address or none), assignment (before the start), reminders (up to three lead times, e.g. "
+        "'24h 2h', or none).",
     )
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
@@ -263,6 +282,17 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="only mail of this status (sending: claimed by a sender, its SMTP transaction under way)",
     )
     p.set_defaults(func=_outbox_list)
+    p = osub.add_parser(
+        "show",
+        parents=[clock],
+        help="print one mail as it was (or will be) sent: headers and every part",
+        description="Print the mail with this outbox id byte for byte as the judge sends it (the Date of its sending, "
+        "or now while queued), except that a picture is named, not dumped: [image/png map.png, N bytes]. The calendar "
+        "invitation (text/calendar) is printed as it is. With --text: only the readable text.",
+    )
+    p.add_argument("id", type=int)
+    p.add_argument("--text", action="store_true", help="only the text a player reads (text/plain)")
+    p.set_defaults(func=_outbox_show)
 
 
 def _db(args: argparse.Namespace, *, create: bool = False) -> Any:
@@ -286,11 +316,23 @@ def _duration(text: str, option: str) -> timedelta:
         raise CliError(f"{option}: {exc}", EXIT_USAGE) from None
 
 
+def _leads(text: str) -> tuple[int, ...]:
+    try:
+        return parse_lead_times(text.replace(",", " ").split() or ["none"])
+    except ValueError as exc:
+        raise CliError(f"--reminders: {exc}", EXIT_USAGE) from None
+
+
 def _guarded(body: Callable[[], int]) -> int:
-    from judge.game.service import GameError
+    """Run a command: a request already carried out says ``nothing changed: …`` and exits 0 (a script may repeat a
+    command safely); any other refusal is one line on stderr and exit status 1."""
+    from judge.game.lookup import GameError, Unchanged
 
     try:
         return body()
+    except Unchanged as exc:
+        print(f"nothing changed: {exc}")
+        return EXIT_OK
     except GameError as exc:
         print(f"judge: {exc}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -326,6 +368,7 @@ def _create(args: argparse.Namespace) -> int:
         takeover=Takeover(args.takeover),
         auth=Auth(args.auth),
         points=points,
+        reminders=_leads(args.reminders),
     )
 
     def body() -> int:
@@ -645,6 +688,8 @@ def _mail_handle(args: argparse.Namespace) -> int:
 
 
 def _outbox_list(args: argparse.Namespace) -> int:
+    from judge.store import mail_queue
+
     db = _db(args)
     rows = [
         {
@@ -666,5 +711,47 @@ def _outbox_list(args: argparse.Namespace) -> int:
     else:
         for r in rows:
             error = f"  last error: {r['last_error']}" if r["last_error"] else ""
-            print(f"{r['id']:>5} {r['status']:<7} {r['attempts']:>2} tries {r['to']:<30} {r['subject']}{error}")
+            tries = f"{r['attempts']:>2} {'try' if r['attempts'] == 1 else 'tries'}"
+            print(f"{r['id']:>5} {r['status']:<7} {tries:<8} {r['to']:<30} {r['subject']}{error}")
+    return EXIT_OK
+
+
+def _outbox_show(args: argparse.Namespace) -> int:
+    from email import message_from_bytes, policy
+    from email.message import EmailMessage
+
+    from judge.store import game_rows, mail_queue
+    from judge.store.users import known_judge_address
+    from judge.transport.smtp import message_bytes
+
+    db = _db(args)
+    row = mail_queue.outbox_row(db, args.id)
+    if row is None:
+        raise CliError(f"judge: no mail {args.id} in the outbox (see: judge outbox list)", EXIT_PROBLEMS)
+    cfg = settings(args)
+    address = (cfg.address if cfg and cfg.address else "") or known_judge_address(db) or "judge@judge.invalid"
+    image = mail_queue.picture_png(db, row["picture_id"]) if row.get("picture_id") else None
+    when = parse_iso_utc(row["sent_at"]) if row.get("sent_at") else _now(args)
+    raw = message_bytes(row, address, game_rows.names_by_id(db).get(row["game_id"]), when, image)
+    message = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(message, EmailMessage)
+    if args.text:
+        body = message.get_body(preferencelist=("plain",))
+        print(body.get_content() if isinstance(body, EmailMessage) else "", end="")
+        return EXIT_OK
+    attempts = row.get("attempts") or 0
+    print(f"# outbox {row['id']}: {row['status']}, {attempts} {'try' if attempts == 1 else 'tries'}, {len(raw)} bytes")
+    for name, value in message.items():
+        print(f"{name}: {value}")
+    for number, part in enumerate(message.walk(), 1):
+        if part.is_multipart() or not isinstance(part, EmailMessage):
+            continue
+        kind, filename = part.get_content_type(), part.get_filename() or ""
+        method = part.get_param("method")
+        title = f"{kind}{f'; method={method}' if method else ''}{f' {filename}' if filename else ''}"
+        if part.get_content_maintype() == "text":
+            print(f"\n--- part {number}: {title}\n{part.get_content().replace(chr(13), '').rstrip()}")
+        else:
+            size = len(part.get_payload(decode=True) or b"")
+            print(f"\n--- part {number}: {title} [{size} bytes, not shown]")
     return EXIT_OK

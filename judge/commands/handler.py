@@ -32,6 +32,7 @@ from judge.commands.session import Session
 from judge.facts import MAX_MAIL_AGE_DAYS as FACT_MAIL_AGE_DAYS
 from judge.facts import MAX_REPLIES_PER_HOUR as MAX_REPLIES_PER_HOUR
 from judge.game import service
+from judge.game.lookup import Unchanged
 from judge.game.order_sets import order_summary
 from judge.game.records import user_settings
 from judge.game.service import GameError
@@ -336,6 +337,8 @@ def _answer(db: Database, s: Session, entry: Entry) -> Answer:
     try:
         with write(db):  # a savepoint: a failing command undoes itself only
             return handlers.run(db, s, entry)
+    except Unchanged as exc:  # already so: said as an answer, not an error; nothing changed, nobody mailed
+        return Answer(handlers.shown(entry), exc.why)
     except GameError as exc:
         return Answer.error(handlers.shown(entry), exc.why)
     except Exception as exc:  # a bug in one command must not undo the others

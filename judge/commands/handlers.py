@@ -25,7 +25,7 @@ from judge.commands.security import masked, one_new_password, sign_on
 from judge.commands.session import Session, signed
 from judge.data.catalog import load_variant, variant_names
 from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH
-from judge.game import draws, press, service
+from judge.game import deadline_mail, draws, press, service
 from judge.game.absences import declare_absence, withdraw_absences
 from judge.game.future_orders import clear_future_orders, keep_future_order, later_phases
 from judge.game.order_sets import merge_orders
@@ -40,7 +40,7 @@ from judge.rules.parse import ORDER_WORDS
 from judge.rules.phase import Phase
 from judge.store.events import EventKind
 from judge.store.statuses import PLAYING
-from judge.timeutil import check_timezone
+from judge.timeutil import check_timezone, parse_lead_times
 
 Handler = Callable[[Database, Session, Any], Answer]
 
@@ -346,6 +346,31 @@ HANDLERS[c.SetKey] = signed_mail.set_key
 
 
 HANDLERS[c.SetPress] = _set_press
+
+
+# --- SET REMINDER, SET CALENDAR -------------------------------------------------------------------------------------
+
+
+def _set_reminder(db: Database, s: Session, item: c.SetReminder) -> Answer:
+    """SET REMINDER 24h 2h / NONE / DEFAULT: this player's reminders in this game."""
+    game, player = signed(db, s, setting=True)
+    leads: tuple[int, ...] | None = None
+    if item.words != ("DEFAULT",):
+        try:
+            leads = parse_lead_times(list(item.words))
+        except ValueError as exc:
+            raise GameError(exc.args[0]) from None
+    return Answer(item.text, deadline_mail.set_reminders(db, game, player, leads))
+
+
+def _set_calendar(db: Database, s: Session, item: c.SetCalendar) -> Answer:
+    """SET CALENDAR ON / OFF: deadline invitations in this player's mail of this game."""
+    game, player = signed(db, s, setting=True)
+    return Answer(item.text, deadline_mail.set_calendar(db, game, player, item.on))
+
+
+HANDLERS[c.SetReminder] = _set_reminder
+HANDLERS[c.SetCalendar] = _set_calendar
 
 
 # --- the information commands (judge.commands.info_commands), the game master by mail and TAKEOVER

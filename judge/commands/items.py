@@ -221,6 +221,21 @@ class SetWait(_Located):
 
 
 @dataclass(frozen=True)
+class SetReminder(_Located):
+    """``SET REMINDER 24h 2h`` (up to three lead times as written), ``SET REMINDER NONE`` or ``SET REMINDER DEFAULT``
+    (the game's)."""
+
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SetCalendar(_Located):
+    """``SET CALENDAR ON`` or ``SET CALENDAR OFF``: deadline invitations in the player's mail, or none."""
+
+    on: bool
+
+
+@dataclass(frozen=True)
 class PhaseFor(_Located):
     """``PHASE F1901R`` (or ``PHASE Fall 1901 retreats``): the order lines after it are for that phase."""
 
@@ -336,6 +351,8 @@ Item = (
     | SetTimezone
     | SetLanguage
     | SetWait
+    | SetReminder
+    | SetCalendar
     | PhaseFor
     | SetAbsence
     | Diary

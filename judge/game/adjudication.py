@@ -98,7 +98,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     )
     lapse(db, game.id, turn.position.phase)
     game.position = turn.position
-    game.in_grace = game.reminded = False
+    game.in_grace = False
     seats = players(db, game.id)
     newly_out = []
     for p in seats:

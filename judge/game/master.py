@@ -24,7 +24,7 @@ from judge.game import notices
 from judge.game.civil_disorder import waiting_takeovers
 from judge.game.controls import may_hold, replace_player
 from judge.game.duties import late_players, owing_powers
-from judge.game.lookup import GameError, get_game, no_such_power
+from judge.game.lookup import GameError, Unchanged, get_game, no_such_power
 from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.setting_changes import change_setting as change_setting
@@ -70,6 +70,15 @@ def replace(
     if game.status == GameStatus.FINISHED:
         raise GameError(T("game {game} is over", game=game.name))
     seat = _seat(db, game, power)
+    if seat.email.lower() == email.strip().lower() and not seat.resigned:
+        raise Unchanged(
+            T(
+                "{power} in {game} is played by {email} already",
+                power=T(seat.power or power),
+                game=game.name,
+                email=seat.email,
+            )
+        )
     address = may_hold(db, game, seat, email)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise GameError(T("choose a password of at least {count} characters", count=MIN_PASSWORD_LENGTH))
@@ -89,7 +98,15 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     game = get_game(db, name)
     if game.status == GameStatus.FINISHED:
         raise GameError(T("game {game} is over", game=game.name))
+    found = game.variant.power_named(power)
+    seated = any(p.role == Role.PLAYER and p.power == found for p in players(db, game.id))
+    if found is not None and game.status == GameStatus.FORMING and not seated:
+        raise Unchanged(T("nobody plays {power} in {game}", power=T(found), game=game.name))
     seat = _seat(db, game, power)
+    if seat.resigned:
+        raise Unchanged(
+            T("{power} in {game} has no player already (civil disorder)", power=T(found or power), game=game.name)
+        )
     if game.status == GameStatus.FORMING:
         game_rows.delete_player_row(db, seat.id)
     else:
@@ -108,6 +125,8 @@ def end(
 ) -> Game:
     """End a running game: a draw among the named powers, or abandoned (no result)."""
     game = get_game(db, name)
+    if game.status == GameStatus.FINISHED:
+        raise Unchanged(T("game {game} is over already", game=game.name))
     if game.status not in PLAYING:
         raise GameError(
             T(
@@ -210,8 +229,8 @@ def change_deadline(
         if to == game.deadline:
             raise GameError(T("the deadline is already {when}", when=iso_utc(to)))
         change = DeadlineChange.EXTENDED if to > game.deadline else DeadlineChange.SHORTENED
-        # a later deadline earns a fresh reminder before it; an earlier one keeps a reminder already sent
-        game.deadline, game.reminded = to, game.reminded and change is DeadlineChange.SHORTENED
+        # the reminders move with it (judge.game.reminders): a later one earns fresh reminders before it
+        game.deadline = to
         detail = {"deadline": iso_utc(to)}
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind(change.value), detail)

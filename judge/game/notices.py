@@ -243,8 +243,9 @@ def results(
     post(db, [Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True) for to in everyone(game, seats)], now)
 
 
-def reminder(db: Database, game: Game, player: Player, now: datetime) -> None:
-    tell(db, player.email, NoticeKind.REMINDER, now, game, player=player)
+def reminder(db: Database, game: Game, player: Player, now: datetime, owed: Mapping[str, Any]) -> None:
+    """A reminder of the deadline: what ``player`` still owes (``judge.game.duties.owed``)."""
+    tell(db, player.email, NoticeKind.REMINDER, now, game, player=player, owed=dict(owed))
 
 
 def eliminated(db: Database, game: Game, player: Player, now: datetime) -> None:

@@ -19,12 +19,11 @@ from judge.game.adjudication import adjudicate, maybe_adjudicate_when_ready, pro
 from judge.game.controls import pause_game, replace_player, resume_game, rollback_game
 from judge.game.duties import late_players, owing_powers
 from judge.game.lookup import GameError, get_game
-from judge.game.scheduling import REMINDER_BEFORE, due_games, remind, tick, tick_game
+from judge.game.scheduling import due_games, remind, tick, tick_game
 from judge.game.setup import create_game, join_game, observe_game, start_game
 from judge.game.views import list_games, show_game
 
 __all__ = [
-    "REMINDER_BEFORE",
     "GameError",
     "adjudicate",
     "create_game",

@@ -22,7 +22,7 @@ from judge.i18n import T, Text, sentences
 from judge.rules.variant import Variant
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
-from judge.timeutil import parse_duration
+from judge.timeutil import parse_duration, parse_lead_times
 
 MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
 
@@ -49,6 +49,7 @@ SETTING_KEYS = {
     "abandon_after": "deadlines missed in a row before a power is in civil disorder, e.g. 3 (0: never)",
     "takeover": "open or approve (the game master approves a TAKEOVER)",
     "auth": "any or key (only mail signed with the seat's OpenPGP key acts for it)",
+    "reminders": "up to three lead times before each deadline, e.g. 24h 2h, or none (a player's SET REMINDER wins)",
 }
 
 
@@ -174,7 +175,15 @@ _SETTERS: dict[str, Setter] = {
     "abandon_after": lambda game, value, none: {"abandon_after": 0 if none else _whole(value, "abandon_after")},
     "takeover": _takeover,
     "auth": _auth,
+    "reminders": lambda game, value, none: {"reminders": _leads(value)},
 }
+
+
+def _leads(value: str) -> tuple[int, ...]:
+    try:
+        return parse_lead_times(value.replace(",", " ").split() or ["none"])
+    except ValueError as exc:
+        raise GameError(exc.args[0]) from None
 
 
 def change_setting(db: Database, name: str, key: str, value: str, now: datetime, sender: str = "master") -> Game:
@@ -245,13 +254,14 @@ def _canonical(key: str) -> str:
 
 def settings_view(s: GameSettings) -> dict[str, Any]:
     """The settings as a host reads them: durations as 48h, 1d12h."""
-    from judge.timeutil import format_duration
+    from judge.timeutil import format_duration, format_lead_times
 
     out: dict[str, Any] = dataclasses.asdict(s)
     for k in ("movement_deadline", "retreat_deadline", "adjustment_deadline", "grace"):
         out[k] = format_duration(timedelta(seconds=out[k]))
     if s.points is not None:
         out["points"] = dict(s.points)
+    out["reminders"] = format_lead_times(s.reminders)
     return out
 
 

@@ -7,34 +7,16 @@ import json
 import re
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
-from enum import StrEnum
 
 from judge.facts import MAX_DEADLINE_DAYS, Assignment, PressKind
+from judge.facts import Auth as Auth
+from judge.facts import Resolve as Resolve  # the game settings' enums live with the facts the command line reads
+from judge.facts import Takeover as Takeover
 from judge.i18n import T, Text
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
-
-
-class Resolve(StrEnum):
-    """When a phase is adjudicated before its deadline."""
-
-    READY = "ready"  # when every player who owes orders has said READY (seed 001)
-    ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
-
-
-class Auth(StrEnum):
-    """Which mail may act for a seat of the game (issue #20)."""
-
-    ANY = "any"  # the seat's password, or a signature by the seat's registered OpenPGP key
-    KEY = "key"  # only mail signed by the seat's key (a password sign-on may register the key, nothing else)
-
-
-class Takeover(StrEnum):
-    """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
-
-    OPEN = "open"  # at once, for whoever asks first
-    APPROVE = "approve"  # when the game master approves (APPROVE <power> by mail, or judge game approve)
+from judge.timeutil import MAX_LEAD, MAX_REMINDERS, MIN_LEAD
 
 
 @dataclass(frozen=True)
@@ -59,6 +41,7 @@ class GameSettings:
     abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
     takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
     auth: Auth = Auth.ANY  # which mail may act for a seat: a password or a signature, or only a signature
+    reminders: tuple[int, ...] = (24 * 3600,)  # lead times (seconds) of the deadline reminders a player chose none of
     points: tuple[tuple[str, int], ...] | None = (
         None  # place (abbreviation) -> its victory points; replaces the variant's
     )
@@ -115,6 +98,8 @@ class GameSettings:
             data["takeover"] = Takeover(data["takeover"])
         if "auth" in data:
             data["auth"] = Auth(data["auth"])
+        if isinstance(data.get("reminders"), list):
+            data["reminders"] = tuple(int(lead) for lead in data["reminders"])
         if isinstance(data.get("points"), list):
             data["points"] = tuple((str(place), int(value)) for place, value in data["points"])
         known = {f for f in cls.__dataclass_fields__}
@@ -143,6 +128,10 @@ class GameSettings:
             problems.append(T("grace must be between 0 and 7 days"))
         if not 0 <= self.absence_days_per_year <= 366:
             problems.append(T("absence_days_per_year must be between 0 and 366"))
+        if len(self.reminders) > MAX_REMINDERS or any(
+            not MIN_LEAD.total_seconds() <= lead <= MAX_LEAD.total_seconds() for lead in self.reminders
+        ):
+            problems.append(T("reminders: up to three lead times between 10 minutes and 7 days, e.g. 24h 2h, or none"))
         if not 0 <= self.abandon_after <= 99:
             problems.append(T("abandon_after must be between 0 (never) and 99 deadlines"))
         if self.takeover is Takeover.APPROVE and not self.master:

@@ -84,6 +84,28 @@ def unreminded_games(db: Database, after: str, until: str) -> list[dict[str, Any
     )
 
 
+def games_to_remind(db: Database, now: str) -> list[dict[str, Any]]:
+    """name, phase and deadline of the active games whose reminders are to be looked at: the next moment worked out
+    has come, was never worked out, or was worked out for another deadline (it moved); earliest deadline first."""
+    return list(
+        db.query(
+            "select name, phase, deadline from games where status = ? and deadline > ? "
+            "and (remind_at is null or remind_at <= ? or remind_for is not deadline) order by deadline",
+            [GameStatus.ACTIVE, now, now],
+        )
+    )
+
+
+def set_remind_at(db: Database, game_id: int, at: str | None, deadline: str | None) -> None:
+    """The next moment a reminder of the game may fall due (null: look again at the next round), for ``deadline``."""
+    db.execute("update games set remind_at = ?, remind_for = ? where id = ?", [at, deadline, game_id])
+
+
+def forget_remind_at(db: Database, game_id: int) -> None:
+    """Look at the game's reminders again at the next round (a player changed his lead times)."""
+    db.execute("update games set remind_at = null where id = ?", [game_id])
+
+
 def names_by_id(db: Database) -> dict[int, str]:
     """Every game's name by its id."""
     return {r["id"]: r["name"] for r in db.query("select id, name from games")}

@@ -607,3 +607,30 @@ def m018_openpgp_keys(db: Database) -> None:
     )
     db.table("used_signatures").create_index(["holder", "holder_id", "signed_at"])
     db.table("used_signatures").create_index(["at"])
+
+
+@migration
+def m019_reminders_calendars_and_tries(db: Database) -> None:
+    """Issue #23. Per seat: the reminder lead times the player chose (``reminders``: a JSON list of seconds, ``[]``
+    for SET REMINDER NONE, null for the game's ``reminders`` setting), whether the deadline invitations are mailed
+    (``calendar``: 0 after SET CALENDAR OFF, null or 1 on), and the lead times found passed at the last look
+    (``reminded``: JSON ``{"phase", "leads"}``). Per game: when reminders are next looked at (``remind_at``) and for
+    which deadline that was worked out (``remind_for``: a moved deadline is looked at again at once). Per mail: its
+    iCalendar part (``calendar``, text). Games not finished keep the one reminder they had (12 hours before), as
+    their ``reminders`` setting. A sent mail counts the try that delivered it: ``attempts`` counted only refusals
+    until now (``outbox list`` said "sent 0 tries")."""
+    db.table("players").add_column("reminders", str)
+    db.table("players").add_column("calendar", int)
+    db.table("players").add_column("reminded", str)
+    db.table("games").add_column("remind_at", str)
+    db.table("games").add_column("remind_for", str)
+    db.table("outbox").add_column("calendar", str)
+    for row in list(db.query("select id, settings from games where status != 'finished'")):
+        try:
+            settings = json.loads(row["settings"] or "{}")
+        except ValueError:
+            continue
+        if isinstance(settings, dict) and "reminders" not in settings:
+            settings["reminders"] = [12 * 3600]
+            db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
+    db.execute("update outbox set attempts = coalesce(attempts, 0) + 1 where status = 'sent'")

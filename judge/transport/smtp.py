@@ -497,11 +497,11 @@ def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: Smtp
     reason = f"{code} {_text(error)}"
     first = parse_iso_utc(row["first_attempt_at"]) if row.get("first_attempt_at") else now
     if 500 <= code < 600:
-        _fail(db, row["id"], f"refused: {reason}")
+        _fail(db, row["id"], f"refused: {reason}", tried=True)
         log.warning("smtp: message %s refused permanently (%s)", row["id"], code)
         return
     if now - first >= timedelta(days=cfg.max_delivery_days):
-        _fail(db, row["id"], f"gave up after {cfg.max_delivery_days:g} days: {reason}")
+        _fail(db, row["id"], f"gave up after {cfg.max_delivery_days:g} days: {reason}", tried=True)
         log.warning("smtp: message %s given up after %g days (%s)", row["id"], cfg.max_delivery_days, code)
         return
     attempts = (row["attempts"] or 0) + 1
@@ -515,9 +515,9 @@ def retry_pause(attempts: int, rng: random.Random | None = None) -> timedelta:
     return backoff_pause(attempts, FIRST_RETRY, MAX_BACKOFF, 0.25, rng)
 
 
-def _fail(db: Database, outbox_id: int, reason: str) -> None:
+def _fail(db: Database, outbox_id: int, reason: str, *, tried: bool = False) -> None:
     with write(db):
-        mail_queue.mark_failed(db, outbox_id, reason)
+        mail_queue.mark_failed(db, outbox_id, reason, tried=tried)
 
 
 def next_send_time(db: Database) -> datetime | None:
