@@ -28,7 +28,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from judge.rules.orders import Outcome
-from judge.rules.words import Reason
+from judge.rules.words import Named, Reason
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "judge"
@@ -139,14 +139,17 @@ def gettext(language: str, msgid: str) -> str:
 
 def translate(value: Any, language: str) -> str:
     """A :class:`Text` or an engine's :class:`judge.rules.words.Reason` in ``language``; a plain string is looked up
-    as a message id of its own (the engine's reasons without parameters), else shown as it is."""
+    as a message id of its own (the engine's reasons without parameters), else shown as it is. A :class:`Named`
+    (a place or a power) is the variant's own word for it in ``language`` ("Бургундия (bur)")."""
+    if isinstance(value, Named):
+        return value.shown(language)
     if isinstance(value, Reason):
         value = Text(value.msgid, value.params)
     if not isinstance(value, Text):
         return "" if value is None else gettext(language, str(value))
     params = {
         k: translate(v, language)
-        if isinstance(v, (Text, Reason))
+        if isinstance(v, (Text, Reason, Named))
         else (
             ", ".join(translate(x, language) for x in v)
             if isinstance(v, list)

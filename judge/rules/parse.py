@@ -220,7 +220,7 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     if loc < 0:
         prov = geo.provinces[-1 - loc]
         if not prov.coasts:
-            return loc, i, OrderError(text, Reason("{where} has no such coast; it is not split", where=prov.name))
+            return loc, i, OrderError(text, Reason("{where} has no such coast; it is not split", where=prov.named))
         return (
             loc,
             i,
@@ -228,7 +228,7 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
                 text,
                 Reason(
                     "{where} has no such coast; its coasts are {coasts}",
-                    where=prov.name,
+                    where=prov.named,
                     coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts),
                 ),
             ),
@@ -254,7 +254,7 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
                 text,
                 Reason(
                     "{where} has no {coast} coast; its coasts are {coasts}",
-                    where=prov.name,
+                    where=prov.named,
                     coast=coast,
                     coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts),
                 ),
