@@ -151,3 +151,102 @@ def test_problems_in_names_name_their_line() -> None:
         variant_from_toml(broken, "classic")
     line = next(n for n, row in enumerate(broken.splitlines(), 1) if row.startswith("buf = "))
     assert any(p.startswith(f"line {line}: [names.ru.provinces] buf") for p in caught.value.problems), caught.value
+
+
+# --- orders in any language parse as in English (hypothesis) ---------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from judge.rules.parse import OrderError, parse_order  # noqa: E402
+from judge.rules.phase import Step  # noqa: E402
+
+_UNIT = {
+    "en": (("A", "Army", "army"), ("F", "Fleet", "fleet")),
+    "ru": (("А", "армия", "Армия", "арм"), ("Ф", "флот", "Флот", "фл")),
+    "de": (("A", "Armee"), ("F", "Flotte")),
+}
+_VERB = {
+    "en": {"move": ("-", "to", "->"), "support": ("S", "supports"), "convoy": ("C", "convoys"), "hold": ("H", "holds")},
+    "ru": {
+        "move": ("-", "идёт", "->"),
+        "support": ("П", "поддерживает", "под"),
+        "convoy": ("К", "конвоирует"),
+        "hold": ("стоит", "Н", "держит"),
+    },
+    "de": {
+        "move": ("-", "nach", "zieht nach"),
+        "support": ("U", "unterstützt"),
+        "convoy": ("K", "konvoiert"),
+        "hold": ("H", "hält"),
+    },
+}
+
+
+@st.composite
+def _orders(draw: Any) -> tuple[str, str, str]:
+    """(variant, the order in English, the same order in another language): names, unit words and verbs each chosen
+    among the ways the language writes them, in any case."""
+    variant = load_variant(draw(st.sampled_from(SHIPPED)))
+    language = draw(st.sampled_from(LANGUAGES))
+    provinces = [p for p in variant.geo.provinces if not p.coasts]
+    places = draw(st.lists(st.sampled_from(provinces), min_size=3, max_size=3))
+    shape = draw(st.sampled_from(("hold", "move", "support-hold", "support-move", "convoy")))
+    kinds = draw(st.lists(st.integers(0, 1), min_size=2, max_size=2))
+    if shape == "convoy":
+        kinds = [1, 0]
+
+    def written(lang: str) -> str:
+        def name(p: Any) -> str:
+            choice = draw(st.sampled_from(("name", "abbr", "upper")))
+            if choice == "abbr":
+                return str(p.abbr)
+            word = str(p.name) if lang == "en" else dict(p.words)[lang]
+            return word.upper() if choice == "upper" else word
+
+        def unit(i: int, p: Any) -> str:
+            return f"{draw(st.sampled_from(_UNIT[lang][kinds[i]]))} {name(p)}"
+
+        def verb(v: str) -> str:
+            return draw(st.sampled_from(_VERB[lang][v]))
+
+        a, b, c = places
+        if shape == "hold":
+            return f"{unit(0, a)} {verb('hold')}"
+        if shape == "move":
+            return f"{unit(0, a)} {verb('move')} {name(b)}"
+        if shape == "support-hold":
+            return f"{unit(0, a)} {verb('support')} {unit(1, b)}"
+        if shape == "support-move":
+            return f"{unit(0, a)} {verb('support')} {unit(1, b)} {verb('move')} {name(c)}"
+        return f"{unit(0, a)} {verb('convoy')} {unit(1, b)} {verb('move')} {name(c)}"
+
+    return variant.key, written("en"), written(language)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_orders())
+def test_an_order_in_russian_or_german_parses_as_in_english(case: tuple[str, str, str]) -> None:
+    name, english, local = case
+    geo = load_variant(name).geo
+    want = parse_order(english, geo, Step.MOVEMENT)
+    got = parse_order(local, geo, Step.MOVEMENT)
+    assert not isinstance(want, OrderError), (english, want)
+    assert got == want, (english, local, got)
+
+
+_LOOKALIKES = dict(zip("AaEeKkMOoPpCcTXxHBy", "АаЕеКкМОоРрСсТХхНВу", strict=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_orders(), st.data())
+def test_cyrillic_lookalikes_in_unit_letters_and_abbreviations_are_read_as_latin(
+    case: tuple[str, str, str], data: Any
+) -> None:
+    name, english, _ = case
+    geo = load_variant(name).geo
+    swapped = "".join(_LOOKALIKES[ch] if ch in _LOOKALIKES and data.draw(st.booleans()) else ch for ch in english)
+    words = english.split()
+    if any(len(w) > 3 and w.lower() not in ("army", "fleet") for w in words):  # names: only abbreviations swap
+        return
+    assert parse_order(swapped, geo, Step.MOVEMENT) == parse_order(english, geo, Step.MOVEMENT), swapped

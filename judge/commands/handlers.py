@@ -35,6 +35,7 @@ from judge.game.settings import Resolve
 from judge.i18n import T, Text, phase_words
 from judge.reports import outbox
 from judge.reports.render import render_mail
+from judge.rules.geography import name_words
 from judge.rules.parse import ORDER_WORDS
 from judge.rules.phase import Phase
 from judge.store.events import EventKind
@@ -225,10 +226,11 @@ def _unknown_command(s: Session, text: str) -> Text | None:
     map before a sign-on) is an unknown command (``WHOGAME``, ``SUMMARY``): say so, with the nearest command."""
     words = text.split()
     head = words[0].strip(".:,;!?").lower() if words else ""
-    if not head.isalpha() or head in ORDER_WORDS:
+    folded = " ".join(name_words(head))  # "Böhmen" as the names are kept, "boehmen"
+    if not head.isalpha() or head in ORDER_WORDS or folded in ORDER_WORDS:
         return None
     maps = [s.game.variant.geo] if s.game is not None else [_shipped_map(name) for name in variant_names()]
-    if any(any(key[0] == head for key in geo.names) for geo in maps if geo is not None):
+    if any(any(key[0] == folded for key in geo.names) for geo in maps if geo is not None):
         return None
     near = _nearest_command(head)
     if near is not None:

@@ -27,9 +27,25 @@ def name_words(text: str) -> tuple[str, ...]:
 
 
 def name_keys(text: str) -> frozenset[tuple[str, ...]]:
-    """Every key a name is found by: its words (``name_words``), and with German umlauts written bare ("Bohmen")."""
+    """Every key a name is found by: its words (``name_words``), with German umlauts written bare ("Bohmen"), and a
+    Russian name also in the accusative an order puts it in ("в Бургундию", "на Украину", "в Северную Африку")."""
     bare = text.lower().replace(".", " ").replace("'", "").replace("-", " ").replace("_", " ").translate(_BARE)
-    return frozenset({name_words(text), tuple(bare.split())})
+    words = name_words(text)
+    keys = {words, tuple(bare.split())}
+    if words and "\u0400" <= words[0][:1] <= "\u04ff":
+        keys.add(tuple(_accusative(w) for w in words))
+    return frozenset(keys)
+
+
+# the accusative of Russian feminine names and their adjectives; masculine and neuter names of things keep their form
+_ACCUSATIVE = (("ая", "ую"), ("яя", "юю"), ("а", "у"), ("я", "ю"))
+
+
+def _accusative(word: str) -> str:
+    for ending, form in _ACCUSATIVE:
+        if word.endswith(ending) and len(word) > len(ending) + 1:
+            return word[: -len(ending)] + form
+    return word
 
 
 class Terrain(Enum):
