@@ -99,11 +99,16 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
     """SIGNON: check the password (at most one check per message, held back after repeated failures)."""
     sender = s.msg.sender
     shown = masked(item)
-    failed = Answer(shown, T("ERROR: sign-on failed: no such game, power or password"), Verdict.ERROR)
+    # the powers of a game are public (LIST, WHOGAME): a power the game's variant does not have is named as such;
+    # a game that does not exist and a wrong password are told alike
+    failed = Answer(shown, T("ERROR: sign-on failed: no such game or password"), Verdict.ERROR)
     game = load_game(db, item.game)
     seat = None
     if game is not None:
         power = _power_for(game, item)
+        if power is None:
+            log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": game.name, "power": item.power})
+            return Answer(shown, _unknown_power(game, item.power), Verdict.ERROR)
         seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == power), None)
     if game is None or seat is None:
         log_event(
@@ -128,7 +133,7 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
             T(
                 "ERROR: too many failed sign-ons as {power} in {game}; the password was not "
                 "checked; try again after {when}",
-                power=T(seat.power or ""),
+                power=game.variant.power(seat.power or ""),
                 game=game.name,
                 when=reader_time(db, s, wait_until),
             ),
@@ -137,12 +142,25 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
     s.password_checks += 1
     if verify_password(item.password, seat.password_hash):
         s.game, s.player = game, seat
-        return Answer(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
+        return Answer(
+            shown, T("signed on as {power} in {game}", power=game.variant.power(seat.power or ""), game=game.name)
+        )
     signons.record_failure(db, sender, iso_utc(s.now), game.name, seat.power)
     log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": item.game.lower(), "power": item.power})
     if not own:
         _alert_owner(db, game, seat, s.now)
     return failed
+
+
+def _unknown_power(game: Game, written: str) -> Text:
+    """A sign-on's power that the game's variant does not have, named with the variant's powers (in the reader's
+    language when worded)."""
+    return T(
+        "ERROR: sign-on failed: {name} is not a power of game {game}; its powers are {powers}",
+        name=repr(written),
+        game=game.name,
+        powers=[game.variant.power(p) for p in game.variant.powers],
+    )
 
 
 def _power_for(game: Game, item: c.SignOn) -> str | None:
