@@ -82,3 +82,55 @@ def test_the_command_line_takes_a_power_in_any_language(tmp_path: Path) -> None:
     answer = t.reply("ivan@p.test", "SIGNON Russia h pw-ivan")
     assert "signed on as Russia in h" in answer
     assert "signed on as Austria in h" in t.reply("anna@p.test", "SIGNON Austria h pw-anna")
+
+
+# --- a played game of each shipped variant: no English place or power name in a Russian or German mail ----------
+
+
+def _cold_war(folder: Path) -> Table:
+    """A Cold War game: the USSR read in Russian, NATO in German; a year played with moves, a bounce, a void order,
+    centres changing hands, builds, press, and the game ended in a draw by the master."""
+    t = Table(folder / "judge.db")
+    assert t.cli("game", "create", "c", "--variant", "coldwar", "--press", "both") == 0
+    readers = {"USSR": ("ivan@p.test", "ru"), "NATO": ("hans@p.test", "de")}
+    for power, (address, _) in readers.items():
+        assert t.cli("game", "join", "c", "--power", power, "--email", address, "--password", f"pw-{power}") == 0
+    for power, (address, language) in readers.items():
+        t.reply(address, f"SIGNON {power} c pw-{power}\nSET LANGUAGE {language}")
+    assert t.cli("game", "start", "c") == 0
+    t.reply(
+        "ivan@p.test",
+        "SIGNON СССР c pw-USSR\nФ Ленинград/юб - ГДР\nА Москва - Украина\nА Владивосток - Северная Корея\n"
+        "Ф Москва - Урал\nPRESS TO НАТО\nМир?\nENDPRESS",
+    )
+    t.reply(
+        "hans@p.test",
+        "SIGNON NATO c pw-NATO\nA Paris - Westdeutschland\nF Australien - Indonesien\nF Istanbul - Ukraine\n"
+        "A New York - Quebec\nPRESS TO UdSSR\nNein.\nENDPRESS",
+    )
+    assert t.cli("game", "process", "c") == 0
+    assert t.cli("game", "process", "c") == 0  # the Fall: every unit holds, the centres change hands
+    t.reply("ivan@p.test", "SIGNON СССР c pw-USSR\nПостроить А Москва\nПостроить Ф Гавана")
+    t.reply("hans@p.test", "SIGNON NATO c pw-NATO\nBaue A Paris\nBaue A Los Angeles")
+    assert t.cli("game", "process", "c") == 0
+    t.reply("ivan@p.test", "SIGNON СССР c pw-USSR\nLIST c\nWHOGAME c\nSUMMARY c\nORDERS")
+    t.reply("hans@p.test", "SIGNON NATO c pw-NATO\nLIST c\nWHOGAME c\nSUMMARY c\nORDERS")
+    assert t.cli("game", "end", "c", "--draw", "USSR", "NATO") == 0
+    return t
+
+
+@pytest.mark.parametrize(("variant", "language"), [("coldwar", "ru"), ("coldwar", "de")])
+def test_a_played_game_leaves_no_english_name_in_a_russian_or_german_mail(
+    tmp_path: Path, variant: str, language: str
+) -> None:
+    from tests.test_mail_words import variant_names_left
+
+    t = _cold_war(tmp_path)
+    address = "ivan@p.test" if language == "ru" else "hans@p.test"
+    mails = [r for r in t.outbox() if r["to_addr"] == address]
+    assert len(mails) >= 8
+    bodies = "\n".join(r["body"] for r in mails)
+    ours = "Восточная Германия (ege)" if language == "ru" else "Westdeutschland (wge)"
+    assert ours in bodies, bodies
+    left = variant_names_left(mails, language, variant)
+    assert not left, "\n".join(f"{w}: {where}" for w, where in sorted(left.items()))
