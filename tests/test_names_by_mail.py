@@ -134,3 +134,27 @@ def test_a_played_game_leaves_no_english_name_in_a_russian_or_german_mail(
     assert ours in bodies, bodies
     left = variant_names_left(mails, language, variant)
     assert not left, "\n".join(f"{w}: {where}" for w, where in sorted(left.items()))
+
+
+def test_a_results_line_pasted_back_is_taken_as_its_order(game: Table) -> None:
+    answer = game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\n    F sev - bla                      отскок с F ank")
+    assert "OK: F sev - bla" in answer, answer
+
+
+def test_a_the_bat_reply_reads_only_the_players_lines(game: Table) -> None:
+    body = "\n".join(
+        [
+            "SIGNON Russia g pw-Russia",
+            "A war - gal",
+            "",
+            "Здравствуйте, Diplomacy.",
+            "",
+            "Вы писали 5 декабря 2026 г., 19:09:50:",
+            "",
+            "DJ> Россия:",
+            "DJ>     A mos - ukr                      выполнен",
+            "DJ>> F bla - con",
+        ]
+    )
+    answer = game.reply(addr("Russia"), body)
+    assert "OK: A war - gal" in answer and "ОШИБКА" not in answer, answer

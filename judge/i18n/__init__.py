@@ -215,6 +215,39 @@ def outcome_word(outcome: Outcome) -> Text:
     return T(_OUTCOMES[outcome])
 
 
+# what a results line says became of an order, beyond the bare outcomes: the reasons the adjudicator gives
+_OUTCOME_PHRASES = (
+    "no order: holds",
+    "no order: disbanded",
+    "void: {reason}",
+    "bounced with {units}",
+    "bounced with {others}; the unit is disbanded",
+    "cut by {units}",
+    "dislodged by {units}",
+    "dislodged by {units} ({attack} vs {defence})",
+    "no convoy route",
+)
+
+
+@cache
+def outcome_openings() -> tuple[frozenset[str], frozenset[str]]:
+    """How the judge's results lines word what became of an order, in every language it speaks: the first words of
+    every outcome and reason (``succeeds``, ``bounced``, ``выполнен``, ``отскок``, ``erfolgreich``), and the bare
+    outcomes whole (``succeeds``, ``выполнен``, ``no convoy``), lower case. A player who pastes a results line back
+    (``A par - bur   succeeds``) means the order (judge.commands.handlers)."""
+    from judge.facts import LANGUAGES
+
+    firsts: set[str] = set()
+    whole: set[str] = set()
+    for language in LANGUAGES:
+        for msgid in (*_OUTCOMES.values(), *_OUTCOME_PHRASES):
+            words = gettext(language, msgid).lower().split()
+            if words and "{" not in words[0]:
+                firsts.add(words[0].strip(":,;"))
+        whole.update(gettext(language, msgid).lower() for msgid in _OUTCOMES.values())
+    return frozenset(firsts), frozenset(whole)
+
+
 def outcome_of(line: dict[str, Any]) -> Outcome | None:
     """The rules' outcome of a results line (stored as the enum's value), or None for a line without one."""
     value = line.get("outcome")
