@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from babel import Locale
-from babel.dates import format_datetime, format_timedelta
+from babel.dates import format_skeleton, format_time, format_timedelta, get_timezone_name
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
@@ -175,8 +175,26 @@ def catalog_ids(language: str) -> set[str]:
 
 
 def format_when(when: datetime, zone: str, language: str) -> str:
-    """``Do. 3 Dez. 2026 13:00``: a moment in ``zone`` as ``language`` writes it (Babel, CLDR data)."""
-    return format_datetime(when, "EEE d MMM y HH:mm", tzinfo=zoneinfo.ZoneInfo(zone), locale=Locale.parse(language))
+    """``Sa., 5. Dez. 2026, 19:09`` / ``сб, 5 дек. 2026 г., 19:09``: a moment in ``zone`` as ``language`` writes it
+    (Babel, CLDR: the locale's date with its weekday, its time, and its way of joining the two)."""
+    tz, locale = zoneinfo.ZoneInfo(zone), Locale.parse(language)
+    date = format_skeleton("yMMMEd", when, tzinfo=tz, locale=locale)
+    time = format_time(when, "HH:mm", tzinfo=tz, locale=locale)
+    return str(locale.datetime_formats["medium"]).format(time, date)
+
+
+# the abbreviations a language writes for zones CLDR names only by their offset ("+0300" for Moscow in Russian)
+_ZONE_WORDS = {"ru": {"MSK": "МСК", "SAMT": "САМТ", "YEKT": "ЕКТ"}}
+
+
+def zone_abbreviation(when: datetime, zone: str, language: str, fallback: str) -> str:
+    """The zone's short name as ``language`` writes it (``MEZ``, ``МСК``), else ``fallback`` (the zone's own
+    abbreviation, ``CET``)."""
+    local = when.astimezone(zoneinfo.ZoneInfo(zone))
+    name = get_timezone_name(local, "short", locale=Locale.parse(language), return_zone=False)
+    if name and name[0].isalpha() and " " not in name and not name.startswith(("GMT", "UTC")):
+        return str(name)
+    return _ZONE_WORDS.get(language, {}).get(fallback, fallback)
 
 
 def format_relative(delta: Any, language: str) -> str:
