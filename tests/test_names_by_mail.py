@@ -137,7 +137,8 @@ def test_a_played_game_leaves_no_english_name_in_a_russian_or_german_mail(
 
 
 def test_a_results_line_pasted_back_is_taken_as_its_order(game: Table) -> None:
-    answer = game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\n    F sev - bla                      отскок с F ank")
+    pasted = "    F sev - bla                      отскок с F ank"
+    answer = game.reply(addr("Russia"), f"SIGNON Russia g pw-Russia\n{pasted}")
     assert "OK: F sev - bla" in answer, answer
 
 
