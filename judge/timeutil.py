@@ -279,9 +279,9 @@ def _stamp(when: datetime, zone: str, language: str) -> str:
     if abbreviation.startswith(("+", "-")):  # zones without a letter abbreviation, e.g. "+03" for Europe/Istanbul
         abbreviation = "UTC" + abbreviation
     if language != "en":  # the player's language: names of days and months (Babel, CLDR)
-        from judge.i18n import format_when
+        from judge.i18n import format_when, zone_abbreviation
 
-        stamp = f"{format_when(when, name, language)} {abbreviation}"
+        stamp = f"{format_when(when, name, language)} {zone_abbreviation(when, name, language, abbreviation)}"
     else:
         stamp = (
             f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "

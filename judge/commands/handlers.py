@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -33,9 +34,10 @@ from judge.game.passwords import hash_password
 from judge.game.records import log_event, players, save_player, set_orders, set_user, user_settings
 from judge.game.service import GameError
 from judge.game.settings import Resolve
-from judge.i18n import T, Text, phase_words
+from judge.i18n import T, Text, outcome_openings, phase_words
 from judge.reports import outbox
 from judge.reports.render import render_mail
+from judge.rules.geography import name_words
 from judge.rules.parse import ORDER_WORDS
 from judge.rules.phase import Phase
 from judge.store.events import EventKind
@@ -61,11 +63,30 @@ def _order(db: Database, s: Session, item: c.OrderLine) -> Answer:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     if not player.active:
         raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
+    text = pasted_order(item.text)
     if s.future_phase is not None:
-        return Answer.of(item.text, keep_future_order(db, game, player, s.future_phase, item.text, s.now))
-    answer = Answer.of(item.text, merge_orders(db, game, player, item.text, s.now))
+        return Answer.of(item.text, keep_future_order(db, game, player, s.future_phase, text, s.now))
+    answer = Answer.of(item.text, merge_orders(db, game, player, text, s.now))
     s.changed_orders = s.changed_orders or answer.verdict is Verdict.OK
     return answer
+
+
+_GAP = re.compile(r"(?:[ \t]{2,}|\t)(?=\S)")
+
+
+def pasted_order(text: str) -> str:
+    """An order line with what the judge's results said of it cut off, when a player pastes a results line back:
+    ``A par - bur      succeeds``, ``F sev - bla   отскок с F ank``, ``A mun - bur erfolgreich`` are the orders."""
+    firsts, whole = outcome_openings()
+    for gap in _GAP.finditer(text):
+        tail = text[gap.end() :].split()
+        if tail and tail[0].lower().strip(":,;") in firsts:
+            return text[: gap.start()].strip()
+    low = text.lower().rstrip(" .")
+    for phrase in whole:
+        if low.endswith(" " + phrase):
+            return text[: len(low) - len(phrase)].strip()
+    return text
 
 
 def _ready(db: Database, s: Session, item: c.Ready) -> Answer:
@@ -226,10 +247,11 @@ def _unknown_command(s: Session, text: str) -> Text | None:
     map before a sign-on) is an unknown command (``WHOGAME``, ``SUMMARY``): say so, with the nearest command."""
     words = text.split()
     head = words[0].strip(".:,;!?").lower() if words else ""
-    if not head.isalpha() or head in ORDER_WORDS:
+    folded = " ".join(name_words(head))  # "Böhmen" as the names are kept, "boehmen"
+    if not head.isalpha() or head in ORDER_WORDS or folded in ORDER_WORDS:
         return None
     maps = [s.game.variant.geo] if s.game is not None else [_shipped_map(name) for name in variant_names()]
-    if any(any(key[0] == head for key in geo.names) for geo in maps if geo is not None):
+    if any(any(key[0] == folded for key in geo.names) for geo in maps if geo is not None):
         return None
     near = _nearest_command(head)
     if near is not None:

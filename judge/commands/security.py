@@ -172,9 +172,14 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
     if found is not None and found[1] is not None:
         item = found[1]
     shown = masked(item)
-    failed = Answer(shown, T("ERROR: sign-on failed: no such game, power or password"), Verdict.ERROR)
+    # the powers of a game are public (LIST, WHOGAME): a power the game's variant does not have is named as such;
+    # a game that does not exist and a wrong password are told alike
+    failed = Answer(shown, T("ERROR: sign-on failed: no such game or password"), Verdict.ERROR)
     if found is None or found[0].player is None:
         game = load_game(db, item.game)
+        if game is not None and signed_mail.power_for(game, item) is None:
+            log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": game.name, "power": item.power})
+            return Answer(shown, _unknown_power(game, item.power), Verdict.ERROR)
         log_event(
             db,
             game.id if game else None,
@@ -191,7 +196,7 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
             shown,
             T(
                 "signed on as {power} in {game}, {signed}",
-                power=T(seat.power or ""),
+                power=game.variant.power(seat.power or ""),
                 game=game.name,
                 signed=signed_mail.signed_note(s),
             ),
@@ -219,7 +224,7 @@ def _password_sign_on(
             T(
                 "ERROR: too many failed sign-ons as {power} in {game}; the password was not "
                 "checked; try again after {when}",
-                power=T(seat.power or ""),
+                power=game.variant.power(seat.power or ""),
                 game=game.name,
                 when=reader_time(db, s, wait_until),
             ),
@@ -232,12 +237,25 @@ def _password_sign_on(
             s.key_only = game.name
             return Answer(shown, T("signed on by password; {why}", why=key_only_text(game.name)))
         s.key_only = ""
-        return Answer(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
+        return Answer(
+            shown, T("signed on as {power} in {game}", power=game.variant.power(seat.power or ""), game=game.name)
+        )
     signons.record_failure(db, sender, iso_utc(s.now), game.name, seat.power)
     log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": item.game.lower(), "power": item.power})
     if not own:
         _alert_owner(db, game, seat, s.now)
     return failed
+
+
+def _unknown_power(game: Game, written: str) -> Text:
+    """A sign-on's power that the game's variant does not have, named with the variant's powers (in the reader's
+    language when worded)."""
+    return T(
+        "ERROR: sign-on failed: {name} is not a power of game {game}; its powers are {powers}",
+        name=repr(written),
+        game=game.name,
+        powers=[game.variant.power(p) for p in game.variant.powers],
+    )
 
 
 def _failures(db: Database, game: Game, power: str, since: datetime) -> list[dict[str, Any]]:

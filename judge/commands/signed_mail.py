@@ -217,14 +217,15 @@ def seat_of(
         game = load_game(db, reading.game)
         if game is None:
             continue
-        power = _power_for(game, reading)
+        power = power_for(game, reading)
         seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == power), None)
         if seat is not None:
             return Seat(game, Holder.PLAYER, seat.id, seat, key_rows.key_of(db, Holder.PLAYER, seat.id)), reading
     return None
 
 
-def _power_for(game: Game, item: c.SignOn) -> str | None:
+def power_for(game: Game, item: c.SignOn) -> str | None:
+    """The power of ``game`` a sign-on names (by its name in any language the variant has, or its initial)."""
     if not item.initial:
         return game.variant.power_named(item.power)
     matches = [p for p in game.variant.powers if p[0].upper() == item.power.upper()]

@@ -190,8 +190,8 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
                 "change": change,
                 "units": units,
                 "delta": delta,
-                "gains": sorted(geo.provinces[c].name for c in now_owned - was_owned),
-                "losses": sorted(geo.provinces[c].name for c in was_owned - now_owned),
+                "gains": sorted(geo.provinces[c].named for c in now_owned - was_owned),
+                "losses": sorted(geo.provinces[c].named for c in was_owned - now_owned),
                 "unit_list": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power)),
             }
         )

@@ -88,7 +88,7 @@ def _build(
         return (Outcome.VOID, checked, order)
     prov = geo.loc_province[checked.loc]
     if prov in units:
-        return (Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].name), order)
+        return (Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].named), order)
     units[prov] = Unit(power, checked.kind, checked.loc)
     return (Outcome.SUCCEEDS, None, checked)
 

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from judge.rules.geography import Geography, Province, Terrain, UnitKind
+from judge.rules.geography import Geography, Province, Terrain, UnitKind, name_keys, name_words
 from judge.rules.victory import TieOthers, Victory, parse_solo
+from judge.rules.words import Named
 
 SEASONS = ("spring", "fall")
 COASTS = ("nc", "sc", "ec", "wc")
-TOP_KEYS = ("name", "description", "powers", "start", "victory", "provinces", "army", "fleet", "units")
+TOP_KEYS = ("name", "description", "powers", "start", "victory", "provinces", "army", "fleet", "units", "names")
+NAMES_KEYS = ("powers", "provinces", "coasts")  # [names.<language>]: the variant's words in another language
+LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
 START_KEYS = ("year", "season")
 VICTORY_KEYS = ("solo", "by_year", "last_year", "tie_break", "tie_others", "points")
 PROVINCE_KEYS = ("name", "kind", "centre", "home", "coasts", "aliases", "at", "coast_at")
@@ -54,6 +57,19 @@ class Variant:
     start_year: int
     start_units: tuple[StartUnit, ...]
     victory: Victory
+    # [names.<language>]: the languages the variant names its places and powers in besides English
+    languages: tuple[str, ...] = ()
+    power_words: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, compare=False)
+    power_short: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    coast_names: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)  # language -> nc -> name
+
+    def power(self, power: str) -> Named:
+        """The power's name in every language the variant gives (a mail's words)."""
+        return Named(power, self.power_words.get(power, ()))
+
+    def coast_name(self, coast: str, language: str) -> str:
+        """A coast's name in ``language`` ("северный берег"), its abbreviation (``nc``) where the variant gives none."""
+        return self.coast_names.get(language, {}).get(coast, coast)
 
     @cached_property
     def centres(self) -> frozenset[int]:
@@ -73,12 +89,22 @@ class Variant:
         return self.victory.threshold(self.victory.total(self.centres), year)
 
     def power_named(self, text: str) -> str | None:
-        """The power whose name matches ``text`` in any case, or None."""
-        low = text.strip().lower()
+        """The power whose name matches ``text`` in any case, in English or any language the variant names its
+        powers in (``Russia``, ``Россия``, ``Russland``, a short form the variant gives), or None."""
+        return self._power_keys.get(name_words(text))
+
+    @cached_property
+    def _power_keys(self) -> dict[tuple[str, ...], str]:
+        keys: dict[tuple[str, ...], str] = {}
         for p in self.powers:
-            if p.lower() == low:
-                return p
-        return None
+            for name in (p, *(w for _, w in self.power_words.get(p, ())), *self.power_short.get(p, ())):
+                for key in name_keys(name):
+                    keys.setdefault(key, p)
+        return keys
+
+    def power_names(self, language: str) -> tuple[str, ...]:
+        """The powers as ``language`` names them, in the variant's order."""
+        return tuple(self.power(p).word(language) for p in self.powers)
 
 
 def variant_from_data(data: dict[str, Any], key: str) -> Variant:
@@ -95,13 +121,15 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
         bad("a power is listed twice in powers")
 
     provinces, loc_names, loc_province = _provinces(data["provinces"], powers, bad)
+    local = _names(data.get("names", {}), powers, provinces, bad)
+    provinces = [replace(p, words=local.words.get(p.abbr, ()), short=local.short.get(p.abbr, ())) for p in provinces]
     by_name = {n: i for i, n in enumerate(loc_names)}
     army_adj = _adjacency(data["army"], "army", by_name, provinces, loc_province, bad)
     fleet_adj = _adjacency(data["fleet"], "fleet", by_name, provinces, loc_province, bad)
 
     army = tuple(frozenset(army_adj.get(p.id, ())) for p in provinces)
     fleet = tuple(frozenset(fleet_adj.get(loc, ())) for loc in range(len(loc_names)))
-    geo = Geography(tuple(provinces), tuple(loc_names), tuple(loc_province), army, fleet)
+    geo = Geography(tuple(provinces), tuple(loc_names), tuple(loc_province), army, fleet, local.coast_words)
 
     units = _start_units(data["units"], powers, geo, bad)
     year = _start_year(data["start"], bad)
@@ -109,7 +137,149 @@ def variant_from_data(data: dict[str, Any], key: str) -> Variant:
 
     if problems or year is None:
         raise VariantError(problems, key)
-    return Variant(key, data["name"], powers, geo, year, units, victory)
+    return Variant(
+        key,
+        data["name"],
+        powers,
+        geo,
+        year,
+        units,
+        victory,
+        local.languages,
+        local.power_words,
+        local.power_short,
+        local.coast_names,
+    )
+
+
+@dataclass
+class _Local:
+    """What ``[names.<language>]`` tables give, gathered for the variant."""
+
+    languages: tuple[str, ...] = ()
+    words: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # abbr -> (language, name)
+    short: dict[str, tuple[str, ...]] = field(default_factory=dict)  # abbr -> short forms
+    power_words: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    power_short: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    coast_names: dict[str, dict[str, str]] = field(default_factory=dict)
+    coast_words: dict[str, str] = field(default_factory=dict)
+
+
+def _name_value(value: Any, where: str, bad: Any) -> tuple[str, tuple[str, ...]] | None:
+    """A name as written: ``"Москва"``, or ``["Севастополь", "Сев"]`` (the name, then short forms players type)."""
+    items = [value] if isinstance(value, str) else value if _strings(value) and value else None
+    if items is None or not all(item.strip() for item in items):
+        bad(f'{where}: must be a name in quotes or a list like ["Севастополь", "Сев"], not {value!r}')
+        return None
+    return items[0].strip(), tuple(item.strip() for item in items[1:])
+
+
+def _names(table: Any, powers: tuple[str, ...], provinces: list[Province], bad: Any) -> _Local:
+    """``[names.ru]``, ``[names.de]``: every power, province and split coast named in the language (a name, or a list
+    of the name and its short forms); a name that would also name another province is a problem."""
+    local = _Local()
+    if not isinstance(table, dict):
+        bad(f"names must be tables like [names.ru], not {table!r}")
+        return local
+    known = {
+        "powers": powers,
+        "provinces": tuple(p.abbr for p in provinces),
+        "coasts": tuple(sorted({c for p in provinces for c in p.coasts})),
+    }
+    gathered: dict[str, dict[str, list[tuple[str, str, tuple[str, ...]]]]] = {g: {} for g in NAMES_KEYS}
+    for language, spec in table.items():
+        where = f"[names.{language}]"
+        if not LANGUAGE_CODE.match(str(language)) or language == "en":
+            bad(f"{where}: a language is a code like ru or de (English is the variant's own names)")
+        elif not isinstance(spec, dict):
+            bad(f"{where}: must be a table with powers, provinces and coasts")
+        else:
+            bad_keys = [k for k in spec if k not in NAMES_KEYS]
+            for k in bad_keys:
+                bad(f"{where} unknown key {k!r}{_nearest(k, NAMES_KEYS)}")
+            local.languages += (language,)
+            for group in NAMES_KEYS:
+                for key, name, forms in _group_names(language, group, spec.get(group, {}), known[group], bad):
+                    gathered[group].setdefault(key, []).append((language, name, forms))
+    local.words, local.short = _split(gathered["provinces"])
+    local.power_words, local.power_short = _split(gathered["powers"])
+    for coast, entries in gathered["coasts"].items():
+        for lang, name, forms in entries:
+            local.coast_names.setdefault(lang, {})[coast] = name
+            for word in (*name_words(name)[:1], *forms):
+                local.coast_words.setdefault(" ".join(name_words(word)), coast)
+    _name_clashes(provinces, local.words, local.short, bad)
+    _power_clashes(powers, local.power_words, local.power_short, bad)
+    return local
+
+
+def _split(
+    gathered: dict[str, list[tuple[str, str, tuple[str, ...]]]],
+) -> tuple[dict[str, tuple[tuple[str, str], ...]], dict[str, tuple[str, ...]]]:
+    """(language, name, short forms) per key, as the names per language and the short forms of every language."""
+    words = {k: tuple((lang, name) for lang, name, _ in entries) for k, entries in gathered.items()}
+    short = {k: tuple(f for _, _, forms in entries for f in forms) for k, entries in gathered.items()}
+    return words, short
+
+
+def _group_names(
+    language: str, group: str, given: Any, known: tuple[str, ...], bad: Any
+) -> list[tuple[str, str, tuple[str, ...]]]:
+    """One ``[names.<language>.<group>]`` table as (key, name, short forms); unknown keys, bad values and the keys
+    it leaves unnamed are problems."""
+    where = f"[names.{language}.{group}]"
+    if not isinstance(given, dict):
+        bad(f"{where} must be a table, not {given!r}")
+        return []
+    out = []
+    for key, value in given.items():
+        named = _name_value(value, f"{where} {key}", bad)
+        if key not in known:
+            bad(f"{where} {key}: not one of the {group}{_nearest(key, known)}")
+        elif named is not None:
+            out.append((key, *named))
+    missing = [k for k in known if k not in given]
+    if missing:
+        bad(f"{where} no name for {', '.join(missing)}")
+    return out
+
+
+def _name_clashes(
+    provinces: list[Province],
+    words: dict[str, tuple[tuple[str, str], ...]],
+    short: dict[str, tuple[str, ...]],
+    bad: Any,
+) -> None:
+    """A name or short form of one language that is also a name, alias or abbreviation of another province."""
+    owner: dict[tuple[str, ...], str] = {}
+    for p in provinces:
+        for name in (p.abbr, p.name, *p.aliases):
+            for key in name_keys(name):
+                owner.setdefault(key, p.abbr)
+    for p in provinces:
+        for name in (*(w for _, w in words.get(p.abbr, ())), *short.get(p.abbr, ())):
+            for key in name_keys(name):
+                other = owner.setdefault(key, p.abbr)
+                if other != p.abbr:
+                    bad(f"[names] {p.abbr}: {name!r} also names {other}")
+                    break
+
+
+def _power_clashes(
+    powers: tuple[str, ...],
+    power_words: dict[str, tuple[tuple[str, str], ...]],
+    power_short: dict[str, tuple[str, ...]],
+    bad: Any,
+) -> None:
+    """A power's name in one language that names another power."""
+    owner: dict[tuple[str, ...], str] = {}
+    for power in powers:
+        owner.setdefault(name_words(power), power)
+    for power, named in power_words.items():
+        for name in (*(w for _, w in named), *power_short.get(power, ())):
+            other = owner.setdefault(name_words(name), power)
+            if other != power:
+                bad(f"[names] power {power}: {name!r} also names {other}")
 
 
 def _check_shape(data: dict[str, Any], key: str) -> None:
@@ -528,7 +698,7 @@ def key_lines(text: str) -> tuple[dict[tuple[str, str], int], list[str]]:
 
 
 _PROBLEM_KEY = re.compile(
-    r"^(?:province (\S+?):|\[(army|fleet|units|start|victory)\] (\S+?)[:\s]|"
+    r"^(?:province (\S+?):|\[(army|fleet|units|start|victory|names\.\w+\.\w+)\] (\S+?)[:\s]|"
     r"\[victory\.by_year\] (\S+?)[:\s=])"
 )
 
