@@ -81,6 +81,22 @@ class Auth(StrEnum):
     KEY = "key"  # only mail signed by the seat's key (a password sign-on may register the key, nothing else)
 
 
+class Bots(StrEnum):
+    """Where a game lets the stand-in bot (judge.bots) play a power nobody plays."""
+
+    NONE = "none"  # never: a power in civil disorder holds, disbands and removes by the rules' civil disorder
+    CD = "cd"  # the bot plays every power in civil disorder until someone takes it over
+    FILL = "fill"  # as cd, and the game starts with bots in the seats nobody joined (a practice game)
+
+
+# the address of a seat the bot fills (``germany@bot.invalid``): the reserved .invalid domain, never mailed
+BOT_DOMAIN = "bot.invalid"
+
+
+def is_bot_address(address: str) -> bool:
+    return address.lower().endswith("@" + BOT_DOMAIN)
+
+
 class Takeover(StrEnum):
     """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
 

@@ -92,7 +92,8 @@ def problems_of(module: str, source: str) -> list[str]:
     for line, name in imports(source, module):
         if within(name, {own}) and own != "judge":
             continue
-        if within(module, {"judge.rules", "judge.signatures"}):  # pure: the standard library (and the signatures')
+        # pure: the standard library (the signatures' libraries; the bots also the rules engine)
+        if within(module, {"judge.rules", "judge.signatures", "judge.bots"}):
             bad = rules_problem(name) and not (
                 within(module, {"judge.signatures"}) and within(name, SIGNATURES_ALLOWED)
             )
@@ -167,6 +168,9 @@ def test_the_check_sees_every_layer() -> None:
         ("judge.signatures.verify", "from judge.mail.message import Incoming"),
         ("judge.signatures.keys", "import sqlite_utils"),
         ("judge.mail.pgp_parts", "from judge.signatures.verify import verify_detached"),
+        ("judge.bots.standin", "from judge.game import records"),
+        ("judge.bots.standin", "import sqlite_utils"),
+        ("judge.bots.standin", "from judge.data.catalog import load_variant"),
     ],
 )
 def test_a_breach_is_caught(module: str, source: str) -> None:
@@ -184,6 +188,7 @@ def test_a_breach_is_caught(module: str, source: str) -> None:
         ("judge.reports.maps.tessellate", "from judge.data.catalog import load_variant\nimport shapely"),
         ("judge.mail.message", "from judge.mail.bounds import MAX_PARTS\nfrom judge.mail import part_text"),
         ("judge.signatures.verify", "import hashlib\nfrom pysequoia import verify\nfrom judge.signatures import keys"),
+        ("judge.bots.standin", "import random\nfrom judge.rules.legality import check_order\nfrom judge.bots import x"),
     ],
 )
 def test_what_a_layer_may_import_passes(module: str, source: str) -> None:

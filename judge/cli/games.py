@@ -20,7 +20,7 @@ from judge.cli.common import (
     read_password,
     settings,
 )
-from judge.facts import Assignment, Auth, PressKind, Resolve, Takeover
+from judge.facts import Assignment, Auth, Bots, PressKind, Resolve, Takeover
 from judge.rules.victory import TieOthers
 from judge.store.statuses import GameStatus, OutboxStatus
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc, parse_lead_times
@@ -122,6 +122,13 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         help="deadlines a power may miss in a row before it is in civil disorder, e.g. 3 (default 0: never)",
+    )
+    p.add_argument(
+        "--bots",
+        choices=[b.value for b in Bots],
+        default=Bots.NONE.value,
+        help="the stand-in bot plays powers in civil disorder (cd), and also the seats nobody joined when the game "
+        "starts (fill: a practice game); default none",
     )
     p.add_argument(
         "--takeover",
@@ -366,6 +373,7 @@ def _create(args: argparse.Namespace) -> int:
         named_draws=args.named_draws,
         abandon_after=args.abandon_after,
         takeover=Takeover(args.takeover),
+        bots=Bots(args.bots),
         auth=Auth(args.auth),
         points=points,
         reminders=_leads(args.reminders),

@@ -10,6 +10,7 @@ from sqlite_utils import Database
 
 from judge.game import notices
 from judge.game.absences import clear_of_absences
+from judge.game.bot_seats import bot_orders
 from judge.game.draws import lapse
 from judge.game.duties import has_presence, owing_powers, waiting_on
 from judge.game.future_orders import open_phase
@@ -65,6 +66,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     variant, before = game.variant, game.position
     phase = before.phase.code
     given = given_orders(db, game, phase)  # typed as read on arrival: no order text is parsed here
+    given.update(bot_orders(db, game, given))  # the stand-in's, for powers in civil disorder (the bots setting)
     submitted = {power: [s.text or "" for s in orders] for power, orders in given.items()}
     turn = play(
         variant,

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.facts import PressKind
+from judge.facts import PressKind, is_bot_address
 from judge.game import ports
 from judge.game.records import Game, Player, user_settings
 from judge.i18n import T, format_length
@@ -92,6 +92,7 @@ class Notice:
 
 def post(db: Database, notices: Sequence[Notice], now: datetime) -> None:
     """Hand ``notices`` (one event's mail) to the mail side, inside the caller's transaction."""
+    notices = [n for n in notices if not is_bot_address(n.to)]  # a seat the bot fills is never mailed
     if notices:
         ports.deliver(db, notices, now)
 

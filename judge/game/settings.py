@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from judge.facts import MAX_DEADLINE_DAYS, Assignment, PressKind
 from judge.facts import Auth as Auth
+from judge.facts import Bots as Bots
 from judge.facts import Resolve as Resolve  # the game settings' enums live with the facts the command line reads
 from judge.facts import Takeover as Takeover
 from judge.i18n import T, Text
@@ -40,6 +41,7 @@ class GameSettings:
     named_draws: bool = False  # DRAW PROPOSE may name the powers of the draw (default: all survivors, unanimous)
     abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
     takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
+    bots: Bots = Bots.NONE  # the stand-in bot plays powers in civil disorder (cd), and fills empty seats (fill)
     auth: Auth = Auth.ANY  # which mail may act for a seat: a password or a signature, or only a signature
     reminders: tuple[int, ...] = (24 * 3600,)  # lead times (seconds) of the deadline reminders a player chose none of
     points: tuple[tuple[str, int], ...] | None = (
@@ -98,6 +100,8 @@ class GameSettings:
             data["takeover"] = Takeover(data["takeover"])
         if "auth" in data:
             data["auth"] = Auth(data["auth"])
+        if "bots" in data:
+            data["bots"] = Bots(data["bots"])
         if isinstance(data.get("reminders"), list):
             data["reminders"] = tuple(int(lead) for lead in data["reminders"])
         if isinstance(data.get("points"), list):

@@ -11,9 +11,10 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, Assignment, is_game_name
+from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, Assignment, Bots, is_game_name
 from judge.game import notices
 from judge.game.absences import clear_of_absences
+from judge.game.bot_seats import fill_seats
 from judge.game.lookup import GameError, get_game, no_such_power, unknown_variant
 from judge.game.master_notices import game_filled
 from judge.game.passwords import hash_password
@@ -137,13 +138,16 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
         raise GameError(T("game {game} is not forming (it is {status})", game=game.name, status=T(game.status)))
     seated = [p for p in players(db, game.id) if p.role == Role.PLAYER]
     powers = list(game.variant.powers)
-    if len(seated) != len(powers):
+    fill = game.settings.bots is Bots.FILL and 0 < len(seated) < len(powers)
+    if len(seated) != len(powers) and not fill:
         raise GameError(
             T("{game} needs {count} players and has {seated}", game=game.name, count=len(powers), seated=len(seated))
         )
     _assign_powers(seated, powers, game.settings.assignment, rng)
     for p in seated:
         save_player(db, p)
+    if fill:
+        fill_seats(db, game, now)
     variant = game.variant
     game.position = Position(
         Phase(variant.start_year, Season.SPRING, Step.MOVEMENT),
