@@ -75,7 +75,8 @@ def variant_from_toml(text: str, key: str, source: str = "variant", folder: Path
     if isinstance(data.get("map"), str) and data["map"]:
         base = _map_data(data["map"], folder, 1)
         if isinstance(base, str):
-            raise VariantError(locate([base], where), source)
+            line = where.get(("", "map"))
+            raise VariantError([f"line {line}: {base}" if line else base], source)
         map_powers = tuple(p for p in base.get("powers", ()) if isinstance(p, str))
         data = inherit(data, base)
     try:
