@@ -404,8 +404,10 @@ def _variant_list(args: argparse.Namespace) -> int:
         except (VariantError, KeyError) as exc:
             print(f"{name}\t({where}) BROKEN: {' '.join(str(exc).split())}")
             continue
-        print(f"{name}\t{v.name} ({where}): {v.description or 'no description'}")
-        print(f"\t{len(v.powers)} powers, {len(v.centres)} centres; {board_text(v)[0]}; {victory_text(v)}")
+        print(
+            f"{name}\t{v.name} ({where}): {v.description or 'no description'} | {len(v.powers)} powers, "
+            f"{len(v.centres)} centres; {board_text(v)[0]}; {victory_text(v)}"
+        )
     return EXIT_OK
 
 
