@@ -58,6 +58,7 @@ CASES = [
     (["variant", "check", "nosuch.toml"], RUNTIME, "nosuch.toml"),
     (["variant", "check", "badvariant.toml"], RUNTIME, "1 problem"),
     (["variant", "list", "--config", "bad.toml"], USAGE, "bad.toml"),
+    (["variant", "show", "nosuch"], RUNTIME, "unknown variant"),
     (["game"], USAGE, "ACTION"),
     (["game", "list"], USAGE, "no configuration found"),
     (["game", "list", "--db", "nosuch.db"], RUNTIME, "no database"),

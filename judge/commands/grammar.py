@@ -22,6 +22,7 @@ from judge.commands.arguments import (
 )
 from judge.commands.items import (
     Clear,
+    Concede,
     Draw,
     DrawAction,
     GetFile,
@@ -123,6 +124,7 @@ _BARE: dict[str, Callable[[int, str], Item]] = {
     "CLEAR": Clear,
     "RESIGN": Resign,
     "SURRENDER": Resign,
+    "CONCEDE": Concede,
     "HELP": Help,
     "SIGNOFF": SignOff,
 }

@@ -128,6 +128,11 @@ def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
     return Answer(item.text, T("{power} has resigned; its units are in civil disorder", power=T(player.power or "")))
 
 
+def _concede(db: Database, s: Session, item: c.Concede) -> Answer:
+    game, player = signed(db, s)
+    return Answer.of(item.text, draws.concede(db, game, player, s.now))
+
+
 def _press(db: Database, s: Session, item: c.Press) -> Answer:
     """PRESS TO … / BROADCAST: mailed at once; POSTAL PRESS: kept for the next results (judge.game.press)."""
     game, player = signed(db, s)
@@ -222,6 +227,7 @@ HANDLERS: dict[type[Any], Handler] = {
     c.Clear: _clear,
     c.Draw: _draw,
     c.Resign: _resign,
+    c.Concede: _concede,
     c.Press: _press,
     c.Join: _join,
     c.Observe: _observe,

@@ -70,6 +70,11 @@ class Resign(_Located):
 
 
 @dataclass(frozen=True)
+class Concede(_Located):
+    """``CONCEDE``: a game of two powers ends with a win for the other power."""
+
+
+@dataclass(frozen=True)
 class Press(_Located):
     """``PRESS TO France, Germany`` … ``ENDPRESS`` (``to``: the names or initials as written, ``PRESS TO EG``) or
     ``BROADCAST`` … ``ENDPRESS`` (or ``PRESS TO ALL``).
@@ -336,6 +341,7 @@ Item = (
     | Clear
     | Draw
     | Resign
+    | Concede
     | Press
     | Join
     | Observe

@@ -13,7 +13,7 @@ from judge.game.records import (
     orders_of,
 )
 from judge.game.settings import Resolve
-from judge.rules.adjustments import adjustment_delta, can_build_somewhere
+from judge.rules.adjustments import adjustment_delta, can_build_somewhere, free_build_sites
 from judge.rules.board import Position
 from judge.rules.orders import Waive
 from judge.rules.parse import OrderError
@@ -70,7 +70,7 @@ def owed(db: Database, game: Game, player: Player) -> dict[str, Any]:
         if delta < 0:
             out["removals"] = max(0, -delta - len(given))
         else:
-            free = sum(1 for c in game.variant.home_centres(power) if pos.owners.get(c) == power and c not in pos.units)
+            free = len(free_build_sites(game.variant, pos, power))
             out["builds"] = max(0, min(delta, free) - len(given))
     if game.settings.resolve is Resolve.READY and not player.ready:
         out["ready"] = True
@@ -105,7 +105,7 @@ def orders_complete(db: Database, game: Game, power: str) -> bool:
     delta = adjustment_delta(game.variant, pos, power)
     if delta < 0:
         return counted >= -delta
-    free = sum(1 for c in game.variant.home_centres(power) if pos.owners.get(c) == power and c not in pos.units)
+    free = len(free_build_sites(game.variant, pos, power))
     return counted >= min(delta, free)
 
 

@@ -32,8 +32,6 @@ from judge.game.records import (
 )
 from judge.game.settings import GameSettings
 from judge.i18n import T, sentences
-from judge.rules.board import Position, Unit
-from judge.rules.phase import Phase, Season, Step
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
 
@@ -149,13 +147,9 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
     if fill:
         fill_seats(db, game, now)
     variant = game.variant
-    game.position = Position(
-        Phase(variant.start_year, Season.SPRING, Step.MOVEMENT),
-        {variant.geo.loc_province[u.loc]: Unit(u.power, u.kind, u.loc) for u in variant.start_units},
-        variant.start_ownership(),
-    )
+    game.position = variant.start_position()
     game.status = GameStatus.ACTIVE
-    game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(Step.MOVEMENT))
+    game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(game.position.phase.step))
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.START, {p.power: p.email for p in seated})
     notices.game_started(db, game, players(db, game.id), now)

@@ -23,7 +23,7 @@ from judge.rules.orders import (
     Waive,
 )
 from judge.rules.phase import Step
-from judge.rules.variant import Variant
+from judge.rules.variant import Builds, Variant
 from judge.rules.words import Name, Reason
 
 ADJUSTMENTS_ONLY = "only builds, removals and waives are given in an adjustment phase"
@@ -82,7 +82,8 @@ def check_order(variant: Variant, pos: Position, power: str, order: Order) -> Or
     if pos.phase.step is Step.RETREAT:
         return check_retreat(geo, pos, power, order)
     if isinstance(order, Build):
-        return check_build(geo, pos, power, order, variant.home_centres(power))
+        sites = variant.build_sites(pos.owners, power)
+        return check_build(geo, pos, power, order, sites, variant.builds is Builds.HOME)
     if isinstance(order, Disband):
         unit = own_unit(geo, pos.units, power, order)
         return unit if isinstance(unit, str) else Disband(unit.kind, unit.loc)
@@ -285,10 +286,14 @@ def retreat_options(geo: Geography, pos: Position, province: int) -> list[int]:
     return out
 
 
-def check_build(geo: Geography, pos: Position, power: str, order: Build, home: tuple[int, ...]) -> Build | str:
+def check_build(
+    geo: Geography, pos: Position, power: str, order: Build, home: tuple[int, ...], home_rule: bool = True
+) -> Build | str:
+    """A build in one of ``home`` (the centres the variant lets the power build in: its home centres, or with
+    ``home_rule`` false every centre it owns)."""
     prov_id = geo.loc_province[order.loc]
     prov = geo.provinces[prov_id]
-    if prov_id not in home:
+    if prov_id not in home and home_rule:
         return Reason("{where} is not a home centre of {power}", where=prov.named, power=Name(power))
     if pos.owners.get(prov_id) != power:
         return Reason("{power} does not own {where}", where=prov.named, power=Name(power))

@@ -69,6 +69,7 @@ class EventKind(StrEnum):
     DRAW_REJECT = "draw-reject"
     DRAW = "draw"
     RESIGN = "resign"
+    CONCEDE = "concede"  # a player of a two-power game gave it up: the other power won
     PASSWORD = "password"
     PRESS = "press"
     SIGNON_FAILED = "signon-failed"
