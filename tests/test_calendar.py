@@ -133,6 +133,11 @@ def test_results_open_a_new_event_and_pause_resume_end_cancel_and_restore_it(gam
     method, fall = invitation(last_to(smtp, FRANCE))
     assert method == "REQUEST" and str(fall["UID"]) != str(spring["UID"]) and int(fall["SEQUENCE"]) == 0
     assert "F1901M" in str(fall["UID"])
+    results = last_to(smtp, FRANCE)  # the map stays related to the HTML, inside the mixed mail with invite.ics
+    kinds = [p.get_content_type() for p in results.walk()]
+    assert kinds[:3] == ["multipart/mixed", "multipart/related", "multipart/alternative"] and "image/png" in kinds
+    html = results.get_body(preferencelist=("html",))
+    assert html is not None and "cid:map@judge" in html.get_content()
     assert t.cli("game", "pause", "g") == 0
     sent(t, smtp)
     method, paused = invitation(last_to(smtp, FRANCE))
@@ -192,3 +197,17 @@ def test_the_placeholder_organizer_is_replaced_in_folded_lines() -> None:
     out = with_organizer(text, "a-much-longer-judge-address@diplomacy.example.org")
     assert "judge@judge.invalid" not in out and "diplomacy.example.org" in out.replace("\r\n ", "")
     assert with_organizer(out, "x@y.z") == out  # only the placeholder is replaced
+
+
+def test_a_replaced_player_gets_a_cancel_and_the_new_one_the_event(game: Table, smtp: Any) -> None:
+    t = game
+    sent(t, smtp)
+    old = invitation(last_to(smtp, FRANCE))[1]
+    assert (
+        t.cli("game", "replace", "g", "--power", "France", "--email", "new@p.test", "--password", "a-new-password") == 0
+    )
+    sent(t, smtp)
+    method, gone = invitation(last_to(smtp, FRANCE))
+    assert method == "CANCEL" and str(gone["UID"]) == str(old["UID"]) and int(gone["SEQUENCE"]) == 1
+    method, new = invitation(last_to(smtp, "new@p.test"))
+    assert method == "REQUEST" and str(new["UID"]) != str(old["UID"]) and str(new["ATTENDEE"]) == "mailto:new@p.test"
