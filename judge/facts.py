@@ -102,3 +102,8 @@ class Takeover(StrEnum):
 
     OPEN = "open"  # at once, for whoever asks first
     APPROVE = "approve"  # when the game master approves (APPROVE <power> by mail, or judge game approve)
+
+
+# The organizer of a calendar invitation queued before ``judge serve`` ever recorded the judge's address
+# (judge.reports.outbox); the SMTP side puts the address it sends from in its place (judge.transport.smtp).
+PLACEHOLDER_ORGANIZER = "judge@judge.invalid"

@@ -295,7 +295,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="print one mail as it was (or will be) sent: headers and every part",
         description="Print the mail with this outbox id byte for byte as the judge sends it (the Date of its sending, "
         "or now while queued), except that a picture is named, not dumped: [image/png map.png, N bytes]. The calendar "
-        "invitation (text/calendar) is printed as it is. With --text: only the readable text.",
+        "invitation (text/calendar, and invite.ics) is printed as it is, its part named with its METHOD, UID and "
+        "SEQUENCE. With --text: only the readable text.",
     )
     p.add_argument("id", type=int)
     p.add_argument("--text", action="store_true", help="only the text a player reads (text/plain)")
@@ -728,6 +729,7 @@ def _outbox_show(args: argparse.Namespace) -> int:
     from email import message_from_bytes, policy
     from email.message import EmailMessage
 
+    from judge.reports.ical import event_summary
     from judge.store import game_rows, mail_queue
     from judge.store.users import known_judge_address
     from judge.transport.smtp import message_bytes
@@ -755,11 +757,21 @@ def _outbox_show(args: argparse.Namespace) -> int:
         if part.is_multipart() or not isinstance(part, EmailMessage):
             continue
         kind, filename = part.get_content_type(), part.get_filename() or ""
-        method = part.get_param("method")
-        title = f"{kind}{f'; method={method}' if method else ''}{f' {filename}' if filename else ''}"
-        if part.get_content_maintype() == "text":
-            print(f"\n--- part {number}: {title}\n{part.get_content().replace(chr(13), '').rstrip()}")
+        title = f"{kind}{f' {filename}' if filename else ''}"
+        if kind in ("text/calendar", "application/ics"):  # the invitation: its method, event and revision
+            event = event_summary(part.get_content() if kind == "text/calendar" else _decoded(part))
+            title += (
+                f" METHOD={event.get('METHOD', '?')} UID={event.get('UID', '?')} SEQUENCE={event.get('SEQUENCE', '?')}"
+            )
+        if part.get_content_maintype() == "text" or kind == "application/ics":
+            text = part.get_content() if part.get_content_maintype() == "text" else _decoded(part)
+            print(f"\n--- part {number}: {title}\n{text.replace(chr(13), '').rstrip()}")
         else:
             size = len(part.get_payload(decode=True) or b"")
             print(f"\n--- part {number}: {title} [{size} bytes, not shown]")
     return EXIT_OK
+
+
+def _decoded(part: Any) -> str:
+    """An attachment's content as text (the invitation ``invite.ics``)."""
+    return bytes(part.get_payload(decode=True) or b"").decode("utf-8", "replace")

@@ -118,4 +118,5 @@ def _move_deadline(db: Database, game: Game, player: Player, now: datetime) -> N
     seats = players(db, game.id)
     for to in notices.everyone(game, seats):
         if to != player.email:
-            notices.tell(db, to, NoticeKind.DEADLINE_MOVED, now, game)
+            event = notices.moved_event(db, game, seats, to, now)
+            notices.tell(db, to, NoticeKind.DEADLINE_MOVED, now, game, invitation=event)

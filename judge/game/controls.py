@@ -79,7 +79,8 @@ def give_seat(
     """Hand ``seat`` to ``email`` with the (hashed) password: the seat plays again; requests to take it over lapse."""
     old = seat.email
     seat.email, seat.password_hash, seat.resigned = email.lower(), password_hash, False
-    seat.wait = False  # SET WAIT and absences were the old player's
+    seat.wait = False  # SET WAIT, absences, reminders and SET CALENDAR were the old player's
+    seat.reminders, seat.calendar = None, True
     drop_player_absences(db, seat.id)
     save_player(db, seat)
     lapse_takeovers(db, game.id, seat.power or "", iso_utc(now))

@@ -20,10 +20,11 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.facts import MAX_DEADLINE, MAX_DEADLINE_DAYS, MIN_PASSWORD_LENGTH
-from judge.game import notices
+from judge.game import invitations, notices
 from judge.game.civil_disorder import waiting_takeovers
 from judge.game.controls import may_hold, replace_player
 from judge.game.duties import late_players, owing_powers
+from judge.game.invitations import Why
 from judge.game.lookup import GameError, Unchanged, get_game, no_such_power
 from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
@@ -86,9 +87,12 @@ def replace(
     new = replace_player(db, game.name, seat.power or power, address, password, now, sender)
     new.ready = False
     save_player(db, new)
+    seats = players(db, game.id)
     if old:
-        tell(db, old, NoticeKind.SEAT_CHANGE, now, game, what="replaced_out", power=new.power)
-    tell(db, address, NoticeKind.SEAT_CHANGE, now, game, what="replaced_in", power=new.power)
+        gone = invitations.cancel(db, game, [seat], old, now, Why.LEFT)  # the seat as the old player held it
+        tell(db, old, NoticeKind.SEAT_CHANGE, now, game, invitation=gone, what="replaced_out", power=new.power)
+    event = invitations.request(db, game, seats, address, now)
+    tell(db, address, NoticeKind.SEAT_CHANGE, now, game, invitation=event, what="replaced_in", power=new.power)
     return new
 
 
@@ -113,7 +117,8 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
         save_player(db, seat)
     log_event(db, game.id, now, sender, EventKind.EJECT, {"power": seat.power, "email": seat.email})
-    tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, what="ejected", power=seat.power)
+    gone = invitations.cancel(db, game, [seat], seat.email, now, Why.LEFT)
+    tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, invitation=gone, what="ejected", power=seat.power)
     return seat
 
 
@@ -240,8 +245,9 @@ def change_deadline(
     else:
         owing = owing_powers(game)
         concerned = [p for p in seats if p.active and p.power in owing]
-    for address in dict.fromkeys(p.email for p in concerned):
-        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what=Announcement(change.value))
+    notices.announce(
+        db, game, seats, now, Announcement(change.value), to=list(dict.fromkeys(p.email for p in concerned))
+    )
     return game
 
 

@@ -17,7 +17,9 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.facts import PressKind, is_bot_address
-from judge.game import ports
+from judge.game import invitations, ports
+from judge.game.duties import owing_powers
+from judge.game.invitations import Invitation, Why
 from judge.game.records import Game, Player, user_settings
 from judge.i18n import T, format_length
 from judge.rules.adjustments import adjustment_delta
@@ -80,7 +82,8 @@ class MapRequest:
 @dataclass(frozen=True)
 class Notice:
     """One mail for one address. With ``shared``, the facts do not depend on the recipient, so the mail side may
-    render it once per language and time zone for every notice of the same batch."""
+    render it once per language and time zone for every notice of the same batch. ``invitation``: the calendar
+    event the mail carries (its own for each recipient, even in a shared notice)."""
 
     to: str
     kind: NoticeKind
@@ -88,6 +91,7 @@ class Notice:
     facts: Mapping[str, Any] = field(default_factory=dict)
     picture: MapRequest | None = None
     shared: bool = False
+    invitation: Invitation | None = None
 
 
 def post(db: Database, notices: Sequence[Notice], now: datetime) -> None:
@@ -97,9 +101,18 @@ def post(db: Database, notices: Sequence[Notice], now: datetime) -> None:
         ports.deliver(db, notices, now)
 
 
-def tell(db: Database, to: str, kind: NoticeKind, now: datetime, game: Game | None = None, **facts: Any) -> None:
+def tell(
+    db: Database,
+    to: str,
+    kind: NoticeKind,
+    now: datetime,
+    game: Game | None = None,
+    *,
+    invitation: Invitation | None = None,
+    **facts: Any,
+) -> None:
     """Post a single notice."""
-    post(db, [Notice(to, kind, game, facts)], now)
+    post(db, [Notice(to, kind, game, facts, invitation=invitation)], now)
 
 
 def everyone(game: Game, seats: Sequence[Player]) -> list[str]:
@@ -163,12 +176,43 @@ def game_started(
             "master": st.master or "",
             "taken_over": taken_over is not None,
         }
-        out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture))
+        invitation = invitations.request(db, game, seats, p.email, now)
+        out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture, invitation=invitation))
     post(db, out, now)
 
 
-def announce(db: Database, game: Game, seats: Sequence[Player], now: datetime, what: Announcement) -> None:
-    post(db, [Notice(to, NoticeKind.ANNOUNCEMENT, game, {"what": what}) for to in everyone(game, seats)], now)
+def announce(
+    db: Database,
+    game: Game,
+    seats: Sequence[Player],
+    now: datetime,
+    what: Announcement,
+    to: Sequence[str] | None = None,
+) -> None:
+    """Tell ``to`` (everyone by default) what became of the game; one that moves the deadline carries its event
+    again (a pause cancels it)."""
+    post(
+        db,
+        [
+            Notice(
+                a, NoticeKind.ANNOUNCEMENT, game, {"what": what}, invitation=moved_event(db, game, seats, a, now, what)
+            )
+            for a in (everyone(game, seats) if to is None else to)
+        ],
+        now,
+    )
+
+
+def moved_event(
+    db: Database, game: Game, seats: Sequence[Player], address: str, now: datetime, what: Announcement | None = None
+) -> Invitation | None:
+    """The calendar event a mail telling of ``what`` carries to ``address``: the current deadline where it moved
+    (``None``: moved by an absence), the cancel of the open event where the game paused."""
+    if what is Announcement.PAUSED:
+        return invitations.cancel(db, game, seats, address, now, Why.PAUSED)
+    if what in (None, Announcement.RESUMED, Announcement.ROLLED_BACK, Announcement.EXTENDED, Announcement.SHORTENED):
+        return invitations.request(db, game, seats, address, now)
+    return None
 
 
 def tally(game: Game, pos: Position, before: Position | None = None) -> list[dict[str, Any]]:
@@ -241,7 +285,13 @@ def results(
         "postal_press": published_postal(db, game, now),
     }
     picture = MapRequest(before.phase.code, before, lines, after)
-    post(db, [Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True) for to in everyone(game, seats)], now)
+    waited = after.phase.step is Step.MOVEMENT or any(p.active and p.power in owing_powers(game) for p in seats)
+    out = []
+    for to in everyone(game, seats):
+        # the next deadline; none for a phase nobody is waited for (it is played at once) or after the end
+        invitation = invitations.request(db, game, seats, to, now) if waited else None
+        out.append(Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True, invitation=invitation))
+    post(db, out, now)
 
 
 def reminder(db: Database, game: Game, player: Player, now: datetime, owed: Mapping[str, Any]) -> None:
@@ -313,7 +363,16 @@ def game_over(db: Database, game: Game, seats: Sequence[Player], now: datetime) 
         "diaries": diaries,
         "postal_press": published_postal(db, game, now),
     }
-    post(db, [Notice(to, NoticeKind.GAME_OVER, game, facts) for to in everyone(game, seats)], now)
+    post(
+        db,
+        [
+            Notice(
+                to, NoticeKind.GAME_OVER, game, facts, invitation=invitations.cancel(db, game, seats, to, now, Why.OVER)
+            )
+            for to in everyone(game, seats)
+        ],
+        now,
+    )
 
 
 def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None:

@@ -40,12 +40,14 @@ def queue_mail(
     image: bytes | None = None,
     picture_id: int | None = None,
     thread_refs: str | None = None,
+    calendar: str | None = None,
 ) -> None:
-    """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry."""
+    """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry.
+    ``calendar``: the iCalendar text of the invitation it carries."""
     db.execute(
         "insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
-        "html, image, picture_id, next_attempt, message_id, thread_refs) "
-        "values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+        "html, image, picture_id, next_attempt, message_id, thread_refs, calendar) "
+        "values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)",
         [
             to,
             subject,
@@ -60,6 +62,7 @@ def queue_mail(
             iso_utc(now),
             new_message_id(db),
             thread_refs or None,
+            calendar,
         ],
     )
 

@@ -634,3 +634,26 @@ def m019_reminders_calendars_and_tries(db: Database) -> None:
             settings["reminders"] = [12 * 3600]
             db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
     db.execute("update outbox set attempts = coalesce(attempts, 0) + 1 where status = 'sent'")
+
+
+@migration
+def m020_calendar_events(db: Database) -> None:
+    """Issue #23, the deadline invitations: per game, address and phase the one calendar event the judge has mailed
+    (``uid``, fixed when first mailed), the ``sequence`` of its last mailing (raised each time its deadline moves or
+    it is cancelled or sent again after a cancel), the ``deadline`` it was last mailed with (ISO UTC), and whether
+    the last mailing cancelled it."""
+    db.table("calendar_events").create(
+        {
+            "game_id": int,
+            "address": str,
+            "phase": str,
+            "uid": str,
+            "sequence": int,
+            "deadline": str,
+            "cancelled": int,
+            "updated_at": str,
+        },
+        pk=("game_id", "address", "phase"),
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"uid", "sequence", "deadline"},
+    )

@@ -41,6 +41,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.config import Config, SmtpConfig
+from judge.facts import PLACEHOLDER_ORGANIZER
 from judge.signatures.keys import JudgeKey
 from judge.store import game_rows, mail_queue, write
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
@@ -134,46 +135,103 @@ def message_bytes(
         ("MIME-Version", "1.0"),
     ]
     image = image if image is not None else row.get("image")
-    text_key = ("text", row["body"], row.get("html"))
-    body = cache.get(text_key)
-    if body is None:
-        part = MIMEPart(policy=WIRE)
-        part.set_content(row["body"] or "")
+    calendar = with_organizer(row["calendar"], judge_address) if row.get("calendar") else None
+    if calendar is None:
+        body = _cached(
+            cache, ("text", row["body"], row.get("html")), lambda: _alternatives(row["body"], row.get("html"))
+        )
+    else:  # the text, the HTML and the invitation as alternatives (RFC 6047), the text parts made once per batch
+        pieces = [_cached(cache, ("plain", row["body"]), lambda: _alternatives(row["body"], None))]
         if row.get("html"):
-            part.add_alternative(row["html"], subtype="html")
-        body = part.as_bytes()  # its own Content-Type (and boundary) headers, a blank line, the content
+            pieces.append(_cached(cache, ("html", row["html"]), lambda: _html_part(row["html"])))
+        body = _multipart("alternative", [*pieces, _calendar_part(calendar, "text/calendar", inline=True)])
+    head = b"".join(_header(name, value) for name, value in headers)
+    if image:
+        # multipart/related: first the text (and HTML) alternatives, then the one picture
+        picture = _cached(cache, ("picture", id(image)), lambda: _picture_part(image))
+        alternative = "multipart/alternative" if row.get("html") or calendar else "text/plain"
+        body = _multipart("related", [body, picture], f';\r\n type="{alternative}"')
+    if calendar is not None:  # and the invitation again as the attachment invite.ics, for readers that look there
+        body = _multipart("mixed", [body, _calendar_part(calendar, "application/ics", inline=False)])
+    return head + _signed(body, judge_key)
+
+
+def _cached(cache: dict[Any, bytes], key: Any, make: Callable[[], bytes]) -> bytes:
+    found = cache.get(key)
+    if found is None:
+        found = make()
         if len(cache) > 64:
             cache.clear()
-        cache[text_key] = body
-    head = b"".join(_header(name, value) for name, value in headers)
-    if not image:
-        return head + _signed(body, judge_key)
-    # multipart/related: first the text (and HTML) alternatives, then the one picture
-    picture = cache.get(("picture", id(image)))
-    if picture is None:
-        picture = _picture_part(image)
-        cache[("picture", id(image))] = picture
+        cache[key] = found
+    return found
+
+
+def _alternatives(text: str | None, html: str | None) -> bytes:
+    """The text (and its HTML alternative) as an entity: its own Content-Type (and boundary) headers, a blank line,
+    the content."""
+    part = MIMEPart(policy=WIRE)
+    part.set_content(text or "")
+    if html:
+        part.add_alternative(html, subtype="html")
+    return part.as_bytes()
+
+
+def _html_part(html: str) -> bytes:
+    part = MIMEPart(policy=WIRE)
+    part.set_content(html, subtype="html")
+    return part.as_bytes()
+
+
+def _multipart(subtype: str, entities: list[bytes], params: str = "") -> bytes:
+    """A multipart entity of ``entities`` (each with its headers), made by hand as the picture's related part is."""
     boundary = f"=_judge_{secrets.token_hex(12)}"
-    alternative = "multipart/alternative" if row.get("html") else "text/plain"
-    sep = f"--{boundary}".encode()
-    return head + _signed(
-        b"".join(
-            [
-                f'Content-Type: multipart/related; boundary="{boundary}";\r\n type="{alternative}"\r\n\r\n'.encode(),
-                sep,
-                b"\r\n",
-                body,
-                b"\r\n",
-                sep,
-                b"\r\n",
-                picture,
-                b"\r\n",
-                sep,
-                b"--\r\n",
-            ]
-        ),
-        judge_key,
-    )
+    out = [f'Content-Type: multipart/{subtype}; boundary="{boundary}"{params}\r\n\r\n'.encode()]
+    for entity in entities:  # the line break before a boundary belongs to the boundary (RFC 2046 5.1.1)
+        out += [f"--{boundary}\r\n".encode(), entity, b"\r\n"]
+    out.append(f"--{boundary}--\r\n".encode())
+    return b"".join(out)
+
+
+def _calendar_part(calendar: str, kind: str, *, inline: bool) -> bytes:
+    """The invitation as a part: ``text/calendar`` with its method among the alternatives (what Outlook, Gmail and
+    Thunderbird read), or the attachment ``invite.ics`` (what Apple Mail and some others read); base64 unless ASCII."""
+    method = _method_of(calendar)
+    data = calendar.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8")
+    if inline:
+        head = f"Content-Type: text/calendar; charset=UTF-8; method={method}\r\n"
+    else:
+        head = f'Content-Type: {kind}; name="invite.ics"\r\nContent-Disposition: attachment; filename="invite.ics"\r\n'
+    if inline and data.isascii():
+        return f"{head}Content-Transfer-Encoding: 7bit\r\n\r\n".encode() + data
+    encoded = base64.encodebytes(data).replace(b"\n", b"\r\n")
+    return f"{head}Content-Transfer-Encoding: base64\r\n\r\n".encode() + encoded
+
+
+def _method_of(calendar: str) -> str:
+    for line in calendar.splitlines():
+        if line.startswith("METHOD:"):
+            return line[len("METHOD:") :].strip()
+    return "REQUEST"
+
+
+def with_organizer(calendar: str, judge_address: str) -> str:
+    """The invitation with the judge's sending address where it was queued with the placeholder (before ``judge
+    serve`` recorded the address): the lines unfolded, the address put in, folded again as RFC 5545 3.1 says."""
+    if PLACEHOLDER_ORGANIZER not in calendar.replace("\r\n ", "") or judge_address == PLACEHOLDER_ORGANIZER:
+        return calendar
+    lines = calendar.replace("\r\n ", "").split("\r\n")
+    return "\r\n".join(_folded(line.replace(PLACEHOLDER_ORGANIZER, judge_address)) for line in lines)
+
+
+def _folded(line: str) -> str:
+    """An iCalendar content line folded into lines of at most 75 octets, never inside a character (RFC 5545 3.1)."""
+    pieces, current, room = [], "", 75
+    for char in line:
+        if len(current.encode()) + len(char.encode()) > room:
+            pieces.append(current)
+            current, room = "", 74  # a continuation line starts with its space
+        current += char
+    return "\r\n ".join([*pieces, current])
 
 
 def _signed(entity: bytes, judge_key: JudgeKey | None) -> bytes:
