@@ -26,13 +26,15 @@ attachments found among the parts by judge.mail.part_text.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from email import policy
 from email.parser import BytesParser
+from email.policy import EmailPolicy
 from enum import StrEnum
+from typing import Any
 
 from judge.mail.bounds import (
     MAX_MESSAGE_BYTES,
@@ -141,9 +143,33 @@ def _unreadable(data: bytes) -> Incoming:
     )
 
 
+class _Reading(EmailPolicy):
+    """The mail library's default policy, with the parsed form of a short header field kept for its next reading: the
+    library parses a field again every time it is asked for it, and a message's parts are asked for their
+    Content-Type dozens of times while its text is found (a third of the time a signed three-part mail took)."""
+
+    def header_fetch_parse(self, name: str, value: str) -> Any:
+        if len(value) <= MAX_KEPT_FIELD and not hasattr(value, "name"):
+            return _parsed_field(name, value)
+        return super().header_fetch_parse(name, value)
+
+
+MAX_KEPT_FIELD = 512  # longer fields (hostile ones, long subjects) are parsed each time, as before
+_DEFAULT = EmailPolicy()
+
+
+@functools.lru_cache(maxsize=512)  # bounded: at most 512 fields of at most 512 characters
+def _parsed_field(name: str, value: str) -> Any:
+    """A header field parsed as the default policy parses it (the header objects are immutable strings)."""
+    return _DEFAULT.header_fetch_parse(name, value)
+
+
+READING = _Reading()
+
+
 def _parse(data: bytes, max_size: int, loop_token: str) -> Incoming:
     too_large = len(data) > max_size
-    parser = BytesParser(policy=policy.default)
+    parser = BytesParser(policy=READING)
     head, head_too_large = header_block(data)
     problem: Problem | None = None
     if head_too_large:
@@ -217,7 +243,7 @@ def read_entity(data: bytes) -> Entity:
         normal = normalise_bytes(data)
         if too_complex(normal, header_block(normal)[0]):
             return Entity("", (), PgpParts())
-        msg = BytesParser(policy=policy.default).parsebytes(neutralise_charsets(normal))
+        msg = BytesParser(policy=READING).parsebytes(neutralise_charsets(normal))
         attachments: list[Attachment] = []
         found = text_of(msg, 0, attachments)
         body = _cut(found[1], MAX_BODY_CHARS) if found is not None else ""
