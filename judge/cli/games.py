@@ -131,6 +131,26 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "starts (fill: a practice game); default none",
     )
     p.add_argument(
+        "--nmr-wait",
+        default=None,
+        metavar="LENGTH",
+        help="when orders are missing at a deadline, move it once by this much and tell the late players (e.g. "
+        "12h); the next deadline plays whatever is in",
+    )
+    p.add_argument(
+        "--excuses",
+        type=int,
+        default=0,
+        help="misses per player per game excused before --abandon-after counts them (default 0)",
+    )
+    p.add_argument(
+        "--min-reliability",
+        default=None,
+        metavar="SHARE",
+        help="refuse JOIN and TAKEOVER from an address that met fewer than this share of its deadlines, e.g. 0.8 "
+        "(an address with a short record is never refused)",
+    )
+    p.add_argument(
         "--takeover",
         choices=[t.value for t in Takeover],
         default=Takeover.OPEN.value,
@@ -244,7 +264,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "abandon_after (deadlines missed in a row before civil disorder; 0: never), takeover (open|approve), "
         "auth (any|key: only mail signed with the seat's OpenPGP key acts for it), "
         "master (an address or none), assignment (before the start), reminders (up to three lead times, e.g. "
-        "'24h 2h', or none).",
+        "'24h 2h', or none), bots (none|cd|fill), nmr_wait (a duration or 0), excuses (misses), min_reliability "
+        "(a share, e.g. 0.8, or 0).",
     )
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
@@ -374,6 +395,9 @@ def _create(args: argparse.Namespace) -> int:
         abandon_after=args.abandon_after,
         takeover=Takeover(args.takeover),
         bots=Bots(args.bots),
+        nmr_wait=int(_duration(args.nmr_wait, "--nmr-wait").total_seconds()) if args.nmr_wait else 0,
+        excuses=args.excuses,
+        min_reliability=_share(args.min_reliability),
         auth=Auth(args.auth),
         points=points,
         reminders=_leads(args.reminders),
@@ -390,6 +414,19 @@ def _create(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return _guarded(body)
+
+
+def _share(text: str | None) -> float:
+    """``--min-reliability 0.8`` (or 80%)."""
+    if text is None:
+        return 0.0
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise CliError(f"--min-reliability: {text!r} is not a share like 0.8", EXIT_USAGE) from None
+    if not 0.0 <= value <= 1.0:
+        raise CliError("--min-reliability: between 0 and 1, e.g. 0.8", EXIT_USAGE)
+    return value
 
 
 def _join(args: argparse.Namespace) -> int:

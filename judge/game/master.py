@@ -29,6 +29,7 @@ from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.setting_changes import change_setting as change_setting
 from judge.game.setting_changes import settings_view as settings_view
+from judge.game.track_record import count_leaving
 from judge.game.views import show_game
 from judge.i18n import T
 from judge.store import draw_votes, game_rows
@@ -112,6 +113,7 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     else:
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
         save_player(db, seat)
+        count_leaving(db, game, seat, "ejected", now)
     log_event(db, game.id, now, sender, EventKind.EJECT, {"power": seat.power, "email": seat.email})
     tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, what="ejected", power=seat.power)
     return seat

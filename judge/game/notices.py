@@ -57,6 +57,7 @@ class Announcement(StrEnum):
     RESUMED = "resumed"
     ROLLED_BACK = "rolled back"
     EXTENDED = "extended"  # the deadline is later
+    WAITING = "waiting"  # orders were missing at the deadline: it moved once (nmr_wait)
     SHORTENED = "shortened"  # the deadline is earlier
     SETTINGS = "settings"  # a setting changed (``detail`` says which)
     DELETED = "deleted"
