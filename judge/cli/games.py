@@ -660,14 +660,15 @@ def _show(args: argparse.Namespace) -> int:
             f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
             f"deadline {shown['deadline'] or '-'}"
         )
-        print(f"  {'power':<10} {'player':<30} {'orders':<8} {'ready':<6} status")
+        print(f"  {'power':<16} {'player':<30} {'orders':<8} {'ready':<6} {'status':<10} record")
         for p in shown["players"]:
             lines = p["order_lines"]
             orders = (f"{lines} line{'s' if lines != 1 else ''}" if lines else "MISSING") if p["owes_orders"] else "-"
             flags = [f for f in ("resigned", "eliminated") if p[f]]
+            power = (p["power"] or "?") + (" (bot)" if p["bot"] else "")
             print(
-                f"  {p['power'] or '?':<10} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
-                f"{' '.join(flags) or 'playing'}"
+                f"  {power:<16} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
+                f"{' '.join(flags) or 'playing':<10} {_record_cell(p['record'])}".rstrip()
             )
         for power, units in shown["units"].items():
             print(f"  {power:<10} {', '.join(units)}")
@@ -675,6 +676,17 @@ def _show(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return _guarded(body)
+
+
+def _record_cell(record: dict[str, Any] | None) -> str:
+    """A player's record in one cell of ``game show``: deadlines met of owed, the reliability, what he left."""
+    if record is None:
+        return ""
+    if not record["games"]:
+        return "new: no record"
+    share = f"{record['percent']}%" if record["percent"] is not None else "too few to judge"
+    left = [f"{record[k]} {k}" for k in ("resigned", "abandoned", "ejected") if record[k]]
+    return ", ".join([f"met {record['met']}/{record['owed']} in {record['games']} games", share, *left])
 
 
 def _tick(args: argparse.Namespace) -> int:

@@ -28,7 +28,7 @@ from judge.game.notices import Notice, NoticeKind, post, tell
 from judge.game.passwords import hash_password
 from judge.game.records import Game, Player, log_event, players, save_player
 from judge.game.settings import Takeover
-from judge.game.track_record import count_excused, count_leaving, excused_so_far, refuse_unreliable
+from judge.game.track_record import count_excused, count_leaving, excused_so_far, record_lines, refuse_unreliable
 from judge.i18n import T
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json
@@ -188,6 +188,7 @@ def takeover(db: Database, name: str, power: str, email: str, password: str, now
             what="takeover_asked",
             power=power_name,
             email=address,
+            record=record_lines(db, address),
         )
         return TakeoverOutcome.ASKED
     _hand_over(db, game, seat, address, hash_password(password), now, address)

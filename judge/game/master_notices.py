@@ -12,6 +12,7 @@ from judge.game.civil_disorder import abandon_silent, excuse_misses, missed_in_a
 from judge.game.duties import owing_powers
 from judge.game.notices import NoticeKind, tell
 from judge.game.records import Game, players
+from judge.game.track_record import record_lines
 from judge.store.events import EventKind, events_of
 
 MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
@@ -30,6 +31,23 @@ def game_filled(db: Database, game: Game, now: datetime) -> None:
             power=None,
             email=None,
             count=len(game.variant.powers),
+        )
+
+
+def joined(db: Database, game: Game, email: str, power: str | None, now: datetime) -> None:
+    """Someone joined by mail: the game master hears who, with the joiner's record (judge.game.track_record)."""
+    if game.settings.master:
+        tell(
+            db,
+            game.settings.master,
+            NoticeKind.MASTER_NOTICE,
+            now,
+            game,
+            what="joined",
+            power=power,
+            email=email,
+            count=0,
+            record=record_lines(db, email),
         )
 
 

@@ -18,7 +18,7 @@ from judge.facts import RECORD_GAMES, RECORD_MIN_DEADLINES, is_bot_address
 from judge.game.duties import owing_powers
 from judge.game.lookup import GameError
 from judge.game.records import Game, Player
-from judge.i18n import T
+from judge.i18n import T, Text
 from judge.rules.board import Position
 from judge.store import record_rows
 from judge.store.events import EventKind, events_of
@@ -60,6 +60,62 @@ class Record:
         out["reliability"] = None if share is None else round(share, 2)
         out["percent"] = None if share is None else round(100 * share)
         return out
+
+
+def record_lines(db: Database, email: str) -> list[Text]:
+    """An address's record as a reply, the game master's join notice and ``judge game show`` word it: the sums, the
+    reliability (or why there is none yet) and its latest games, one line each."""
+    record = record_of(db, email)
+    address = email.lower()
+    if not record.games:
+        return [T("{address}: no record yet: no deadline owed in any game of this judge", address=address)]
+    lines = [
+        T("{address}: games {games}", address=address, games=record.games),
+        T(
+            "deadlines owed {owed}: met {met} (of them late {late}), missed {missed} (of them excused {excused})",
+            owed=record.owed,
+            met=record.met,
+            late=record.late,
+            missed=record.missed,
+            excused=record.excused,
+        ),
+        T(
+            "resigned {resigned}, abandoned (missed deadlines) {abandoned}, ejected by a game master {ejected}",
+            resigned=record.resigned,
+            abandoned=record.abandoned,
+            ejected=record.ejected,
+        ),
+    ]
+    share = record.reliability
+    lines.append(
+        T("reliability: not judged yet (fewer than {count} deadlines owed)", count=RECORD_MIN_DEADLINES)
+        if share is None
+        else T(
+            "reliability {percent}%: {met} of {owed} deadlines met in the latest {games} games",
+            percent=round(100 * share),
+            met=record.recent_met,
+            owed=record.recent_owed,
+            games=RECORD_GAMES,
+        )
+    )
+    for row in record_rows.records_of(db, email)[:RECORD_GAMES]:
+        left = [
+            word
+            for key, word in (("resigned", T("resigned")), ("abandoned", T("abandoned")), ("ejected", T("ejected")))
+            if row[key]
+        ]
+        lines.append(
+            T(
+                "  {game}: owed {owed}, missed {missed}, late {late}, excused {excused}{left}",
+                game=row["game"] or "-",
+                owed=row["owed"],
+                missed=row["missed"],
+                late=row["late"],
+                excused=row["excused"],
+                left=T("; {how}", how=left) if left else "",
+            )
+        )
+    return lines
 
 
 def record_of(db: Database, email: str) -> Record:
