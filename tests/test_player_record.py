@@ -120,7 +120,7 @@ def test_a_game_without_bots_names_nobody_a_bot(tmp_path: Path) -> None:
     assert not [m for m in t.outbox() if "(bot)" in str(m["body"])]
 
 
-# --- the record --------------------------------------------------------------------------------------------------------
+# --- the record -------------------------------------------------------------------------------------------------------
 
 
 def miss_deadlines(t: Table, count: int, *, hours: int = 25) -> None:
@@ -191,7 +191,7 @@ HOLDS = {
 }
 
 
-def test_nmr_wait_moves_the_deadline_once_and_tells_the_late(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_nmr_wait_moves_the_deadline_once_and_tells_the_late(tmp_path: Path) -> None:
     t = Table(tmp_path / "judge.db")
     t.seven("g", "--deadline", "24h", "--nmr-wait", "12h", reuse=True)
     for power in POWERS:
@@ -246,7 +246,7 @@ def test_excuses_alone_abandon_at_the_first_miss_not_excused(tmp_path: Path) -> 
     assert not next(p for p in records.players(t.db, game(t).id) if p.power == "Italy").active
 
 
-# --- the parsers -------------------------------------------------------------------------------------------------------
+# --- the parsers ------------------------------------------------------------------------------------------------------
 
 
 @given(st.emails())
