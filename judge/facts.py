@@ -47,6 +47,8 @@ class Assignment(StrEnum):
 
 # The shortest password a player may choose (JOIN, SET PASSWORD, the game master's seat and replace commands).
 MIN_PASSWORD_LENGTH = 4
+RECORD_GAMES = 10  # a player's reliability counts the deadlines of his latest games, this many
+RECORD_MIN_DEADLINES = 5  # a record of fewer deadlines owed is too short to judge: nobody is refused for it
 
 # A game's name: one word of letters, digits, - and _, starting with a letter or digit, at most 40 characters.
 MAX_GAME_NAME_LENGTH = 40

@@ -52,7 +52,7 @@ def _as_before_m012(db: sqlite3.Connection | object, draw_phase: str | None = No
     assert isinstance(conn, sqlite3.Connection)
     conn.execute("drop table judge_versions")
     conn.execute("drop table calendar_events")  # m020
-    for table in ("openpgp_keys", "openpgp_key_ids", "used_signatures"):  # m018
+    for table in ("openpgp_keys", "openpgp_key_ids", "used_signatures", "player_records"):  # m018, m021
         conn.execute(f"drop table {table}")
     conn.execute("alter table outbox drop column first_attempt_at")
     for table, column in (  # m019

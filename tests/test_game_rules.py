@@ -353,6 +353,8 @@ def test_show_json_shape_and_outbox_list(t: Table, capsys) -> None:
         "orders_submitted",
         "owes_orders",
         "order_lines",
+        "bot",  # the stand-in bot plays it now
+        "record",  # the player's record across games (None for a bot)
     }
     assert shown["settings"]["movement_deadline"] == "2d" and shown["settings"]["press"] == "white"
     capsys.readouterr()

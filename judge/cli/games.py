@@ -131,6 +131,26 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "starts (fill: a practice game); default none",
     )
     p.add_argument(
+        "--nmr-wait",
+        default=None,
+        metavar="LENGTH",
+        help="when orders are missing at a deadline, move it once by this much and tell the late players (e.g. "
+        "12h); the next deadline plays whatever is in",
+    )
+    p.add_argument(
+        "--excuses",
+        type=int,
+        default=0,
+        help="misses per player per game excused before --abandon-after counts them (default 0)",
+    )
+    p.add_argument(
+        "--min-reliability",
+        default=None,
+        metavar="SHARE",
+        help="refuse JOIN and TAKEOVER from an address that met fewer than this share of its deadlines, e.g. 0.8 "
+        "(an address with a short record is never refused)",
+    )
+    p.add_argument(
         "--takeover",
         choices=[t.value for t in Takeover],
         default=Takeover.OPEN.value,
@@ -244,7 +264,8 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "abandon_after (deadlines missed in a row before civil disorder; 0: never), takeover (open|approve), "
         "auth (any|key: only mail signed with the seat's OpenPGP key acts for it), "
         "master (an address or none), assignment (before the start), reminders (up to three lead times, e.g. "
-        "'24h 2h', or none).",
+        "'24h 2h', or none), bots (none|cd|fill), nmr_wait (a duration or 0), excuses (misses), min_reliability "
+        "(a share, e.g. 0.8, or 0).",
     )
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
@@ -375,6 +396,9 @@ def _create(args: argparse.Namespace) -> int:
         abandon_after=args.abandon_after,
         takeover=Takeover(args.takeover),
         bots=Bots(args.bots),
+        nmr_wait=int(_duration(args.nmr_wait, "--nmr-wait").total_seconds()) if args.nmr_wait else 0,
+        excuses=args.excuses,
+        min_reliability=_share(args.min_reliability),
         auth=Auth(args.auth),
         points=points,
         reminders=_leads(args.reminders),
@@ -391,6 +415,19 @@ def _create(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return _guarded(body)
+
+
+def _share(text: str | None) -> float:
+    """``--min-reliability 0.8`` (or 80%)."""
+    if text is None:
+        return 0.0
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise CliError(f"--min-reliability: {text!r} is not a share like 0.8", EXIT_USAGE) from None
+    if not 0.0 <= value <= 1.0:
+        raise CliError("--min-reliability: between 0 and 1, e.g. 0.8", EXIT_USAGE)
+    return value
 
 
 def _join(args: argparse.Namespace) -> int:
@@ -624,14 +661,15 @@ def _show(args: argparse.Namespace) -> int:
             f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
             f"deadline {shown['deadline'] or '-'}"
         )
-        print(f"  {'power':<10} {'player':<30} {'orders':<8} {'ready':<6} status")
+        print(f"  {'power':<16} {'player':<30} {'orders':<8} {'ready':<6} {'status':<10} record")
         for p in shown["players"]:
             lines = p["order_lines"]
             orders = (f"{lines} line{'s' if lines != 1 else ''}" if lines else "MISSING") if p["owes_orders"] else "-"
             flags = [f for f in ("resigned", "eliminated") if p[f]]
+            power = (p["power"] or "?") + (" (bot)" if p["bot"] else "")
             print(
-                f"  {p['power'] or '?':<10} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
-                f"{' '.join(flags) or 'playing'}"
+                f"  {power:<16} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
+                f"{' '.join(flags) or 'playing':<10} {_record_cell(p['record'])}".rstrip()
             )
         for power, units in shown["units"].items():
             print(f"  {power:<10} {', '.join(units)}")
@@ -639,6 +677,17 @@ def _show(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return _guarded(body)
+
+
+def _record_cell(record: dict[str, Any] | None) -> str:
+    """A player's record in one cell of ``game show``: deadlines met of owed, the reliability, what he left."""
+    if record is None:
+        return ""
+    if not record["games"]:
+        return "new: no record"
+    share = f"{record['percent']}%" if record["percent"] is not None else "too few to judge"
+    left = [f"{record[k]} {k}" for k in ("resigned", "abandoned", "ejected") if record[k]]
+    return ", ".join([f"met {record['met']}/{record['owed']} in {record['games']} games", share, *left])
 
 
 def _tick(args: argparse.Namespace) -> int:

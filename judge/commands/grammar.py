@@ -34,6 +34,7 @@ from judge.commands.items import (
     ListGames,
     MapOf,
     MyOrders,
+    MyRecord,
     Observe,
     OrderLine,
     PhaseFor,
@@ -438,6 +439,15 @@ def _my_orders(args: list[str]) -> Maker | Reason:
     return MyOrders
 
 
+def _record(args: list[str]) -> Maker | Reason:
+    if args:
+        return Reason(
+            "{command} takes nothing after it: write {command} alone on its line (the game master asks WHOIS address)",
+            command="RECORD",
+        )
+    return MyRecord
+
+
 def _game_only(command: str, make: Callable[[int, str, str | None], Item]) -> Callable[[list[str]], Maker | Reason]:
     def parse(args: list[str]) -> Maker | Reason:
         if len(args) > 1:
@@ -492,13 +502,14 @@ def _map(args: list[str]) -> Maker | Reason:
 _WITH_ARGUMENTS.update(
     {
         "ORDERS": _my_orders,
+        "RECORD": _record,
         "WHOGAME": _game_only("WHOGAME", WhoGame),
         "SUMMARY": _game_only("SUMMARY", Summary),
         "GET": _get,
         "MAP": _map,
     }
 )
-COMMAND_WORDS = COMMAND_WORDS | {"ORDERS", "WHOGAME", "SUMMARY", "GET", "MAP"}
+COMMAND_WORDS = COMMAND_WORDS | {"ORDERS", "RECORD", "WHOGAME", "SUMMARY", "GET", "MAP"}
 
 _WITH_ARGUMENTS.update(MASTER_COMMANDS)
 COMMAND_WORDS = COMMAND_WORDS | frozenset(MASTER_COMMANDS)

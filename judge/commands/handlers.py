@@ -34,6 +34,7 @@ from judge.game.passwords import hash_password
 from judge.game.records import log_event, players, save_player, set_orders, set_user, user_settings
 from judge.game.service import GameError
 from judge.game.settings import Resolve
+from judge.game.track_record import count_leaving
 from judge.i18n import T, Text, outcome_openings, phase_words
 from judge.reports import outbox
 from judge.reports.render import render_mail
@@ -121,6 +122,7 @@ def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
     player.resigned, player.ready = True, False
     save_player(db, player)
     log_event(db, game.id, s.now, player.email, EventKind.RESIGN, {"power": player.power})
+    count_leaving(db, game, player, "resigned", s.now)
     for p in players(db, game.id):
         if p.id != player.id:
             outbox.send(db, p.email, "resigned", s.now, game=game, player=player)

@@ -156,6 +156,18 @@ class WhoGame(_Located):
 
 
 @dataclass(frozen=True)
+class MyRecord(_Located):
+    """``RECORD``: the record of the address the reply goes to (deadlines met and missed, resignations, …)."""
+
+
+@dataclass(frozen=True)
+class WhoIs(_Located):
+    """``WHOIS someone@example.org``: a player's record, for the game master signed on (MASTER)."""
+
+    email: str
+
+
+@dataclass(frozen=True)
 class Summary(_Located):
     """``SUMMARY`` or ``SUMMARY mygame``: centres per power per year, eliminations, takeovers."""
 
@@ -349,6 +361,8 @@ Item = (
     | History
     | MyOrders
     | WhoGame
+    | MyRecord
+    | WhoIs
     | Summary
     | GetFile
     | MapOf

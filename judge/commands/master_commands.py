@@ -17,7 +17,7 @@ from sqlite_utils import Database
 from judge.commands import items as c
 from judge.commands import signed_mail
 from judge.commands.grammar import mask_secrets
-from judge.commands.reply import Answer, Verdict
+from judge.commands.reply import Answer, Lines, Verdict
 from judge.commands.security import one_new_password, signon_wait
 from judge.commands.session import Session, key_only_text, reader_time
 from judge.game import civil_disorder, master, master_mail, service
@@ -223,6 +223,12 @@ def _decide(db: Database, s: Session, item: c.DecideTakeover) -> Answer:
     )
 
 
+def _whois(db: Database, s: Session, item: c.WhoIs) -> Answer:
+    """WHOIS: a player's record, for the game master signed on (MASTER or CREATE earlier in the message)."""
+    _mastered(db, s)
+    return Answer(item.text, T("see below"), note=Lines(tuple(service.record_lines(db, item.email))))
+
+
 HANDLERS: dict[type[Any], Handler] = {
     c.MasterSignOn: master_sign_on,
     c.CreateGame: _create,
@@ -233,4 +239,5 @@ HANDLERS: dict[type[Any], Handler] = {
     c.ReplacePower: _replace,
     c.TakeOver: _takeover,
     c.DecideTakeover: _decide,
+    c.WhoIs: _whois,
 }

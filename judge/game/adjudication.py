@@ -26,6 +26,7 @@ from judge.game.records import (
     save_player,
 )
 from judge.game.settings import Resolve
+from judge.game.track_record import count_phase
 from judge.i18n import T
 from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
@@ -98,6 +99,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
             "adjudicated_at": iso_utc(now),
         },
     )
+    count_phase(db, game, before, players(db, game.id), given, now)  # the players' records (in_grace still says)
     lapse(db, game.id, turn.position.phase)
     game.position = turn.position
     game.in_grace = False

@@ -30,6 +30,7 @@ from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.setting_changes import change_setting as change_setting
 from judge.game.setting_changes import settings_view as settings_view
+from judge.game.track_record import count_leaving, record_of
 from judge.game.views import show_game
 from judge.i18n import T
 from judge.store import draw_votes, game_rows
@@ -116,6 +117,7 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     else:
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
         save_player(db, seat)
+        count_leaving(db, game, seat, "ejected", now)
     log_event(db, game.id, now, sender, EventKind.EJECT, {"power": seat.power, "email": seat.email})
     gone = invitations.cancel(db, game, [seat], seat.email, now, Why.LEFT)
     tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, invitation=gone, what="ejected", power=seat.power)
@@ -267,6 +269,7 @@ def show(db: Database, name: str) -> dict[str, Any]:
     for p in shown["players"]:
         p["owes_orders"] = p["power"] in owing
         p["order_lines"] = len(given.get(p["power"], [])) if p["power"] else 0
+        p["record"] = None if p["bot"] else record_of(db, p["email"]).facts()
     shown["settings"] = settings_view(game.settings)
     shown["victory"] = {
         "solo_now": game.settings.solo_line(

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from sqlite_utils import Database
 
-from judge.facts import PressKind, is_bot_address
+from judge.facts import Bots, PressKind, is_bot_address
 from judge.game import invitations, ports
 from judge.game.duties import owing_powers
 from judge.game.invitations import Invitation, Why
-from judge.game.records import Game, Player, user_settings
+from judge.game.records import Game, Player, players, user_settings
+from judge.game.views import plays_bot
 from judge.i18n import T, format_length
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position
@@ -59,6 +60,7 @@ class Announcement(StrEnum):
     RESUMED = "resumed"
     ROLLED_BACK = "rolled back"
     EXTENDED = "extended"  # the deadline is later
+    WAITING = "waiting"  # orders were missing at the deadline: it moved once (nmr_wait)
     SHORTENED = "shortened"  # the deadline is earlier
     SETTINGS = "settings"  # a setting changed (``detail`` says which)
     DELETED = "deleted"
@@ -95,10 +97,21 @@ class Notice:
 
 
 def post(db: Database, notices: Sequence[Notice], now: datetime) -> None:
-    """Hand ``notices`` (one event's mail) to the mail side, inside the caller's transaction."""
+    """Hand ``notices`` (one event's mail) to the mail side, inside the caller's transaction. Each notice of a game
+    whose ``bots`` setting lets the stand-in play carries ``bots``: the powers it plays now, which the mail names as
+    bots (``| seat``)."""
     notices = [n for n in notices if not is_bot_address(n.to)]  # a seat the bot fills is never mailed
-    if notices:
-        ports.deliver(db, notices, now)
+    if not notices:
+        return
+    bots: dict[int, list[str]] = {}
+    for n in notices:
+        if n.game is not None and n.game.settings.bots is not Bots.NONE and n.game.id not in bots:
+            bots[n.game.id] = [p.power for p in players(db, n.game.id) if p.power and plays_bot(n.game, p)]
+    notices = [
+        replace(n, facts={**n.facts, "bots": bots[n.game.id]}) if n.game is not None and n.game.id in bots else n
+        for n in notices
+    ]
+    ports.deliver(db, notices, now)
 
 
 def tell(

@@ -11,6 +11,7 @@ from judge.game import notices, reminders
 from judge.game.absences import away_players
 from judge.game.adjudication import adjudicate
 from judge.game.duties import late_players, owed
+from judge.game.notices import Announcement, Notice, NoticeKind, post
 from judge.game.records import (
     Game,
     load_game,
@@ -111,13 +112,27 @@ def tick_game(db: Database, name: str, phase: str, now: datetime) -> bool:
             return False
         seats = players(db, game.id)
         late = late_players(db, game, seats)
-        if game.settings.grace and not game.in_grace and late:
+        wait = max(game.settings.grace, game.settings.nmr_wait)  # one wait a phase, the longer of the two
+        if wait and not game.in_grace and late:
             game.in_grace = True
-            game.deadline = now + timedelta(seconds=game.settings.grace)
+            game.deadline = now + timedelta(seconds=wait)
             save_game(db, game, now)
-            log_event(db, game.id, now, "judge", EventKind.GRACE, {"late": [p.power for p in late]})
+            log_event(
+                db, game.id, now, "judge", EventKind.GRACE, {"late": [p.power for p in late], "phase": game.phase}
+            )
             for p in late:
                 notices.late_notice(db, game, p, now)
+            if game.settings.nmr_wait:  # the others hear that the deadline moved (not who is late)
+                waited = {p.email for p in late}
+                others = [p for p in seats if p.email not in waited]
+                post(
+                    db,
+                    [
+                        Notice(to, NoticeKind.ANNOUNCEMENT, game, {"what": Announcement.WAITING})
+                        for to in notices.everyone(game, others)
+                    ],
+                    now,
+                )
             return False
         adjudicate(db, game, now, "deadline")
         return True

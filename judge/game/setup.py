@@ -16,7 +16,7 @@ from judge.game import notices
 from judge.game.absences import clear_of_absences
 from judge.game.bot_seats import fill_seats
 from judge.game.lookup import GameError, get_game, no_such_power, unknown_variant
-from judge.game.master_notices import game_filled
+from judge.game.master_notices import game_filled, joined
 from judge.game.passwords import hash_password
 from judge.game.ports import load_variant
 from judge.game.records import (
@@ -31,6 +31,7 @@ from judge.game.records import (
     save_player,
 )
 from judge.game.settings import GameSettings
+from judge.game.track_record import refuse_unreliable
 from judge.i18n import T, sentences
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
@@ -92,6 +93,22 @@ def join_game(
         if any(p.power == found for p in seated):
             raise GameError(T("{power} is already taken in {game}", power=T(found), game=game.name))
         power = found
+    _check_preferences(game, preferences)
+    if sender != "master":  # the game master seats whom he chooses
+        refuse_unreliable(db, game, email)
+    prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
+    player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
+    insert_player(db, player, now)
+    log_event(db, game.id, now, sender or email, EventKind.JOIN, {"email": email.lower(), "power": power})
+    if sender != "master":
+        joined(db, game, email.lower(), power, now)
+    if len(seated) + 1 == len(game.variant.powers):
+        game_filled(db, game, now)
+    return [p for p in players(db, game.id) if p.email == email.lower() and p.role == Role.PLAYER][-1]
+
+
+def _check_preferences(game: Game, preferences: tuple[str, ...]) -> None:
+    """Every power a JOIN prefers must be one of the variant's."""
     unknown = [x for x in preferences if game.variant.power_named(x) is None]
     if unknown:  # a typo ('Frnace') is an error, not a silently dropped wish
         near = difflib.get_close_matches(unknown[0].lower(), [p.lower() for p in game.variant.powers], n=1, cutoff=0.5)
@@ -113,13 +130,6 @@ def join_game(
                 powers=[T(p) for p in game.variant.powers],
             )
         )
-    prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
-    player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
-    insert_player(db, player, now)
-    log_event(db, game.id, now, sender or email, EventKind.JOIN, {"email": email.lower(), "power": power})
-    if len(seated) + 1 == len(game.variant.powers):
-        game_filled(db, game, now)
-    return [p for p in players(db, game.id) if p.email == email.lower() and p.role == Role.PLAYER][-1]
 
 
 def observe_game(db: Database, name: str, email: str, now: datetime) -> None:

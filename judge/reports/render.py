@@ -69,6 +69,7 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
     env.filters["signed"] = lambda n: f"+{n}" if n > 0 else str(n)
     env.filters["t"] = _t
     env.filters["word"] = _word
+    env.filters["seat"] = _seat
     env.filters["place"] = _place
     env.filters["result"] = _result
     env.filters["when"] = _when
@@ -123,6 +124,16 @@ def _word(context: Any, value: Any) -> str:
     if variant is not None and str(value) in variant.powers:
         return str(variant.power(str(value)).word(language))
     return word(language, str(value))
+
+
+@pass_context
+def _seat(context: Any, value: Any) -> str:
+    """``{{ power | seat }}``: a power as ``| word`` names it, marked "(bot)" while the stand-in bot plays it (the
+    notice's ``bots``): where a mail names who plays a power — the results, the tally, the start mail."""
+    name = _word(context, value)
+    if str(value) in (context.get("bots") or ()):
+        return translate(T("{power} (bot)", power=name), context.get("language", DEFAULT_LANGUAGE))
+    return name
 
 
 def _variant(context: Any) -> Any:

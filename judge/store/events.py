@@ -81,6 +81,7 @@ class EventKind(StrEnum):
     MASTER_PASSWORD = "master-password"  # the game master's password was set (never the password itself)
     MASTER_SIGNON_FAILED = "master-signon-failed"
     ABANDONED = "abandoned"  # a power missed abandon_after deadlines in a row: civil disorder
+    EXCUSED = "excused"  # a miss excused (the excuses setting): power, phase, address
     KEY = "key"  # an OpenPGP key registered or removed for a seat (its fingerprint, never more)
     SIGNATURE_REFUSED = "signature-refused"  # a signed mail refused whole (why, and the key named)
     TAKEOVER_ASKED = "takeover-asked"  # TAKEOVER waiting for the game master's approval

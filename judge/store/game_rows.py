@@ -40,6 +40,7 @@ def delete_game_rows(db: Database, game_id: int) -> None:
     db.execute("delete from master_passwords where game_id = ?", [game_id])
     db.execute("delete from calendar_events where game_id = ?", [game_id])
     db.execute("delete from takeovers where game_id = ?", [game_id])
+    db.execute("delete from player_records where game_id = ?", [game_id])
     db.execute("delete from games where id = ?", [game_id])
 
 

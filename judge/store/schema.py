@@ -657,3 +657,30 @@ def m020_calendar_events(db: Database) -> None:
         foreign_keys=[("game_id", "games", "id")],
         not_null={"uid", "sequence", "deadline"},
     )
+
+
+@migration
+def m021_player_records(db: Database) -> None:
+    """A player's record (issue #24): per address and game, the deadlines at which the address owed orders
+    (``owed``: a phase played while it held a power that owed orders), those it gave none for (``missed``), those
+    its orders came in only after the deadline, while the judge waited (``late``), the misses the game excused
+    (``excused``), and whether it resigned, was abandoned to civil disorder or ejected there. Counted at each
+    adjudication in the same transaction, so that a join or WHOIS reads a few rows by address instead of every
+    phase of every game. Deadlines played before this migration are not counted (the record starts here)."""
+    db.table("player_records").create(
+        {
+            "email": str,
+            "game_id": int,
+            "owed": int,
+            "missed": int,
+            "late": int,
+            "excused": int,
+            "resigned": int,
+            "abandoned": int,
+            "ejected": int,
+            "updated_at": str,
+        },
+        pk=("email", "game_id"),
+        not_null={"owed", "missed", "late", "excused", "resigned", "abandoned", "ejected"},
+        defaults={"owed": 0, "missed": 0, "late": 0, "excused": 0, "resigned": 0, "abandoned": 0, "ejected": 0},
+    )
