@@ -10,13 +10,17 @@ strings, and unknown sections or keys are errors.
 
 Secrets: each server's password comes from, in this order, ``$JUDGE_IMAP_PASSWORD``/``$JUDGE_SMTP_PASSWORD``, the
 file named by ``password_file``, the systemd credential ``imap-password``/``smtp-password`` (``LoadCredential=``,
-found in ``$CREDENTIALS_DIRECTORY``), or ``password`` in the file itself. A bad file raises ``ConfigError`` listing
+found in ``$CREDENTIALS_DIRECTORY``), or ``password`` in the file itself; the DKIM signing key from the file named by
+``[dkim] sign_key`` or the credential ``dkim-key``. A file holding a password that every user can read is refused, as
+is a key file that every user can read or that anyone but its owner can change; a configuration holding a password
+that its group can read is allowed with a warning (``Config.warnings``). A bad file raises ``ConfigError`` listing
 every problem (the daemon exits 2).
 """
 
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import re
 import stat
@@ -31,6 +35,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from judge.facts import LANGUAGES, MAX_MAIL_AGE_DAYS, MAX_REPLIES_PER_HOUR
 
 SECURITY = ("ssl", "starttls", "none")
+SENDER_CHECKS = ("none", "dkim")  # [judge] sender_check: what a mail needs besides its password to act for a seat
+ALIGNMENTS = ("relaxed", "strict")
+DKIM_KEY_CREDENTIAL = "dkim-key"
 SYSTEM_CONFIG = Path("/etc/judge/judge.toml")
 CONFIG_ENV = "JUDGE_CONFIG"
 DB_ENV = "JUDGE_DB"
@@ -85,6 +92,44 @@ def _folder(value: str) -> str | None:
     return None if value.strip() else "a mailbox folder name"
 
 
+def resolver_address(text: str) -> tuple[str, int] | None:
+    """``[dkim] resolver`` read: ``"127.0.0.1"``, ``"127.0.0.1:5353"``, ``"::1"`` or ``"[::1]:53"`` as (address,
+    port); None when it is none of these (a name would need a resolver of its own)."""
+    match = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\](?::(\d{1,5}))?|([0-9.]+)(?::(\d{1,5}))?|([0-9A-Fa-f:]+)", text.strip())
+    if match is None:
+        return None
+    address = match.group(1) or match.group(3) or match.group(5)
+    port = int(match.group(2) or match.group(4) or 53)
+    try:
+        ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    return (address, port) if 0 < port < 65536 else None
+
+
+def _resolver(value: str) -> str | None:
+    if not value or resolver_address(value):
+        return None
+    return 'the address of a DNS resolver, with its port if not 53: "127.0.0.1", "127.0.0.1:5353", "[::1]:53"'
+
+
+def _authserv_id(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"[A-Za-z0-9.\-_]+", value)
+    return (
+        None if ok else "the authserv-id your mail server writes first in Authentication-Results, e.g. mx.example.org"
+    )
+
+
+def _selector(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"[A-Za-z0-9_](?:[A-Za-z0-9_.\-]{0,60}[A-Za-z0-9_])?", value)
+    return None if ok else "a DNS label such as judge2026 (the key is published at <selector>._domainkey.<domain>)"
+
+
+def _domain(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9\-]{2,63}", value)
+    return None if ok else "a domain name such as example.org"
+
+
 @dataclass(frozen=True)
 class ImapConfig:
     host: str = field(default="", metadata=_spec("the IMAP server", check=_host))
@@ -133,6 +178,43 @@ class SmtpConfig:
 
 
 @dataclass(frozen=True)
+class DkimConfig:
+    resolver: str = field(
+        default="",
+        metadata=_spec("the DNS resolver DKIM keys are looked up at (empty: the system's)", check=_resolver),
+    )
+    timeout: int = field(default=5, metadata=_spec("seconds to wait for the resolver", low=1, high=30))
+    authserv_id: str = field(
+        default="",
+        metadata=_spec(
+            "your own mail server's authserv-id: its topmost Authentication-Results is trusted", check=_authserv_id
+        ),
+    )
+    alignment: str = field(
+        default="relaxed",
+        metadata=_spec(
+            '"relaxed" (a subdomain counts for its domain) or "strict" (d= equals the From domain)', choices=ALIGNMENTS
+        ),
+    )
+    sign_key: str = field(
+        default="",
+        metadata=_spec(
+            "the judge's own DKIM private key, to sign its mail (a file of mode 0600 or 0640; or the credential "
+            "dkim-key)"
+        ),
+    )
+    selector: str = field(default="", metadata=_spec("the selector the public key is published under", check=_selector))
+    domain: str = field(
+        default="", metadata=_spec("the signing domain (default: the judge's address's)", check=_domain)
+    )
+    key: str = field(default="", repr=False, metadata=_spec("", internal=True))  # the key's text, when signing
+
+    @property
+    def signs(self) -> bool:
+        return bool(self.key)
+
+
+@dataclass(frozen=True)
 class Config:
     address: str = field(
         default="", metadata=_spec("players write here; every mail the judge sends comes from here", check=_address)
@@ -154,6 +236,8 @@ class Config:
         metadata=_spec("answers to one address per hour, against mail loops", low=1, high=10000),
     )
     source: str = field(default="", metadata=_spec("", internal=True))  # the file it came from
+    # what is allowed but unwise (a password in a file its group can read): `check-config` and `serve` say it
+    warnings: tuple[str, ...] = field(default=(), metadata=_spec("", internal=True))
     language: str = field(
         default="en", metadata=_spec("for players who have not chosen (SET LANGUAGE)", choices=LANGUAGES)
     )
@@ -190,6 +274,23 @@ class Config:
             "default: beside the database)"
         ),
     )
+    sender_check: str = field(
+        default="none",
+        metadata=_spec(
+            '"dkim": a mail acts for a seat only with a DKIM signature of its From domain (docs/mail.md); "none"',
+            choices=SENDER_CHECKS,
+        ),
+    )
+    dkim: DkimConfig = field(default_factory=DkimConfig, metadata=_spec("", internal=True))
+
+    openpgp_key: str = field(
+        default="",
+        metadata=_spec(
+            "the judge's OpenPGP secret key file, without a passphrase, mode 0600 (relative: to this file's folder; "
+            "or the systemd credential openpgp-key): every mail the judge sends is signed with it, mail encrypted to "
+            "it is read; none: the judge's mail is not signed"
+        ),
+    )
     create_by_mail: str = field(
         default="anyone",
         metadata=_spec(
@@ -204,7 +305,8 @@ class Config:
         return ZoneInfo(self.timezone)
 
 
-SECTIONS: dict[str, type] = {"judge": Config, "imap": ImapConfig, "smtp": SmtpConfig}
+SECTIONS: dict[str, type] = {"judge": Config, "imap": ImapConfig, "smtp": SmtpConfig, "dkim": DkimConfig}
+OPTIONAL_SECTIONS = frozenset({"dkim"})
 SECRETS = {"imap": ("JUDGE_IMAP_PASSWORD", "imap-password"), "smtp": ("JUDGE_SMTP_PASSWORD", "smtp-password")}
 
 
@@ -258,11 +360,25 @@ def load_config(path: Path, environ: Mapping[str, str] | None = None, *, secrets
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return config_from_data(data, env, str(path), secrets=secrets)
+    try:
+        mode: int | None = path.stat().st_mode
+    except OSError:  # read a moment ago: gone since; nothing to say about its mode
+        mode = None
+    return config_from_data(data, env, str(path), secrets=secrets, file_mode=mode)
 
 
-def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str = "", *, secrets: bool = True) -> Config:
-    """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``."""
+def config_from_data(
+    data: dict[str, Any],
+    env: Mapping[str, str],
+    source: str = "",
+    *,
+    secrets: bool = True,
+    file_mode: int | None = None,
+) -> Config:
+    """Validate the parsed file against the schema; every problem is listed in one ``ConfigError``.
+
+    ``file_mode`` is the mode of the file the data came from (None: not from a file): a file that holds a password
+    must not be readable by every user (refused), and better not by its group either (a warning)."""
     problems = _section_problems(data)
     base = Path(source).resolve().parent if source else Path.cwd()
     sections: dict[str, dict[str, Any]] = {}
@@ -280,19 +396,47 @@ def config_from_data(data: dict[str, Any], env: Mapping[str, str], source: str =
         server = sections.get(name)
         if server is not None:
             problems += _server_problems(name, server, secrets)
+    dkim = _dkim_values(sections.get("dkim", {}), str(judge.get("address", "")), env, base, secrets, problems)
     problems += _consistency_problems(judge, sections.get("imap", {}))
+    problems += _exposure_problems(data, file_mode, source)
     judge.setdefault("db", "judge.db")
     for key in ("db", "variants_dir", "templates_dir", "backup_dir"):
         if judge.get(key) and judge[key] != ":memory:":
             judge[key] = str(base / Path(judge[key]).expanduser())
-    for key in ("variants_dir", "templates_dir", "backup_dir"):
-        if judge.get(key) and not Path(judge[key]).is_dir():
-            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
+    _folder_problems(judge, problems)
+    if "judge" in sections:  # its mode is checked where it is read (judge serve, check-config)
+        judge["openpgp_key"] = _secret_key_file(judge.get("openpgp_key", ""), env, base, problems if secrets else [])
     if problems:
         count = "" if len(problems) == 1 else f"{len(problems)} problems: "
         raise ConfigError(f"{source or 'config'}: {count}" + "; ".join(problems))
     judge["address"] = judge["address"].lower()
-    return Config(**judge, imap=ImapConfig(**sections["imap"]), smtp=SmtpConfig(**sections["smtp"]), source=source)
+    return Config(
+        **judge,
+        imap=ImapConfig(**sections["imap"]),
+        smtp=SmtpConfig(**sections["smtp"]),
+        dkim=DkimConfig(**dkim),
+        source=source,
+        warnings=tuple(_exposure_warnings(data, file_mode, source) + _signing_warnings(judge["address"], dkim)),
+    )
+
+
+def _dkim_values(
+    dkim: dict[str, Any], address: str, env: Mapping[str, str], base: Path, secrets: bool, problems: list[str]
+) -> dict[str, Any]:
+    """The [dkim] section completed: the key read (with ``secrets``), its file's path absolute, the signing domain
+    the judge's address's unless given."""
+    if secrets:
+        dkim["key"] = _signing_key(dkim, env, base, problems)
+    if dkim.get("sign_key"):
+        dkim["sign_key"] = str(base / Path(dkim["sign_key"]).expanduser())
+    dkim["domain"] = str(dkim.get("domain") or address.rpartition("@")[2]).lower()
+    return dkim
+
+
+def _folder_problems(judge: dict[str, Any], problems: list[str]) -> None:
+    for key in ("variants_dir", "templates_dir", "backup_dir"):
+        if judge.get(key) and not Path(judge[key]).is_dir():
+            problems.append(f"[judge] {key}: {_one_line(judge[key])} is not a folder")
 
 
 def _section_problems(data: dict[str, Any]) -> list[str]:
@@ -300,6 +444,8 @@ def _section_problems(data: dict[str, Any]) -> list[str]:
     problems = [f"[{name}]: unknown section{_nearest(name, SECTIONS)}" for name in data if name not in SECTIONS]
     for name in SECTIONS:
         if name not in data:
+            if name in OPTIONAL_SECTIONS:
+                continue
             problems.append(
                 f"[{name}]: missing section"
                 + (" (the judge's address)" if name == "judge" else f" (the {name.upper()} server)")
@@ -323,7 +469,61 @@ def _server_problems(name: str, values: dict[str, Any], secrets: bool) -> list[s
         )
     if name == "smtp" and values.get("password") and not values.get("username"):
         problems.append("[smtp] username: required when a password is given")
+    host = str(values.get("host", ""))
+    if values.get("security") == "none" and host and not is_loopback(host):
+        problems.append(
+            f'[{name}] security: "none" sends mail and password in clear text, so it is for a loopback host only '
+            f'(127.0.0.1, ::1, localhost), not {host!r}; use "ssl" or "starttls"'
+        )
     return problems
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine: localhost, an address in 127.0.0.0/8, or ::1 (also as ``[::1]``)."""
+    name = host.strip().lower().removeprefix("[").removesuffix("]").rstrip(".")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _holds_password(data: dict[str, Any]) -> bool:
+    return any(isinstance(data.get(name), dict) and data[name].get("password") for name in SECRETS)
+
+
+def _exposure_problems(data: dict[str, Any], mode: int | None, source: str) -> list[str]:
+    """A file holding a password that every user of the machine can read is refused (as a password_file is)."""
+    if mode is None or not _holds_password(data) or not mode & stat.S_IROTH:
+        return []
+    return [
+        f"{_one_line(source)} holds a password and is readable by every user (mode {stat.S_IMODE(mode):04o}); "
+        f"chmod 0600 (or 0640 with the judge's group) it, or move the password to a password_file or credential"
+    ]
+
+
+def _signing_warnings(address: str, dkim: dict[str, Any]) -> list[str]:
+    """A signing domain that is neither the judge's address's domain nor a parent of it: receivers that check DMARC
+    do not count the signature for the judge's mail."""
+    domain, own = str(dkim.get("domain", "")), address.rpartition("@")[2]
+    if not dkim.get("key") or not domain or own == domain or own.endswith("." + domain):
+        return []
+    return [
+        f"[dkim] domain: {domain} is not {own} nor a parent of it, so the signature does not speak for the "
+        f"judge's address"
+    ]
+
+
+def _exposure_warnings(data: dict[str, Any], mode: int | None, source: str) -> list[str]:
+    """A file holding a password that its group can read: allowed (the guide gives the judge's group read access
+    to a file owned by root), but better kept out of it."""
+    if mode is None or not _holds_password(data) or not mode & stat.S_IRGRP or mode & stat.S_IROTH:
+        return []
+    return [
+        f"{_one_line(source)} holds a password and is readable by its group (mode {stat.S_IMODE(mode):04o}); "
+        f"better keep the password in a password_file (mode 0600) or a systemd credential"
+    ]
 
 
 def _consistency_problems(judge: dict[str, Any], imap: dict[str, Any]) -> list[str]:
@@ -404,12 +604,60 @@ def _password(
     return str(values.get("password", ""))
 
 
+def _signing_key(dkim: dict[str, Any], env: Mapping[str, str], base: Path, problems: list[str]) -> str:
+    """The judge's DKIM signing key: from [dkim] sign_key, else the systemd credential dkim-key; "" when neither.
+    A key file others can read, or anyone but its owner can change, is refused (as ssh refuses a private key)."""
+    text = ""
+    creds = env.get("CREDENTIALS_DIRECTORY")
+    if dkim.get("sign_key"):
+        path = base / Path(dkim["sign_key"]).expanduser()
+        text = _read_secret(path, "[dkim] sign_key", problems, loose=stat.S_IRWXO | stat.S_IWGRP)
+    elif creds and (Path(creds) / DKIM_KEY_CREDENTIAL).is_file():
+        text = _read_secret(Path(creds) / DKIM_KEY_CREDENTIAL, f"systemd credential {DKIM_KEY_CREDENTIAL}", problems)
+    if text and not dkim.get("selector"):
+        problems.append("[dkim] selector: required to sign with the key: the name it is published under in DNS")
+    if dkim.get("selector") and not text and not dkim.get("sign_key"):
+        problems.append(
+            f"[dkim] sign_key: required with a selector: the key file, or the credential {DKIM_KEY_CREDENTIAL}"
+        )
+    return text
+
+
+def _secret_key_file(value: str, env: Mapping[str, str], base: Path, problems: list[str]) -> str:
+    """The judge's OpenPGP secret key file: ``openpgp_key`` (relative to the config's folder), else the systemd
+    credential ``openpgp-key``; "" for none. Refused when it is not a readable file, or when users other than the
+    judge's may read it (a secret key is a password that cannot be changed in place)."""
+    what = "[judge] openpgp_key"
+    if value:
+        path = base / Path(value).expanduser()
+    else:
+        creds = env.get("CREDENTIALS_DIRECTORY")
+        if not creds or not (Path(creds) / "openpgp-key").is_file():
+            return ""
+        path, what = Path(creds) / "openpgp-key", "systemd credential openpgp-key"
+    try:
+        mode = path.stat().st_mode
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        problems.append(f"{what}: cannot read {_one_line(str(path))}: {exc.strerror or exc}")
+        return ""
+    except ValueError:
+        problems.append(f"{what}: {str(path)!r} is not a file name")
+        return ""
+    if not stat.S_ISREG(mode):
+        problems.append(f"{what}: {_one_line(str(path))} is not a file")
+    elif mode & (stat.S_IRGRP | stat.S_IROTH | stat.S_IWGRP | stat.S_IWOTH):
+        problems.append(f"{what}: {_one_line(str(path))} is readable or writable by other users; chmod 0600 it")
+    return str(path)
+
+
 def _one_line(text: str) -> str:
     """A file name as an error shows it: quoted when it holds a line break or other control character."""
     return repr(text) if any(ord(ch) < 32 or ord(ch) == 127 for ch in text) else text
 
 
-def _read_secret(path: Path, what: str, problems: list[str]) -> str:
+def _read_secret(path: Path, what: str, problems: list[str], *, loose: int = stat.S_IROTH) -> str:
     try:
         mode = path.stat().st_mode
         secret = path.read_text(encoding="utf-8").strip("\r\n")
@@ -422,8 +670,12 @@ def _read_secret(path: Path, what: str, problems: list[str]) -> str:
     except UnicodeDecodeError:
         problems.append(f"{what}: {path} is not UTF-8 text")
         return ""
-    if mode & stat.S_IROTH:
+    if mode & loose & stat.S_IROTH:
         problems.append(f"{what}: {path} is readable by every user; chmod 0600 it")
+    elif mode & loose:
+        problems.append(
+            f"{what}: {path} may be changed or read by others (mode {stat.S_IMODE(mode):04o}); chmod 0600 it"
+        )
     if not secret:
         problems.append(f"{what}: {path} is empty")
     return secret
@@ -470,6 +722,7 @@ EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
         "language": "en",
         "max_replies_per_hour": MAX_REPLIES_PER_HOUR,
         "max_mail_age_days": MAX_MAIL_AGE_DAYS,
+        "sender_check": "none",
     },
     "imap": {
         "host": "imap.example.org",
@@ -504,6 +757,11 @@ def example_toml(values: Mapping[str, Mapping[str, Any]] = EXAMPLE_VALUES) -> st
             out.append(tomli_w.dumps({key: value}).rstrip("\n"))
         if name in SECRETS:
             out.append(f'# password_file = "/etc/judge/{SECRETS[name][1]}"   # {helps["password_file"]}')
+        if name == "dkim":  # all optional: shown, not set
+            out.append('# DKIM (docs/mail.md#dkim): read with [judge] sender_check = "dkim"; signing the judge\'s mail')
+            for key, example in (("resolver", '"127.0.0.1"'), ("sign_key", '"/etc/judge/dkim.key"')):
+                out.append(f"# {key} = {example}   # {helps[key]}")
+            out.append(f'# selector = "judge1"   # {helps["selector"]}')
         out.append("")
     text = "\n".join(out)
     tomllib.loads(text)  # what we write must read back

@@ -47,6 +47,8 @@ class Assignment(StrEnum):
 
 # The shortest password a player may choose (JOIN, SET PASSWORD, the game master's seat and replace commands).
 MIN_PASSWORD_LENGTH = 4
+RECORD_GAMES = 10  # a player's reliability counts the deadlines of his latest games, this many
+RECORD_MIN_DEADLINES = 5  # a record of fewer deadlines owed is too short to judge: nobody is refused for it
 
 # A game's name: one word of letters, digits, - and _, starting with a letter or digit, at most 40 characters.
 MAX_GAME_NAME_LENGTH = 40
@@ -65,3 +67,45 @@ MAX_DEADLINE = timedelta(days=MAX_DEADLINE_DAYS)
 def is_game_name(text: str) -> bool:
     """Whether ``text`` is a valid game name (in any case; games are stored lower-cased)."""
     return GAME_NAME.match(text) is not None
+
+
+class Resolve(StrEnum):
+    """When a phase is adjudicated before its deadline."""
+
+    READY = "ready"  # when every player who owes orders has said READY (seed 001)
+    ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
+
+
+class Auth(StrEnum):
+    """Which mail may act for a seat of the game (issue #20)."""
+
+    ANY = "any"  # the seat's password, or a signature by the seat's registered OpenPGP key
+    KEY = "key"  # only mail signed by the seat's key (a password sign-on may register the key, nothing else)
+
+
+class Bots(StrEnum):
+    """Where a game lets the stand-in bot (judge.bots) play a power nobody plays."""
+
+    NONE = "none"  # never: a power in civil disorder holds, disbands and removes by the rules' civil disorder
+    CD = "cd"  # the bot plays every power in civil disorder until someone takes it over
+    FILL = "fill"  # as cd, and the game starts with bots in the seats nobody joined (a practice game)
+
+
+# the address of a seat the bot fills (``germany@bot.invalid``): the reserved .invalid domain, never mailed
+BOT_DOMAIN = "bot.invalid"
+
+
+def is_bot_address(address: str) -> bool:
+    return address.lower().endswith("@" + BOT_DOMAIN)
+
+
+class Takeover(StrEnum):
+    """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
+
+    OPEN = "open"  # at once, for whoever asks first
+    APPROVE = "approve"  # when the game master approves (APPROVE <power> by mail, or judge game approve)
+
+
+# The organizer of a calendar invitation queued before ``judge serve`` ever recorded the judge's address
+# (judge.reports.outbox); the SMTP side puts the address it sends from in its place (judge.transport.smtp).
+PLACEHOLDER_ORGANIZER = "judge@judge.invalid"

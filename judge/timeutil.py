@@ -279,9 +279,9 @@ def _stamp(when: datetime, zone: str, language: str) -> str:
     if abbreviation.startswith(("+", "-")):  # zones without a letter abbreviation, e.g. "+03" for Europe/Istanbul
         abbreviation = "UTC" + abbreviation
     if language != "en":  # the player's language: names of days and months (Babel, CLDR)
-        from judge.i18n import format_when
+        from judge.i18n import format_when, zone_abbreviation
 
-        stamp = f"{format_when(when, name, language)} {abbreviation}"
+        stamp = f"{format_when(when, name, language)} {zone_abbreviation(when, name, language, abbreviation)}"
     else:
         stamp = (
             f"{_WEEKDAYS[local.weekday()]} {local.day} {_MONTHS[local.month - 1]} {local.year} "
@@ -341,3 +341,35 @@ def backoff_pause(
     together. The one backoff of the judge: failing serve steps, deferred mail, held sign-ons."""
     base: timedelta = min(first * 2 ** min(max(attempt, 1) - 1, 30), cap)
     return base * (rng or random).uniform(1 - jitter, 1 + jitter) if jitter else base
+
+
+MAX_REMINDERS = 3  # SET REMINDER and the game's ``reminders`` setting take up to three lead times
+MIN_LEAD = timedelta(minutes=10)
+MAX_LEAD = timedelta(days=7)
+
+
+def parse_lead_times(words: list[str]) -> tuple[int, ...]:
+    """The lead times of ``SET REMINDER 24h 2h`` (each word one duration, at most three, 10 minutes to 7 days), in
+    seconds, longest first and each once; ``NONE`` alone is no reminder at all (an empty tuple).
+
+    Raises ValueError with a :class:`Reason` fit to mail back, as :func:`parse_duration` does."""
+    if len(words) == 1 and words[0].strip().upper() in ("NONE", "OFF"):
+        return ()
+    if not words:
+        raise ValueError(Reason("give up to {count} lead times, e.g. 24h 2h, or NONE", count=MAX_REMINDERS))
+    if len(words) > MAX_REMINDERS:
+        raise ValueError(Reason("at most {count} reminders: e.g. 24h 2h", count=MAX_REMINDERS))
+    leads = set()
+    for word in words:
+        lead = parse_duration(word)
+        if not MIN_LEAD <= lead <= MAX_LEAD:
+            raise ValueError(
+                Reason("a reminder comes between 10 minutes and 7 days before the deadline, not {text}", text=word)
+            )
+        leads.add(int(lead.total_seconds()))
+    return tuple(sorted(leads, reverse=True))
+
+
+def format_lead_times(leads: tuple[int, ...]) -> str:
+    """``24h 2h`` (read back by :func:`parse_lead_times`), or ``none``."""
+    return " ".join(format_duration(timedelta(seconds=s)) for s in leads) or "none"

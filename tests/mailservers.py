@@ -157,9 +157,11 @@ class Sink:
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
+        self.raw: list[tuple[str, bytes]] = []  # (recipient, the bytes as they arrived)
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.messages.append(message_from_bytes(envelope.original_content, policy=policy.default))  # type: ignore
+        self.raw.append((envelope.rcpt_tos[0], envelope.original_content))
         return "250 Message accepted for delivery"
 
 
@@ -203,6 +205,7 @@ host = "127.0.0.1"
 port = {smtp.port}
 security = "none"
 """)
+    path.chmod(0o600)  # it holds a password: a file every user can read is refused
     return path
 
 

@@ -39,6 +39,9 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.cli._parser": (FIXED, None),  # the one argument parser
     "judge.commands.handlers._shipped_map": (FIXED, None),  # by shipped variant name
     "judge.data.catalog._load": (FIXED, None),  # by variant name or file and the data folders
+    "judge.data.catalog._shape_of": (FIXED, None),  # by variant file and its mtime: more only as a host edits one
+    "judge.i18n.outcome_openings": (FIXED, None),  # no argument
+    "judge.mail.message._parsed_field": (LRU, 512),  # a header field as a sender wrote it (at most 512 characters)
     "judge.i18n._catalog": (FIXED, None),  # by language (en, de, ru)
     "judge.i18n._contexts": (FIXED, None),
     "judge.i18n._plurals": (FIXED, None),
@@ -94,6 +97,16 @@ TABLES = {
     "judge.config.EXAMPLE_VALUES",
     "judge.config.SECRETS",
     "judge.config.SECTIONS",
+    "judge.game.duties.NOTHING_OWED",
+    "judge.i18n._ZONE_WORDS",
+    "judge.rules.geography._BARE",
+    "judge.rules.geography._FOLD",
+    "judge.rules.parse._CYRILLIC_TO_LATIN",
+    "judge.rules.parse._FOLD",
+    "judge.rules.parse._LATIN_TO_CYRILLIC",
+    "judge.rules.parse._LOCAL_FILLER",
+    "judge.rules.parse._LOCAL_KEYWORDS",
+    "judge.rules.parse._LOCAL_KINDS",
     "judge.facts._CATALOGS",
     "judge.game.future_orders._SEASON_ORDER",
     "judge.game.future_orders._STEP_ORDER",

@@ -104,7 +104,7 @@ def test_lines_numbered_stripped_and_blank_lines_skipped() -> None:
     body = parse_body("\n  SIGNON Fmygame secret  \n\n\tF bre - mao\t\n   \nA par - bur\nREADY\n")
     assert body.problems == ()
     assert body.items == (
-        SignOn(2, "SIGNON Fmygame secret", "F", "mygame", "secret", True),
+        SignOn(2, "SIGNON Fmygame secret", "F", "mygame", "secret", True, ("Fmygame", "secret")),
         OrderLine(4, "F bre - mao"),
         OrderLine(6, "A par - bur"),
         Ready(7, "READY", True),
@@ -560,7 +560,15 @@ def test_module_is_pure(module: Any) -> None:
 def test_join_and_resign_types_exported() -> None:
     """The names the game server imports exist with the documented fields."""
     assert [f.name for f in dataclasses.fields(Join)] == ["line", "text", "game", "password", "preferences"]
-    assert [f.name for f in dataclasses.fields(SignOn)] == ["line", "text", "power", "game", "password", "initial"]
+    assert [f.name for f in dataclasses.fields(SignOn)] == [
+        "line",
+        "text",
+        "power",
+        "game",
+        "password",
+        "initial",
+        "bare",
+    ]
     assert [f.name for f in dataclasses.fields(Press)] == ["line", "text", "to", "body", "shade", "postal"]
     assert [f.name for f in dataclasses.fields(LineProblem)] == ["line", "text", "reason"]
     assert [f.name for f in dataclasses.fields(Resign)] == ["line", "text"]

@@ -51,6 +51,7 @@ password = "imap-secret"
 [smtp]
 host = "127.0.0.1"
 """)
+    path.chmod(0o600)  # it holds a password
     return path
 
 
@@ -115,6 +116,10 @@ BAD = [
     ({**GOOD, "imapp": {}}, "[imapp]: unknown section; did you mean 'imap'?"),
     ({"judge": GOOD["judge"], "imap": GOOD["imap"]}, "[smtp]: missing section"),
     ({**GOOD, "smtp": "localhost"}, "smtp: must be a [smtp] section"),
+    (_with("imap", security="none"), '[imap] security: "none" sends mail and password in clear text'),
+    (_with("smtp", host="mail.google.com", security="none"), "loopback host only (127.0.0.1, ::1, localhost), not"),
+    (_with("smtp", host="127.0.0.1.example.org", security="none"), "[smtp] security"),
+    (_with("imap", host="::2", security="none"), "[imap] security"),
 ]
 
 
@@ -363,3 +368,140 @@ def test_the_commands_in_deploy_md_are_real(tmp_path: Path) -> None:
     cfg = load_config(path, env)
     assert cfg.imap is not None and cfg.imap.username == "judgemail" and cfg.imap.password == "mailbox-secret"
     assert cfg.smtp is not None and cfg.smtp.username == "" and cfg.smtp.port == 25
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.3.2.1", "::1", "[::1]", "localhost", "LOCALHOST", "localhost."])
+def test_no_tls_for_a_loopback_host(host: str) -> None:
+    cfg = config_from_data(_with("imap", host=host, security="none"), {}, "")
+    assert cfg.imap is not None and cfg.imap.security == "none"
+    assert config.is_loopback(host)
+
+
+def test_a_file_holding_a_password_that_every_user_can_read_is_refused(nowhere: Path, capsys) -> None:
+    path = _write(nowhere / "judge.toml")
+    path.chmod(0o644)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, {})
+    message = str(caught.value)
+    assert "holds a password and is readable by every user (mode 0644)" in message and "chmod 0600" in message
+    assert "imap-secret" not in message and "\n" not in message
+    assert main(["check-config", "--config", str(path)]) == 2
+    assert "readable by every user" in capsys.readouterr().err
+    # the same file with the password kept elsewhere: nothing in it to hide
+    secret = nowhere / "imap-password"
+    secret.write_text("imap-secret\n")
+    secret.chmod(0o600)
+    path.write_text(path.read_text().replace('password = "imap-secret"', f'password_file = "{secret}"'))
+    path.chmod(0o644)
+    cfg = load_config(path, {})
+    assert cfg.imap is not None and cfg.imap.password == "imap-secret" and cfg.warnings == ()
+
+
+def test_a_file_holding_a_password_that_its_group_can_read_is_warned_of(nowhere: Path, capsys) -> None:
+    path = _write(nowhere / "judge.toml")
+    assert load_config(path, {}).warnings == ()  # 0600: nothing to say
+    path.chmod(0o640)
+    cfg = load_config(path, {})
+    assert len(cfg.warnings) == 1 and "readable by its group (mode 0640)" in cfg.warnings[0]
+    assert main(["check-config", "--config", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "ok" in captured.out and "judge: warning:" in captured.err and "imap-secret" not in captured.err
+
+
+def _dkim(**values: object) -> dict:
+    data = {name: dict(body) for name, body in GOOD.items()}
+    data["dkim"] = dict(values)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (_with("judge", sender_check="pgp"), "[judge] sender_check: one of none, dkim"),
+        (_dkim(resolver="dns.example.org"), "[dkim] resolver: the address of a DNS resolver"),
+        (_dkim(resolver="127.0.0.1:0"), "[dkim] resolver"),
+        (_dkim(timeout=0), "[dkim] timeout: a whole number from 1 to 30"),
+        (_dkim(alignment="loose"), "[dkim] alignment: one of relaxed, strict"),
+        (_dkim(selector="bad selector"), "[dkim] selector: a DNS label"),
+        (_dkim(domain="example"), "[dkim] domain: a domain name"),
+        (_dkim(authserv_id="mx; dkim=pass"), "[dkim] authserv_id"),
+        (_dkim(selector="judge1"), "[dkim] sign_key: required with a selector"),
+        (_dkim(sign_key="/nonexistent/dkim.key", selector="judge1"), "[dkim] sign_key: cannot read"),
+        ({**GOOD, "dkim": "on"}, "dkim: must be a [dkim] section"),
+    ],
+)
+def test_every_bad_dkim_value_is_named(data: dict, expected: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_data(data, {}, "judge.toml")
+    assert expected in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_dkim_section_is_optional_and_its_defaults() -> None:
+    cfg = config_from_data(GOOD, {}, "")
+    assert cfg.sender_check == "none" and cfg.dkim.resolver == "" and cfg.dkim.timeout == 5
+    assert cfg.dkim.domain == "example.org" and not cfg.dkim.signs and cfg.dkim.alignment == "relaxed"
+    cfg = config_from_data(
+        {**_with("judge", sender_check="dkim"), "dkim": {"resolver": "[::1]:5353", "domain": "Mail.Example.ORG"}},
+        {},
+        "",
+    )
+    assert cfg.sender_check == "dkim" and config.resolver_address(cfg.dkim.resolver) == ("::1", 5353)
+    assert cfg.dkim.domain == "mail.example.org"
+
+
+def test_the_signing_key_from_a_file_or_a_credential(tmp_path: Path) -> None:
+    key = tmp_path / "dkim.key"
+    key.write_text("-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0\n-----END RSA PRIVATE KEY-----\n")
+    for mode, problem in ((0o644, "readable by every user"), (0o660, "may be changed or read by others (mode 0660)")):
+        key.chmod(mode)
+        with pytest.raises(ConfigError) as caught:
+            config_from_data(_dkim(sign_key=str(key), selector="judge1"), {}, "")
+        assert problem in str(caught.value) and "c2VjcmV0" not in str(caught.value)
+    key.chmod(0o640)  # root:judge, as the guide has it for the configuration
+    cfg = config_from_data(_dkim(sign_key="dkim.key", selector="judge1"), {}, str(tmp_path / "judge.toml"))
+    assert cfg.dkim.signs and "c2VjcmV0" in cfg.dkim.key and "c2VjcmV0" not in repr(cfg)
+    assert cfg.dkim.sign_key == str(key)
+    assert not config_from_data(_dkim(sign_key=str(key), selector="judge1"), {}, "", secrets=False).dkim.signs
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "dkim-key").write_text(key.read_text())
+    (credentials / "dkim-key").chmod(0o400)
+    env = {"CREDENTIALS_DIRECTORY": str(credentials)}
+    assert config_from_data(_dkim(selector="judge1"), env, "").dkim.signs
+    with pytest.raises(ConfigError) as caught:
+        config_from_data(_dkim(), env, "")  # a key and nowhere to say where its public half is
+    assert "[dkim] selector: required to sign" in str(caught.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.tuples(st.ip_addresses(v=4), st.none() | st.integers(1, 65535)).map(
+            lambda t: (f"{t[0]}:{t[1]}" if t[1] else str(t[0]), (str(t[0]), t[1] or 53))
+        ),
+        st.tuples(st.ip_addresses(v=6), st.none() | st.integers(1, 65535)).map(
+            lambda t: (f"[{t[0]}]:{t[1]}" if t[1] else str(t[0]), (str(t[0]), t[1] or 53))
+        ),
+        st.text(max_size=40).map(lambda text: (text, None)),
+    )
+)
+def test_resolver_addresses_read_back_or_are_refused(case: tuple[str, tuple[str, int] | None]) -> None:
+    text, expected = case
+    found = config.resolver_address(text)
+    if expected is not None:
+        assert found == expected
+    else:
+        assert found is None or (0 < found[1] < 65536 and found[0] in text)
+    assert (config._resolver(text) is None) == (found is not None or not text)
+
+
+def test_a_signing_domain_that_does_not_speak_for_the_address_is_warned_of(tmp_path: Path) -> None:
+    key = tmp_path / "dkim.key"
+    key.write_text("-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0\n-----END RSA PRIVATE KEY-----\n")
+    key.chmod(0o600)
+    for domain, warned in (("example.org", False), ("other.org", True)):
+        cfg = config_from_data(_dkim(sign_key=str(key), selector="judge1", domain=domain), {}, "")
+        assert bool(cfg.warnings) == warned, domain
+    sub = _dkim(sign_key=str(key), selector="judge1")
+    sub["judge"]["address"] = "judge@games.example.org"
+    assert config_from_data({**sub, "dkim": {**sub["dkim"], "domain": "example.org"}}, {}, "").warnings == ()

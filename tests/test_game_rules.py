@@ -87,9 +87,11 @@ def test_resigned_power_is_not_waited_for(t: Table) -> None:
 def test_failed_signons_reveal_nothing_and_lock_out(t: Table) -> None:
     unknown_game = t.reply("eve@evil.test", "SIGNON France nosuchgame whatever\nA par - bur")
     wrong_password = t.reply("eve@evil.test", "SIGNON France g wrong\nA par - bur")
+    for text in (unknown_game, wrong_password):
+        assert "sign-on failed: no such game or password" in text
+    # the powers are public: an unknown one is named as such, with the variant's powers
     unknown_power = t.reply("eve@evil.test", "SIGNON Narnia g wrong")
-    for text in (unknown_game, wrong_password, unknown_power):
-        assert "sign-on failed: no such game, power or password" in text
+    assert "sign-on failed: 'Narnia' is not a power of game g; its powers are Austria, England, France" in unknown_power
     assert "sign on first" in wrong_password  # the order line was not taken
     alerts = [m for m in t.outbox() if "failed sign-on" in m["subject"]]
     assert [m["to_addr"] for m in alerts] == [addr("France")]  # only for a real seat, told to its player
@@ -351,6 +353,8 @@ def test_show_json_shape_and_outbox_list(t: Table, capsys) -> None:
         "orders_submitted",
         "owes_orders",
         "order_lines",
+        "bot",  # the stand-in bot plays it now
+        "record",  # the player's record across games (None for a bot)
     }
     assert shown["settings"]["movement_deadline"] == "2d" and shown["settings"]["press"] == "white"
     capsys.readouterr()

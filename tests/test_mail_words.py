@@ -340,13 +340,15 @@ def english_vocabulary() -> set[str]:
 
 def own_words(language: str) -> set[str]:
     """The Latin-script words a language's catalog writes (the templates are one set, in English, whose words are in
-    the catalogs too): for Russian only tokens in capitals (commands, OK, UTC, PNG); for German the words of its
+    the catalogs too): for Russian only tokens in capitals (commands, OK, UTC, PNG) and names with capitals inside
+    (OpenPGP); for German the words of its
     translations (some are English too: "in", "an", "so")."""
     if language == "ru":
         words: set[str] = set()
         for _, string in _catalog(language):
             words |= _words(string)
-        return {w for w in words if w.isupper()}
+        # tokens in capitals, and names with capitals inside (OpenPGP, GnuPG): no translation changes them
+        return {w for w in words if w.isupper() or (not w.islower() and not w.istitle())}
     words = set()
     for msgid, string in _catalog(language):
         if string != msgid:
@@ -503,3 +505,32 @@ def test_numbers_and_names_take_the_readers_grammar(played: tuple[Table, set[tup
     assert "Seit " in de and "ist 1 Anmeldung als Deutschland" in de
     assert "Nachricht von Russland an Deutschland" in de
     assert "SIGNON Turkey g und Ihrem Passwort" in de  # a command keeps the name the command takes
+
+
+def variant_names_left(mails: list[dict[str, Any]], language: str, variant: str) -> dict[str, str]:
+    """Each English place or power name of ``variant`` (its data: provinces' and powers' names) found in ``mails``
+    where the language names it otherwise, with the line it is in; commands and orders as a player types them
+    aside (``_tokens``). A word the language's own names use too ("Berlin", "Paris", "England") is no sign."""
+    data = load_variant(variant)
+    own: set[str] = set()
+    for prov in data.geo.provinces:
+        own.update(w.lower() for w in _WORD.findall(dict(prov.words).get(language, "")))
+    for power in data.powers:
+        own.update(w.lower() for w in _WORD.findall(data.power(power).word(language)))
+    english: set[str] = set()
+    for name in (*(p.name for p in data.geo.provinces), *data.powers):
+        english.update(w.lower() for w in _WORD.findall(name) if len(w) > 2)
+    english -= own | {p.abbr for p in data.geo.provinces}  # "los" is Los Angeles's abbreviation too
+    found: dict[str, str] = {}
+    for row in mails:
+        for token in _tokens(_texts(row)):
+            if token.lower() in english and not token.isupper():
+                found.setdefault(token, _context(row, token))
+    return found
+
+
+@pytest.mark.parametrize("language", ["ru", "de"])
+def test_no_english_place_or_power_name_is_left(played: tuple[Table, set[tuple[str, str]]], language: str) -> None:
+    t, _ = played
+    left = variant_names_left(_mails_in(t, language), language, "classic")
+    assert not left, "\n".join(f"{w}: {where}" for w, where in sorted(left.items()))

@@ -142,7 +142,7 @@ def test_set_deadline_pause_resume_and_process_by_mail(t: Table, capsys) -> None
     mark = last_id(t)
     assert "g is paused" in t.reply(GM, master("PAUSE"))
     assert {m["to_addr"] for m in since(t, mark) if "paused" in m["subject"]} >= {addr(p) for p in POWERS}
-    assert "is paused, not active" in t.reply(GM, master("PAUSE"))
+    assert "game g is paused already" in t.reply(GM, master("PAUSE"))  # nothing changed: an answer, not an error
     assert "g is running again" in t.reply(GM, master("RESUME"))
     reply = t.reply(GM, master("PROCESS"))
     assert "g: S1901M is adjudicated" in reply
@@ -330,20 +330,20 @@ REFUSALS = [
         master("RESUME", "EJECT Atlantis", "SET DEADLINE +90d", "SET DEADLINE 2027-06-01 00:00"),
         {
             "en": [
-                "game g is active, not paused",
+                "game g is running already",
                 "Classic has no power 'Atlantis'; it has Austria, England, France, Germany, Italy, Russia, Turkey",
                 "'90d' is too long; a deadline may be at most 60 days away",
                 "ERROR: a deadline may be at most 60 days away",
             ],
             "ru": [
-                "партия g не приостановлена: она идёт",
+                "партия g уже идёт",
                 "в варианте Classic нет державы 'Atlantis'; есть Австрия, Англия, Франция, Германия, Италия, Россия, "
                 "Турция",
                 "'90d' — слишком долго; срок может быть не дальше чем через 60 дн.",
                 "ОШИБКА: срок может быть не дальше чем через 60 дн.",
             ],
             "de": [
-                "die Partie g ist im Gange, nicht angehalten",
+                "die Partie g läuft bereits",
                 "Classic hat keine Macht 'Atlantis'; es gibt Österreich, England, Frankreich, Deutschland, Italien, "
                 "Russland, Türkei",
                 "'90d' ist zu lang; eine Frist darf höchstens 60 Tage entfernt sein",

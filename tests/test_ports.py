@@ -10,7 +10,6 @@ import pytest
 
 from judge.data import catalog
 from judge.game import notices, ports
-from judge.reports import outbox
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -26,9 +25,11 @@ def unwired() -> Iterator[None]:
 
 
 def test_the_wiring_gives_the_catalog_and_the_outbox() -> None:
-    import judge.wiring  # noqa: F401
+    import judge.wiring
 
-    assert ports._ports() == ports.Ports(load_variant=catalog.load_variant, deliver=outbox.deliver)
+    # the mail side is judge.reports.outbox.deliver, imported by the wiring at the first notice
+    assert ports._ports() == ports.Ports(load_variant=catalog.load_variant, deliver=judge.wiring.deliver)
+    assert "outbox.deliver" in (judge.wiring.deliver.__doc__ or "")
     assert ports.load_variant("classic") is catalog.load_variant("classic")
 
 

@@ -199,13 +199,14 @@ def test_english_results_match_the_golden_file(tmp_path: Path) -> None:
 
 
 def test_reminder_once_before_the_deadline(tmp_path: Path) -> None:
+    """The game's default: one reminder 24 hours before the deadline, to every player who still owes something."""
     t = Table(tmp_path / "judge.db")
     t.seven("g", "--deadline", "48h", reuse=True)
-    t.reply(addr("France"), sign("France", "A par H"))
-    t.later(hours=30)
+    t.reply(addr("France"), sign("France", "A par H", "A mar H", "F bre H", "READY"))
+    t.later(hours=23)
     t.cli("game", "tick")
     assert not [m for m in t.outbox() if "due soon" in m["subject"]]
-    t.later(hours=7)
+    t.later(hours=2)
     t.cli("game", "tick")
     t.later(hours=1)
     t.cli("game", "tick")

@@ -119,11 +119,11 @@ def test_missing_parts_are_named_before_anything_else() -> None:
 
 def test_wrong_kinds_of_parts_come_with_the_unknown_keys() -> None:
     data = _classic()
-    data["name"], data["fleet"], data["colour"] = 7, ["nth"], "red"
+    data["name"], data["fleet"], data["flavour"] = 7, ["nth"], "red"
     with pytest.raises(VariantError) as err:
         variant_from_data(data, "broken")
     assert err.value.problems == [
-        "unknown key 'colour'",
+        "unknown key 'flavour'",
         "name must be a string in quotes, not 7",
         "[fleet] must be a table, not ['nth']",
     ]

@@ -404,6 +404,7 @@ def host_variants(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         '[judge]\naddress = "judge@club.test"\nvariants_dir = "variants"\n'
         '[imap]\nhost = "127.0.0.1"\nusername = "judge"\npassword = "imap-secret"\n[smtp]\nhost = "127.0.0.1"\n'
     )
+    config.chmod(0o600)  # it holds a password
     monkeypatch.setenv("JUDGE_CONFIG", str(config))
     resources.set_host_dirs(variants=folder)
     yield folder

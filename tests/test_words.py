@@ -103,8 +103,8 @@ def test_cet_is_an_iana_zone() -> None:
 def test_void_orders_are_refused_on_arrival_with_the_reason(game: Table) -> None:
     rows = [r for r in game.outbox() if r["to_addr"] == addr("Germany") and r["subject"].startswith("Re:")]
     winter = rows[-1]["body"]
-    assert "FEHLER: Moscow ist kein Heimatzentrum von Deutschland" in winter
-    assert "FEHLER: Munich ist besetzt" in winter
+    assert "FEHLER: Moskau (mos) ist kein Heimatzentrum von Deutschland" in winter
+    assert "FEHLER: die Provinz München (mun) ist besetzt" in winter
     assert "FEHLER: Deutschland darf nur 2 aufbauen" in winter  # the third build (a waive) beyond the allowance
 
 

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
 from judge import __version__
 from judge.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, CliError, Parser, config_options, settings
 
@@ -40,21 +39,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version: nothing more is imported for them
+        return int(exc.code or 0)
+    from judge.store import import_sqlite_utils
+
+    import_sqlite_utils()
     from judge.config import ConfigError
-    from judge.game.service import GameError
+    from judge.game.lookup import GameError
     from judge.rules.variant import VariantError
     from judge.store.backup import BackupError
     from judge.store.versions import NewerDatabase
 
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version
-        return int(exc.code or 0)
     if not getattr(args, "func", None):
         raise CliError("judge: choose a command (see: judge --help)", EXIT_USAGE)
     if args.command == "demo":
         _need_demo_extra()
+    import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side; not for --help)
+
     try:
         if args.command not in NO_CONFIG:
             settings(args)
@@ -151,6 +155,18 @@ def _parser() -> argparse.ArgumentParser:
         help="list the variants: the host's (variants_dir) and the shipped ones, with every victory setting",
     )
     lst.set_defaults(func=_variant_list)
+    show = vsub.add_parser(
+        "show",
+        parents=[common],
+        help="print a variant's rules in words and write its start board",
+        description="Print the variant's rules in words (powers, units, builds, neutral units, the powers nobody "
+        "plays, victory) and write the picture of its starting position (NAME-start.png, or -o FILE; -o - for "
+        "standard output, and then the words go to standard error).",
+    )
+    show.add_argument("name", help="a variant name or a path to a .toml file")
+    show.add_argument("-o", "--output", default=None, help="where to write the PNG (default NAME-start.png)")
+    show.add_argument("--language", default="en", choices=("en", "de", "ru"), help="the picture's words")
+    show.set_defaults(func=_variant_show)
 
     from judge.cli.games import add_game_commands
     from judge.cli.pictures import add_map_command
@@ -238,7 +254,9 @@ def victory_text(variant: Any) -> str:
     parts.append(order)
     if not rule.tie_break or len(rule.tie_break) < len(variant.powers):
         parts.append(f"a tie over the line no order settles {others or 'plays on (one leader needed)'}")
-    if rule.last_year is not None:
+    if rule.last_year is not None and rule.defender is not None:
+        parts.append(f"last year {rule.last_year}: if nobody has reached the line by then, {rule.defender} wins")
+    elif rule.last_year is not None:
         parts.append(
             f"last year {rule.last_year}: the most {unit} wins, a tie no order settles "
             f"{others or 'is a draw among the leaders'}"
@@ -270,7 +288,107 @@ def _variant_check(args: argparse.Namespace) -> int:
                 f"{path}: ok ({variant.name}: {len(variant.geo.provinces)} provinces, {len(variant.centres)} "
                 f"centres, {len(variant.powers)} powers, start {variant.start_year}; {victory_text(variant)})"
             )
+            board, ok = board_text(variant)
+            print(f"  {board}" if ok else f"  warning: {board}")
     return status
+
+
+def board_text(variant: Any) -> tuple[str, bool]:
+    """Which board the variant is drawn on, and whether it is a board (False: the diagram, with the reason)."""
+    from judge.reports.maps import board_geometry
+    from judge.reports.maps.geometry import board_file
+
+    path = board_file(variant)
+    name = path.name.removesuffix(".geo.json")
+    if board_geometry(variant) is not None:
+        return f"board: {name} ({path})", True
+    missing = [p.abbr for p in variant.geo.provinces if p.at is None]
+    drawn = "it cannot be drawn at all: no `at` for " + ", ".join(missing[:5]) if missing else "drawn as a diagram"
+    if path.is_file():
+        return f"the board {path} does not fit its provinces: {drawn}", False
+    return (
+        f'no board geometry ({variant.key}.geo.json beside the file, a map = "..." with one, or a map with the '
+        f"same provinces and coasts): {drawn}; docs/maps.md says how to make one",
+        False,
+    )
+
+
+def rules_text(variant: Any) -> list[str]:
+    """The variant's rules in words, a line each (``judge variant show``)."""
+    from judge.rules.variant import Absent, Builds
+
+    geo = variant.geo
+    lines = [f"{variant.name}" + (f": {variant.description}" if variant.description else "")]
+    lines.append(
+        f"map: {variant.board_name} ({len(geo.provinces)} provinces, {len(variant.centres)} supply centres); "
+        + board_text(variant)[0]
+    )
+    lines.append(f"powers ({len(variant.powers)}): {', '.join(variant.powers)}")
+    if variant.absent:
+        fate = (
+            "their units stay as neutral units"
+            if variant.absent_rule is Absent.NEUTRAL
+            else "their units are taken off the board"
+        )
+        lines.append(f"nobody plays {', '.join(variant.absent)}: {fate}, their home centres are neutral")
+    for power in variant.powers:
+        homes = ", ".join(geo.provinces[c].abbr for c in variant.home_centres(power)) or "none"
+        units = ", ".join(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in variant.start_units if u.power == power)
+        lines.append(f"  {power}: home {homes}; units {units or 'none'}")
+    if variant.neutral_units:
+        units = ", ".join(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in variant.neutral_units)
+        lines.append(f"neutral units (hold, defend, disbanded when dislodged): {units}")
+    start = variant.start_phase
+    lines.append(
+        f"first phase: {start.long_name}" + (" (each power builds its first units)" if start.step.value == "A" else "")
+    )
+    lines.append(
+        {
+            Builds.HOME: "builds: in owned, empty home centres",
+            Builds.OWNED: "builds: in any owned, empty supply centre",
+            Builds.ALL_HOMES: "builds: every supply centre is a home centre of its owner (build in any owned, empty "
+            "centre; civil disorder removes the units farthest from the owned centres first)",
+        }[variant.builds]
+    )
+    lines.append("victory: " + victory_text(variant))
+    if len(variant.powers) == 2:
+        lines.append("CONCEDE by mail ends the game with a win for the other power")
+    return lines
+
+
+def _variant_show(args: argparse.Namespace) -> int:
+    from judge.data.catalog import load_variant
+    from judge.reports.map_words import map_title, map_words
+    from judge.reports.maps import MapError, render_map
+    from judge.rules.variant import VariantError
+
+    try:
+        variant = load_variant(args.name)
+    except KeyError as exc:
+        raise CliError(str(exc.args[0]), EXIT_PROBLEMS) from None
+    except VariantError as exc:
+        raise CliError(" ".join(str(exc).split()), EXIT_PROBLEMS) from None
+    words_out = sys.stderr if args.output == "-" else sys.stdout
+    for line in rules_text(variant):
+        print(line, file=words_out)
+    pos = variant.start_position()
+    try:
+        png = render_map(
+            variant,
+            pos,
+            title=map_title(variant.name, pos.phase, args.language),
+            language=args.language,
+            words=map_words(variant, args.language),
+        )
+    except MapError as exc:
+        raise CliError(str(exc), EXIT_PROBLEMS) from None
+    if args.output == "-":
+        sys.stdout.buffer.write(png)
+    else:
+        out = Path(args.output or f"{variant.key}-start.png")
+        out.write_bytes(png)
+        print(f"wrote {out}", file=words_out)
+    return EXIT_OK
 
 
 def _variant_list(args: argparse.Namespace) -> int:
@@ -286,7 +404,10 @@ def _variant_list(args: argparse.Namespace) -> int:
         except (VariantError, KeyError) as exc:
             print(f"{name}\t({where}) BROKEN: {' '.join(str(exc).split())}")
             continue
-        print(f"{name}\t{v.name} ({where}): {len(v.powers)} powers, {len(v.centres)} centres; {victory_text(v)}")
+        print(
+            f"{name}\t{v.name} ({where}): {v.description or 'no description'} | {len(v.powers)} powers, "
+            f"{len(v.centres)} centres; {board_text(v)[0]}; {victory_text(v)}"
+        )
     return EXIT_OK
 
 

@@ -27,7 +27,7 @@ from sqlite_utils import Database
 from judge.config import Config, ImapConfig, SmtpConfig
 from judge.game import records, service
 from judge.game.settings import GameSettings
-from judge.rules.adjustments import adjustment_delta
+from judge.rules.adjustments import adjustment_delta, free_build_sites
 from judge.rules.board import Position
 from judge.rules.legality import retreat_options
 from judge.rules.phase import Step
@@ -68,7 +68,7 @@ def choose_orders(variant: Variant, pos: Position, power: str, rng: random.Rando
                 lines.append(f"{here} - {names[rng.choice(options)]}" if options else f"{here} disband")
         return lines
     delta = adjustment_delta(variant, pos, power)
-    free = [c for c in variant.home_centres(power) if pos.owners.get(c) == power and c not in pos.units]
+    free = list(free_build_sites(variant, pos, power))
     lines = [f"Build A {names[c]}" for c in free[: max(delta, 0)]]
     if delta < 0:  # remove the units farthest down the list; the rest is left to civil disorder
         lines = [f"Remove {u.kind.value} {names[u.loc]}" for u in pos.units_of(power)[:1]]

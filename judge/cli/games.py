@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.cli.common import (
     EXIT_OK,
@@ -20,12 +20,23 @@ from judge.cli.common import (
     read_password,
     settings,
 )
-from judge.facts import Assignment, PressKind
-from judge.game.settings import Resolve, Takeover
+from judge.facts import Assignment, Auth, Bots, PressKind, Resolve, Takeover
 from judge.rules.victory import TieOthers
-from judge.store import mail_queue, write
 from judge.store.statuses import GameStatus, OutboxStatus
-from judge.timeutil import format_duration, parse_duration, parse_iso_utc
+from judge.timeutil import format_duration, parse_duration, parse_iso_utc, parse_lead_times
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from sqlite_utils import Database
+
+
+def write(db: Database) -> AbstractContextManager[Database]:
+    """``judge.store.write``, imported when a command first writes: the store pulls in sqlite-utils, which the
+    parser (and ``judge --version``) does without."""
+    from judge.store import write as store_write
+
+    return store_write(db)
 
 
 def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -73,6 +84,13 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--grace", default=None, help="grace period after a deadline for late players (e.g. 12h)")
     p.add_argument(
+        "--reminders",
+        default="24h",
+        metavar="LEADS",
+        help="reminders before each deadline for players who still owe orders or READY: up to three lead times "
+        "(e.g. '24h 2h'), or none; each player may choose his own (SET REMINDER)",
+    )
+    p.add_argument(
         "--resolve",
         choices=[r.value for r in Resolve],
         default=Resolve.READY.value,
@@ -106,10 +124,44 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="deadlines a power may miss in a row before it is in civil disorder, e.g. 3 (default 0: never)",
     )
     p.add_argument(
+        "--bots",
+        choices=[b.value for b in Bots],
+        default=Bots.NONE.value,
+        help="the stand-in bot plays powers in civil disorder (cd), and also the seats nobody joined when the game "
+        "starts (fill: a practice game); default none",
+    )
+    p.add_argument(
+        "--nmr-wait",
+        default=None,
+        metavar="LENGTH",
+        help="when orders are missing at a deadline, move it once by this much and tell the late players (e.g. "
+        "12h); the next deadline plays whatever is in",
+    )
+    p.add_argument(
+        "--excuses",
+        type=int,
+        default=0,
+        help="misses per player per game excused before --abandon-after counts them (default 0)",
+    )
+    p.add_argument(
+        "--min-reliability",
+        default=None,
+        metavar="SHARE",
+        help="refuse JOIN and TAKEOVER from an address that met fewer than this share of its deadlines, e.g. 0.8 "
+        "(an address with a short record is never refused)",
+    )
+    p.add_argument(
         "--takeover",
         choices=[t.value for t in Takeover],
         default=Takeover.OPEN.value,
         help="TAKEOVER of a power in civil disorder: at once (open) or when the game master approves",
+    )
+    p.add_argument(
+        "--auth",
+        choices=[a.value for a in Auth],
+        default=Auth.ANY.value,
+        help="which mail acts for a seat: its password or a signature by its OpenPGP key (any), or only mail signed "
+        "by the seat's key (key; a password sign-on may only register the key: SET KEY)",
     )
     p.set_defaults(func=_create)
 
@@ -210,7 +262,10 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "points, e.g. par:3,bur:2, or none for the variant's), resolve (ready|orders-in), "
         "absence_days_per_year (days), named_draws (true|false), "
         "abandon_after (deadlines missed in a row before civil disorder; 0: never), takeover (open|approve), "
-        "master (an address or none), assignment (before the start).",
+        "auth (any|key: only mail signed with the seat's OpenPGP key acts for it), "
+        "master (an address or none), assignment (before the start), reminders (up to three lead times, e.g. "
+        "'24h 2h', or none), bots (none|cd|fill), nmr_wait (a duration or 0), excuses (misses), min_reliability "
+        "(a share, e.g. 0.8, or 0).",
     )
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
@@ -255,6 +310,18 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="only mail of this status (sending: claimed by a sender, its SMTP transaction under way)",
     )
     p.set_defaults(func=_outbox_list)
+    p = osub.add_parser(
+        "show",
+        parents=[clock],
+        help="print one mail as it was (or will be) sent: headers and every part",
+        description="Print the mail with this outbox id byte for byte as the judge sends it (the Date of its sending, "
+        "or now while queued), except that a picture is named, not dumped: [image/png map.png, N bytes]. The calendar "
+        "invitation (text/calendar, and invite.ics) is printed as it is, its part named with its METHOD, UID and "
+        "SEQUENCE. With --text: only the readable text.",
+    )
+    p.add_argument("id", type=int)
+    p.add_argument("--text", action="store_true", help="only the text a player reads (text/plain)")
+    p.set_defaults(func=_outbox_show)
 
 
 def _db(args: argparse.Namespace, *, create: bool = False) -> Any:
@@ -278,11 +345,23 @@ def _duration(text: str, option: str) -> timedelta:
         raise CliError(f"{option}: {exc}", EXIT_USAGE) from None
 
 
+def _leads(text: str) -> tuple[int, ...]:
+    try:
+        return parse_lead_times(text.replace(",", " ").split() or ["none"])
+    except ValueError as exc:
+        raise CliError(f"--reminders: {exc}", EXIT_USAGE) from None
+
+
 def _guarded(body: Callable[[], int]) -> int:
-    from judge.game.service import GameError
+    """Run a command: a request already carried out says ``nothing changed: …`` and exits 0 (a script may repeat a
+    command safely); any other refusal is one line on stderr and exit status 1."""
+    from judge.game.lookup import GameError, Unchanged
 
     try:
         return body()
+    except Unchanged as exc:
+        print(f"nothing changed: {exc}")
+        return EXIT_OK
     except GameError as exc:
         print(f"judge: {exc}", file=sys.stderr)
         return EXIT_PROBLEMS
@@ -316,7 +395,13 @@ def _create(args: argparse.Namespace) -> int:
         named_draws=args.named_draws,
         abandon_after=args.abandon_after,
         takeover=Takeover(args.takeover),
+        bots=Bots(args.bots),
+        nmr_wait=int(_duration(args.nmr_wait, "--nmr-wait").total_seconds()) if args.nmr_wait else 0,
+        excuses=args.excuses,
+        min_reliability=_share(args.min_reliability),
+        auth=Auth(args.auth),
         points=points,
+        reminders=_leads(args.reminders),
     )
 
     def body() -> int:
@@ -330,6 +415,19 @@ def _create(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return _guarded(body)
+
+
+def _share(text: str | None) -> float:
+    """``--min-reliability 0.8`` (or 80%)."""
+    if text is None:
+        return 0.0
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise CliError(f"--min-reliability: {text!r} is not a share like 0.8", EXIT_USAGE) from None
+    if not 0.0 <= value <= 1.0:
+        raise CliError("--min-reliability: between 0 and 1, e.g. 0.8", EXIT_USAGE)
+    return value
 
 
 def _join(args: argparse.Namespace) -> int:
@@ -563,14 +661,15 @@ def _show(args: argparse.Namespace) -> int:
             f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
             f"deadline {shown['deadline'] or '-'}"
         )
-        print(f"  {'power':<10} {'player':<30} {'orders':<8} {'ready':<6} status")
+        print(f"  {'power':<16} {'player':<30} {'orders':<8} {'ready':<6} {'status':<10} record")
         for p in shown["players"]:
             lines = p["order_lines"]
             orders = (f"{lines} line{'s' if lines != 1 else ''}" if lines else "MISSING") if p["owes_orders"] else "-"
             flags = [f for f in ("resigned", "eliminated") if p[f]]
+            power = (p["power"] or "?") + (" (bot)" if p["bot"] else "")
             print(
-                f"  {p['power'] or '?':<10} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
-                f"{' '.join(flags) or 'playing'}"
+                f"  {power:<16} {p['email']:<30} {orders:<8} {'yes' if p['ready'] else 'no':<6} "
+                f"{' '.join(flags) or 'playing':<10} {_record_cell(p['record'])}".rstrip()
             )
         for power, units in shown["units"].items():
             print(f"  {power:<10} {', '.join(units)}")
@@ -578,6 +677,17 @@ def _show(args: argparse.Namespace) -> int:
         return EXIT_OK
 
     return _guarded(body)
+
+
+def _record_cell(record: dict[str, Any] | None) -> str:
+    """A player's record in one cell of ``game show``: deadlines met of owed, the reliability, what he left."""
+    if record is None:
+        return ""
+    if not record["games"]:
+        return "new: no record"
+    share = f"{record['percent']}%" if record["percent"] is not None else "too few to judge"
+    left = [f"{record[k]} {k}" for k in ("resigned", "abandoned", "ejected") if record[k]]
+    return ", ".join([f"met {record['met']}/{record['owed']} in {record['games']} games", share, *left])
 
 
 def _tick(args: argparse.Namespace) -> int:
@@ -590,7 +700,7 @@ def _tick(args: argparse.Namespace) -> int:
 
 def _mail_handle(args: argparse.Namespace) -> int:
     from judge.commands.handler import MessageOutcome
-    from judge.transport.imap import handle_one, mail_handle_settings
+    from judge.transport.imap import handle_one, mail_handle_settings, sender_check_of
 
     if args.file == "-":
         raw = sys.stdin.buffer.read()
@@ -607,7 +717,25 @@ def _mail_handle(args: argparse.Namespace) -> int:
     address, cap, age, note = mail_handle_settings(db, cfg)
     if note:
         print(f"judge: {note}", file=sys.stderr)
-    handled = handle_one(db, raw, _now(args), address, cap, max_mail_age_days=age)
+    judge_key = None
+    if cfg is not None and cfg.openpgp_key:
+        from judge.config import ConfigError
+        from judge.transport.keyfile import load_judge_key
+
+        try:
+            judge_key = load_judge_key(cfg, _now(args))
+        except ConfigError as exc:  # mail is still handled; encrypted mail stays unread
+            print(f"judge: {exc}; mail encrypted to the judge is not read", file=sys.stderr)
+    handled = handle_one(
+        db,
+        raw,
+        _now(args),
+        address,
+        cap,
+        max_mail_age_days=age,
+        judge_key=judge_key,
+        sender_check=sender_check_of(cfg),
+    )
     if handled.outcome is MessageOutcome.DUPLICATE:
         print("duplicate: this message was handled before; nothing changed and nothing was sent")
     elif not handled.replies:
@@ -618,6 +746,8 @@ def _mail_handle(args: argparse.Namespace) -> int:
 
 
 def _outbox_list(args: argparse.Namespace) -> int:
+    from judge.store import mail_queue
+
     db = _db(args)
     rows = [
         {
@@ -639,5 +769,58 @@ def _outbox_list(args: argparse.Namespace) -> int:
     else:
         for r in rows:
             error = f"  last error: {r['last_error']}" if r["last_error"] else ""
-            print(f"{r['id']:>5} {r['status']:<7} {r['attempts']:>2} tries {r['to']:<30} {r['subject']}{error}")
+            tries = f"{r['attempts']:>2} {'try' if r['attempts'] == 1 else 'tries'}"
+            print(f"{r['id']:>5} {r['status']:<7} {tries:<8} {r['to']:<30} {r['subject']}{error}")
     return EXIT_OK
+
+
+def _outbox_show(args: argparse.Namespace) -> int:
+    from email import message_from_bytes, policy
+    from email.message import EmailMessage
+
+    from judge.reports.ical import event_summary
+    from judge.store import game_rows, mail_queue
+    from judge.store.users import known_judge_address
+    from judge.transport.smtp import message_bytes
+
+    db = _db(args)
+    row = mail_queue.outbox_row(db, args.id)
+    if row is None:
+        raise CliError(f"judge: no mail {args.id} in the outbox (see: judge outbox list)", EXIT_PROBLEMS)
+    cfg = settings(args)
+    address = (cfg.address if cfg and cfg.address else "") or known_judge_address(db) or "judge@judge.invalid"
+    image = mail_queue.picture_png(db, row["picture_id"]) if row.get("picture_id") else None
+    when = parse_iso_utc(row["sent_at"]) if row.get("sent_at") else _now(args)
+    raw = message_bytes(row, address, game_rows.names_by_id(db, [row["game_id"]]).get(row["game_id"]), when, image)
+    message = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(message, EmailMessage)
+    if args.text:
+        body = message.get_body(preferencelist=("plain",))
+        print(body.get_content() if isinstance(body, EmailMessage) else "", end="")
+        return EXIT_OK
+    attempts = row.get("attempts") or 0
+    print(f"# outbox {row['id']}: {row['status']}, {attempts} {'try' if attempts == 1 else 'tries'}, {len(raw)} bytes")
+    for name, value in message.items():
+        print(f"{name}: {value}")
+    for number, part in enumerate(message.walk(), 1):
+        if part.is_multipart() or not isinstance(part, EmailMessage):
+            continue
+        kind, filename = part.get_content_type(), part.get_filename() or ""
+        title = f"{kind}{f' {filename}' if filename else ''}"
+        if kind in ("text/calendar", "application/ics"):  # the invitation: its method, event and revision
+            event = event_summary(part.get_content() if kind == "text/calendar" else _decoded(part))
+            title += (
+                f" METHOD={event.get('METHOD', '?')} UID={event.get('UID', '?')} SEQUENCE={event.get('SEQUENCE', '?')}"
+            )
+        if part.get_content_maintype() == "text" or kind == "application/ics":
+            text = part.get_content() if part.get_content_maintype() == "text" else _decoded(part)
+            print(f"\n--- part {number}: {title}\n{text.replace(chr(13), '').rstrip()}")
+        else:
+            size = len(part.get_payload(decode=True) or b"")
+            print(f"\n--- part {number}: {title} [{size} bytes, not shown]")
+    return EXIT_OK
+
+
+def _decoded(part: Any) -> str:
+    """An attachment's content as text (the invitation ``invite.ics``)."""
+    return bytes(part.get_payload(decode=True) or b"").decode("utf-8", "replace")

@@ -71,6 +71,15 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=_demo)
 
+    key = sub.add_parser("key", help="the judge's own OpenPGP key ([judge] openpgp_key)")
+    ksub = key.add_subparsers(title="key commands", metavar="ACTION", required=True)
+    p = ksub.add_parser(
+        "export",
+        parents=[common],
+        help="print the judge's public key (players verify the judge's mail with it; GET KEY mails it)",
+    )
+    p.set_defaults(func=_key_export)
+
     db = sub.add_parser("db", help="the database: size per table, pruning, backups, a health check")
     dsub = db.add_subparsers(title="db commands", metavar="ACTION", required=True)
     for action, helptext in (
@@ -138,10 +147,39 @@ def _load(args: argparse.Namespace) -> Any:
     if problem:
         print(f"judge: {cfg.source}: [judge] db: {problem}", file=sys.stderr)
         return None
+    if cfg.dkim.signs:  # the key read, now parsed: a key dkimpy cannot use stops the judge here, not at its first mail
+        from judge.signatures.dkim import KeyProblem, signing_key
+
+        try:
+            signing_key(cfg.dkim.key, cfg.dkim.selector, cfg.dkim.domain)
+        except KeyProblem as exc:
+            print(f"judge: {cfg.source}: [dkim] sign_key: {exc}", file=sys.stderr)
+            return None
     from judge.cli.common import use_host_dirs
 
     use_host_dirs(cfg)
     return cfg
+
+
+def _key_export(args: argparse.Namespace) -> int:
+    """`judge key export`: the public half of the judge's key, armoured (never a word of the secret one)."""
+    from datetime import UTC, datetime
+
+    from judge.config import ConfigError, config_path, load_config
+    from judge.transport.keyfile import load_judge_key
+
+    try:
+        cfg = load_config(config_path(getattr(args, "config", None)))
+        judge_key = load_judge_key(cfg, datetime.now(UTC))
+    except ConfigError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if judge_key is None:
+        print("judge: no key: set [judge] openpgp_key (or the systemd credential openpgp-key)", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print(judge_key.public.strip())
+    print(f"judge: fingerprint {judge_key.fingerprint.upper()}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -165,8 +203,20 @@ def _serve(args: argparse.Namespace) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, terminate)
+    from datetime import UTC, datetime
+
+    from judge.config import ConfigError
+    from judge.transport.keyfile import load_judge_key
+
     try:
-        return serve(cfg, once=args.once, stop=stop)
+        judge_key = load_judge_key(cfg, datetime.now(UTC))
+    except ConfigError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if judge_key is not None:
+        logging.getLogger("judge").info("signing mail with OpenPGP key %s", judge_key.fingerprint.upper())
+    try:
+        return serve(cfg, once=args.once, stop=stop, judge_key=judge_key)
     except (NewerDatabase, BackupError) as exc:  # nothing changed; a restart would meet the same
         print(f"judge: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -215,7 +265,26 @@ def _check(args: argparse.Namespace) -> int:
     if cfg is None:
         return EXIT_USAGE
     status = EXIT_OK
+    from datetime import UTC, datetime
+
+    from judge.config import ConfigError
+    from judge.transport.keyfile import load_judge_key
+
+    try:
+        judge_key = load_judge_key(cfg, datetime.now(UTC))
+    except ConfigError as exc:
+        print(f"judge: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"config {cfg.source}: ok (address {cfg.address}, database {cfg.db}, time zone {cfg.timezone})")
+    for warning in cfg.warnings:
+        print(f"judge: warning: {warning}", file=sys.stderr)
+    if cfg.sender_check == "dkim":
+        where = cfg.dkim.resolver or "the system's resolver"
+        print(f"sender check: DKIM of the From domain ({cfg.dkim.alignment} alignment), keys looked up at {where}")
+    if cfg.dkim.signs:
+        print(f"signing: DKIM with the key published at {cfg.dkim.selector}._domainkey.{cfg.dkim.domain}")
+    if judge_key is not None:
+        print(f"openpgp key {judge_key.fingerprint.upper()}: ok; every mail the judge sends is signed")
     if not args.connect:
         print("servers not tried; add --connect to log in to IMAP and SMTP")
         return status

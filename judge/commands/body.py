@@ -72,6 +72,13 @@ _ATTRIBUTION_OPENING = re.compile(
     r"ha scritto|schreef|escreveu|skrev|пишет|написал|написала)\b.{0,80}:\Z",
     re.IGNORECASE,
 )
+# The Bat! puts the verb first and the date after it: "Вы писали 5 декабря 2026 г., 19:09:50:", "You wrote …:".
+_ATTRIBUTION_WROTE = re.compile(
+    r"(?:вы писали|ты писал[аи]?|you wrote|sie schrieben|du schriebst)\b.*\d.*:\Z", re.IGNORECASE
+)
+# A quoted line: ">" first, or the quoted writer's initials before it as The Bat! writes them ("JD> ", "J>",
+# "JD>>", "ИП> "): one to three letters, the first a capital.
+_INITIALS_QUOTE = re.compile(r"[^\W\d_]{1,3}>")
 _DATE_OR_ADDRESS = re.compile(r"[\d@]")
 # An Outlook/Exchange header block of a quoted message: From: …, then Sent:/Date:/To:/Subject: … (en, de, fr, ru,
 # es, it, nl, pt, sv); a label may be bold (*From:*) and Outlook on the web puts the whole block on one line.
@@ -120,7 +127,16 @@ _PGP_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
 _PGP_SIGNATURE_END = "-----END PGP SIGNATURE-----"
 _PGP_MESSAGE = "-----BEGIN PGP MESSAGE-----"
 _PGP_MESSAGE_END = "-----END PGP MESSAGE-----"
+_PGP_KEY = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
+_PGP_KEY_END = "-----END PGP PUBLIC KEY BLOCK-----"
+_PGP_SECRET = "-----BEGIN PGP PRIVATE KEY BLOCK-----"  # pasted by mistake: never read, never quoted back
+_PGP_SECRET_END = "-----END PGP PRIVATE KEY BLOCK-----"
 _EXCERPT = 60
+
+
+def quoted(line: str) -> bool:
+    """Whether a (stripped) line is quoted: ``> …``, or The Bat!'s ``JD> …``, ``J>…``, ``JD>> …``."""
+    return line.startswith(">") or (line[:1].isupper() and _INITIALS_QUOTE.match(line) is not None)
 
 
 def tidy(line: str) -> str:
@@ -164,7 +180,7 @@ def parse_body(text: str, *, max_lines: int = 1000, max_line_length: int = 1000)
             r.close_block(terminated=False)
         elif r.block is not None:
             r.block_line(number, line, raw)
-        elif line and not line.startswith(">") and not _FOOTER.match(line) and r.command(number, line):
+        elif line and not quoted(line) and not _FOOTER.match(line) and r.command(number, line):
             break  # even a SIGNOFF with words after it ends the message
     r.close_block(terminated=False)
     r.problems.sort(key=lambda p: p.line)
@@ -179,6 +195,7 @@ class _Pgp(Enum):
     SIGNED = "signed"  # the signed text: lines starting "- " are dash-escaped
     SIGNATURE = "signature"  # BEGIN … END PGP SIGNATURE
     ENCRYPTED = "encrypted"  # BEGIN … END PGP MESSAGE
+    KEY = "key"  # BEGIN … END PGP PUBLIC KEY BLOCK (SET KEY reads it from the message)
 
 
 class _End(Enum):
@@ -190,7 +207,13 @@ class _End(Enum):
     SKIP = "skip"  # an attribution above quoted lines (a bottom-posted or interleaved reply): only it is skipped
 
 
-_ARMOUR = {_PGP_SIGNED: _Pgp.HASH_HEADERS, _PGP_SIGNATURE: _Pgp.SIGNATURE, _PGP_MESSAGE: _Pgp.ENCRYPTED}
+_ARMOUR = {
+    _PGP_SIGNED: _Pgp.HASH_HEADERS,
+    _PGP_SIGNATURE: _Pgp.SIGNATURE,
+    _PGP_MESSAGE: _Pgp.ENCRYPTED,
+    _PGP_KEY: _Pgp.KEY,
+    _PGP_SECRET: _Pgp.KEY,
+}
 
 
 @dataclass
@@ -216,14 +239,14 @@ class _Reader:
             self.block_unreadable(problem.line)
 
     def armour(self, number: int, line: str) -> bool:
-        """Inline PGP: the armour lines and the signature are skipped (true), the signed text is read; an encrypted
-        message cannot be read."""
+        """Inline PGP: the armour lines, the signature and a public key block (SET KEY) are skipped (true), the
+        signed text is read; an encrypted message cannot be read."""
         if self.pgp is _Pgp.HASH_HEADERS:
             if not line:
                 self.pgp = _Pgp.SIGNED
             return True
-        if self.pgp is _Pgp.SIGNATURE or self.pgp is _Pgp.ENCRYPTED:
-            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END):
+        if self.pgp in (_Pgp.SIGNATURE, _Pgp.ENCRYPTED, _Pgp.KEY):
+            if line in (_PGP_SIGNATURE_END, _PGP_MESSAGE_END, _PGP_KEY_END, _PGP_SECRET_END):
                 self.pgp = _Pgp.OUTSIDE
             return True
         state = _ARMOUR.get(line)
@@ -330,7 +353,7 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
 
     ``read_before``: something was read above the line (a closing line ends the message only after the orders).
     """
-    if not line or line[0] == ">":
+    if not line or quoted(line):
         return None
     if JUDGE_MARKER in line.lower():
         return _End.STOP
@@ -349,7 +372,7 @@ def _ends_message(line: str, lines: list[tuple[int, int, str]], index: int, *, r
     next_text = next(
         (tidy(raw).strip() for _, _, raw in itertools.islice(lines, index + 1, index + 50) if tidy(raw).strip()), ""
     )
-    return _End.SKIP if next_text.startswith(">") else _End.QUOTE
+    return _End.SKIP if quoted(next_text) else _End.QUOTE
 
 
 def _rule_line(line: str) -> _End | None:
@@ -378,7 +401,11 @@ def _attribution(line: str, lines: list[tuple[int, int, str]], index: int) -> bo
         # the date or address may be on the line before, when the client wrapped the attribution before the verb
         before = tidy(lines[index - 1][2]).strip() if index > 0 and len(line) < 40 else ""
         return _DATE_OR_ADDRESS.search(line) is not None or _starts_with_on(before)
-    return _ATTRIBUTION_ADDRESS.search(line) is not None or _ATTRIBUTION_OPENING.match(line) is not None
+    return (
+        _ATTRIBUTION_ADDRESS.search(line) is not None
+        or _ATTRIBUTION_OPENING.match(line) is not None
+        or _ATTRIBUTION_WROTE.match(line) is not None
+    )
 
 
 _ORDER_LIKE = re.compile(
@@ -392,7 +419,7 @@ def _signature_follows(lines: list[tuple[int, int, str]], index: int) -> bool:
     count = 0
     for k in range(index + 1, min(len(lines), index + 12)):
         following = tidy(lines[k][2]).strip()
-        if not following or following.startswith(">"):
+        if not following or quoted(following):
             continue
         if _ends_message(following, lines, k, read_before=False) is not None:
             return True
@@ -414,6 +441,16 @@ def _drop_wrapped_attribution(number: int, items: list[Item], block: Block | Non
         items and isinstance(items[-1], OrderLine) and items[-1].line == number - 1 and _starts_with_on(items[-1].text)
     ):
         items.pop()
+    # The Bat!'s reply template greets the writer above the attribution: "Здравствуйте, Judge." / "Hello Judge,"
+    if items and isinstance(items[-1], OrderLine) and number - 3 <= items[-1].line and _GREETING.match(items[-1].text):
+        items.pop()
+
+
+_GREETING = re.compile(
+    r"(?:здравствуй(?:те)?|привет|добрый (?:день|вечер)|доброе утро|hello|hi|dear|hallo|guten tag|"
+    r"sehr geehrte[rs]?)\b[^:]{0,40}[,.!]?\Z",
+    re.IGNORECASE,
+)
 
 
 _OPENER = re.compile(r"(?:on|am|le|el|il|op|em|в|во)\s.*[\d@]", re.IGNORECASE)

@@ -22,6 +22,7 @@ from judge.commands.arguments import (
 )
 from judge.commands.items import (
     Clear,
+    Concede,
     Draw,
     DrawAction,
     GetFile,
@@ -33,6 +34,7 @@ from judge.commands.items import (
     ListGames,
     MapOf,
     MyOrders,
+    MyRecord,
     Observe,
     OrderLine,
     PhaseFor,
@@ -93,7 +95,8 @@ _POSTAL_USAGE = Reason(
 )
 
 _SIGNON_USAGE = Reason(
-    "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret)"
+    "SIGNON needs a power, a game and a password: SIGNON France mygame secret (or SIGNON Fmygame secret); "
+    "a mail signed with your registered key needs no password"
 )
 _JOIN_USAGE = Reason(
     "JOIN needs a game and a password, then the powers you prefer if you like: JOIN mygame secret France Italy"
@@ -122,6 +125,7 @@ _BARE: dict[str, Callable[[int, str], Item]] = {
     "CLEAR": Clear,
     "RESIGN": Resign,
     "SURRENDER": Resign,
+    "CONCEDE": Concede,
     "HELP": Help,
     "SIGNOFF": SignOff,
 }
@@ -268,25 +272,43 @@ def _postal_or_diary(head: str, args: list[str], number: int, line: str) -> Bloc
 
 
 def _signon(args: list[str]) -> Maker | Reason:
-    if len(args) == 2:
-        joined, password = args
+    if len(args) in (1, 2):  # SIGNON Fmygame [secret]; without a password only a mail signed with the seat's key
+        joined = args[0]
+        password = args[1] if len(args) == 2 else ""
+        bare = _bare_signon(args) if len(args) == 2 else None
         if len(joined) < 2 or not joined[0].isalpha():
             return _SIGNON_USAGE
-        game = game_word(joined[1:])
-        if game is None:
-            return both(not_a_game(joined[1:]), _SIGNON_USAGE)
-        power = joined[0].upper()
-    elif len(args) == 3:
-        power, written_game, password = args
-        if not POWER.match(power):
-            return both(not_a_power(power), _SIGNON_USAGE)
-        game = game_word(written_game)
-        if game is None:
-            return both(not_a_game(written_game), _SIGNON_USAGE)
-        power = power.upper() if len(power) == 1 else power
-    else:
+        joined_game = game_word(joined[1:])
+        if joined_game is None:
+            return both(not_a_game(joined[1:]), _SIGNON_USAGE) if bare is None else _bare_only(bare)
+        initial = joined[0].upper()
+        return lambda n, t: SignOn(n, t, initial, joined_game, password, True, bare)
+    if len(args) != 3:
         return _SIGNON_USAGE
+    power, written_game, password = args
+    if not POWER.match(power):
+        return both(not_a_power(power), _SIGNON_USAGE)
+    game = game_word(written_game)
+    if game is None:
+        return both(not_a_game(written_game), _SIGNON_USAGE)
+    power = power.upper() if len(power) == 1 else power
     return lambda n, t: SignOn(n, t, power, game, password, len(power) == 1)
+
+
+def _bare_only(bare: tuple[str, str]) -> Maker:
+    """``SIGNON France my.game``: only the reading without a password (the classic one names no game)."""
+    power, game = bare
+    return lambda n, t: SignOn(n, t, power, game, "", len(power) == 1)
+
+
+def _bare_signon(args: list[str]) -> tuple[str, str] | None:
+    """``SIGNON France mygame`` read as a power and a game without a password (what a signed mail may say), when the
+    words can be that; the classic ``SIGNON Fmygame secret`` is the other reading, and the seat decides."""
+    power, written_game = args
+    game = game_word(written_game)
+    if not POWER.match(power) or game is None:
+        return None
+    return (power.upper() if len(power) == 1 else power, game)
 
 
 def _join(args: list[str]) -> Maker | Reason:
@@ -417,6 +439,15 @@ def _my_orders(args: list[str]) -> Maker | Reason:
     return MyOrders
 
 
+def _record(args: list[str]) -> Maker | Reason:
+    if args:
+        return Reason(
+            "{command} takes nothing after it: write {command} alone on its line (the game master asks WHOIS address)",
+            command="RECORD",
+        )
+    return MyRecord
+
+
 def _game_only(command: str, make: Callable[[int, str, str | None], Item]) -> Callable[[list[str]], Maker | Reason]:
     def parse(args: list[str]) -> Maker | Reason:
         if len(args) > 1:
@@ -471,13 +502,14 @@ def _map(args: list[str]) -> Maker | Reason:
 _WITH_ARGUMENTS.update(
     {
         "ORDERS": _my_orders,
+        "RECORD": _record,
         "WHOGAME": _game_only("WHOGAME", WhoGame),
         "SUMMARY": _game_only("SUMMARY", Summary),
         "GET": _get,
         "MAP": _map,
     }
 )
-COMMAND_WORDS = COMMAND_WORDS | {"ORDERS", "WHOGAME", "SUMMARY", "GET", "MAP"}
+COMMAND_WORDS = COMMAND_WORDS | {"ORDERS", "RECORD", "WHOGAME", "SUMMARY", "GET", "MAP"}
 
 _WITH_ARGUMENTS.update(MASTER_COMMANDS)
 COMMAND_WORDS = COMMAND_WORDS | frozenset(MASTER_COMMANDS)

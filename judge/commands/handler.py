@@ -24,7 +24,7 @@ from typing import Any
 from sqlite_utils import Database
 
 import judge.wiring  # noqa: F401  (the game server given its variant loader and mail side)
-from judge.commands import handlers, security, seen
+from judge.commands import handlers, security, seen, signed_mail
 from judge.commands import items as c
 from judge.commands.body import parse_body
 from judge.commands.reply import Answer, Reply, Verdict
@@ -32,14 +32,17 @@ from judge.commands.session import Session
 from judge.facts import MAX_MAIL_AGE_DAYS as FACT_MAIL_AGE_DAYS
 from judge.facts import MAX_REPLIES_PER_HOUR as MAX_REPLIES_PER_HOUR
 from judge.game import service
+from judge.game.lookup import Unchanged
 from judge.game.order_sets import order_summary
 from judge.game.records import user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text
-from judge.mail.message import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
+from judge.mail.bounds import MAX_MESSAGE_BYTES as MAX_MESSAGE_BYTES
 from judge.mail.message import Incoming, Problem, forwarded_subject, parse_incoming, thread_subject
 from judge.mail.part_text import Attachment
 from judge.reports import outbox
+from judge.signatures.dkim import DkimVerdict
+from judge.signatures.keys import JudgeKey
 from judge.store import is_busy, mail_queue, write
 from judge.store.statuses import PLAYING
 from judge.timeutil import format_moment
@@ -120,12 +123,17 @@ def handle_message(
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
     arrived: datetime | None = None,
     master_address: str = "",
+    dkim: DkimVerdict | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> Handled:
     """Handle one raw message in one transaction (a savepoint when the caller has one open). Never raises.
 
     ``declared_size`` is the size the mail server reported when only the headers were fetched (too large to read).
     ``arrived`` is when the mail server received it (IMAP INTERNALDATE), else the topmost Received header counts.
     ``master_address`` is told of internal errors not tied to a game (a game's own master is told of its errors).
+    ``dkim`` is what the DKIM signatures of ``raw`` prove, when ``[judge] sender_check = "dkim"`` (the caller checks
+    them before the transaction: the check asks DNS); None: no sender check.
+    ``judge_key`` is the judge's own OpenPGP key: mail encrypted to it is read, GET KEY gives it.
     An outcome starting with "error" means nothing was recorded: the caller should move the message aside.
     """
     try:
@@ -136,7 +144,7 @@ def handle_message(
             msg = replace(msg, auto=True)
         if arrived is not None:
             msg = replace(msg, arrived=arrived)
-        limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address)
+        limits = _Limits(max_replies_per_hour, max_mail_age_days, master_address, dkim, judge_key)
         with write(db):
             if seen.seen(db, msg):
                 return Handled(MessageOutcome.DUPLICATE, [])
@@ -156,6 +164,8 @@ class _Limits:
     max_replies_per_hour: int
     max_mail_age_days: float
     master_address: str
+    dkim: DkimVerdict | None = None
+    judge_key: JudgeKey | None = None
 
 
 def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits) -> str:
@@ -163,25 +173,18 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     if msg.auto or not msg.sender:
         return "dropped: " + ("automatic message" if msg.auto else "no sender")
     paused_until = security.replies_paused_until(db, msg, now, limits.max_replies_per_hour)
-    if msg.problem:
-        if paused_until is None:
-            note = T("Your message could not be read: {problem}.", problem=_problem_text(msg.problem, msg.size))
-            _reply(db, msg, now, Reply(notes=[note]))
-        return f"refused: {msg.problem}"
-    too_old = _too_old(msg, now, limits.max_mail_age_days)
-    if too_old is not None:
-        if paused_until is None:
-            reader = user_settings(db, msg.reply_to or msg.sender)
-            note = T(
-                "Your message was written or delivered on {when}, more than {days} "
-                "days ago, so nothing in it was acted on. If you still mean it, send "
-                "it again.",
-                when=format_moment(too_old, reader["timezone"], reader["language"]),
-                days=f"{limits.max_mail_age_days:g}",
-            )
-            _reply(db, msg, now, Reply(notes=[note]))
-        return "refused: too old"
-    session = Session(msg, now, quiet=paused_until is not None)
+    checked = _intake(db, msg, now, limits, paused_until)
+    if isinstance(checked, str):
+        return checked
+    session = Session(
+        checked.msg,
+        now,
+        quiet=paused_until is not None,
+        unproven=security.sender_unproven(msg, limits.dkim),
+        signer=checked.signer,
+        unknown_signer=checked.unknown_signer,
+        judge_key=limits.judge_key,
+    )
     try:
         with write(db):
             outcome = _handle(db, session)
@@ -202,6 +205,40 @@ def _handle_guarded(db: Database, msg: Incoming, now: datetime, limits: _Limits)
     if paused_until is not None:
         security.tell_of_pause(db, msg, now, paused_until, limits.max_replies_per_hour)
     return outcome
+
+
+def _intake(
+    db: Database, msg: Incoming, now: datetime, limits: _Limits, paused_until: datetime | None
+) -> signed_mail.Checked | str:
+    """What of the message may be acted on, or the outcome of a message refused whole (the sender told why, unless
+    the replies are paused): one that cannot be read, one too old, one whose signature is refused."""
+    if msg.problem is Problem.NOT_TEXT and msg.pgp.encrypted is not None and limits.judge_key is not None:
+        msg = replace(msg, problem=None)  # PGP/MIME encrypted to the judge: its text is inside (signed_mail.check)
+    if msg.problem:
+        if paused_until is None:
+            note = T("Your message could not be read: {problem}.", problem=_problem_text(msg.problem, msg.size))
+            _reply(db, msg, now, Reply(notes=[note]))
+        return f"refused: {msg.problem}"
+    too_old = _too_old(msg, now, limits.max_mail_age_days)
+    if too_old is not None:
+        if paused_until is None:
+            reader = user_settings(db, msg.reply_to or msg.sender)
+            note = T(
+                "Your message was written or delivered on {when}, more than {days} "
+                "days ago, so nothing in it was acted on. If you still mean it, send "
+                "it again.",
+                when=format_moment(too_old, reader["timezone"], reader["language"]),
+                days=f"{limits.max_mail_age_days:g}",
+            )
+            _reply(db, msg, now, Reply(notes=[note]))
+        return "refused: too old"
+    # the sender's proof, before any line acts: an OpenPGP signature (judge.commands.signed_mail); DKIM goes here too
+    checked = signed_mail.check(db, msg, now, limits.max_mail_age_days, limits.judge_key)
+    if isinstance(checked, signed_mail.Refusal):
+        if paused_until is None:
+            _reply(db, msg, now, Reply(notes=[checked.why]))
+        return checked.record
+    return checked
 
 
 def _problem_text(problem: Problem, size: int) -> Text:
@@ -260,10 +297,17 @@ def _handle(db: Database, s: Session) -> str:
     parsed = parse_body(msg.body)
     reply = Reply()
     entries, unread = _entries(msg, parsed)
+    refused = signed_mail.seat_problem(db, s, entries)
+    if refused is not None:  # a signature that is not the seat's: nothing of the message acts
+        if not s.quiet:
+            _reply(db, msg, s.now, Reply(notes=[refused.why]))
+        return refused.record
     if not entries:
         reply.notes.append(T("Your message had no commands or orders in it. Send HELP for the commands."))
     for entry in entries:
         reply.add(_answer(db, s, entry))
+    if s.unproven is not None:
+        reply.notes.append(s.unproven)
     forwarded = parsed.forwarded or (parsed.quoted_mail and forwarded_subject(msg.subject))
     reply.notes.extend(_unread_notes(unread, forwarded))
     summary = None
@@ -273,10 +317,11 @@ def _handle(db: Database, s: Session) -> str:
             summary = order_summary(db, game, s.player)
     if not s.quiet:
         _reply(db, msg, s.now, reply, summary, s)
+    signed_mail.record(db, s)
     if s.game is not None and (s.changed_orders or s.ready_changed):
         game = service.get_game(db, s.game.name)
         service.maybe_adjudicate_when_ready(db, game, s.now)
-    return "handled"
+    return "handled: sender not proven (DKIM)" if s.unproven is not None else "handled"
 
 
 def _answer(db: Database, s: Session, entry: Entry) -> Answer:
@@ -284,12 +329,16 @@ def _answer(db: Database, s: Session, entry: Entry) -> Answer:
     undoes this line only."""
     if isinstance(entry, c.LineProblem):
         return Answer.error(entry.text, entry.reason)
+    if s.unproven is not None and type(entry) not in security.CHANGES_NOTHING:
+        return security.refused_unproven(handlers.shown(entry))
     named = getattr(entry, "game", None)
     if isinstance(named, str) and named and not s.mentioned:
         s.mentioned = named
     try:
         with write(db):  # a savepoint: a failing command undoes itself only
             return handlers.run(db, s, entry)
+    except Unchanged as exc:  # already so: said as an answer, not an error; nothing changed, nobody mailed
+        return Answer(handlers.shown(entry), exc.why)
     except GameError as exc:
         return Answer.error(handlers.shown(entry), exc.why)
     except Exception as exc:  # a bug in one command must not undo the others

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
 from sqlite_utils import Database
 
 from judge.commands import items as c
+from judge.commands import signed_mail
 from judge.commands.grammar import known_commands, mask_secrets
 from judge.commands.info_commands import HANDLERS as INFO_HANDLERS
 from judge.commands.master_commands import HANDLERS as MASTER_HANDLERS
@@ -24,7 +26,7 @@ from judge.commands.security import masked, one_new_password, sign_on
 from judge.commands.session import Session, signed
 from judge.data.catalog import load_variant, variant_names
 from judge.facts import LANGUAGES, MIN_PASSWORD_LENGTH
-from judge.game import draws, press, service
+from judge.game import deadline_mail, draws, press, service
 from judge.game.absences import declare_absence, withdraw_absences
 from judge.game.future_orders import clear_future_orders, keep_future_order, later_phases
 from judge.game.order_sets import merge_orders
@@ -32,14 +34,16 @@ from judge.game.passwords import hash_password
 from judge.game.records import log_event, players, save_player, set_orders, set_user, user_settings
 from judge.game.service import GameError
 from judge.game.settings import Resolve
-from judge.i18n import T, Text, phase_words
+from judge.game.track_record import count_leaving
+from judge.i18n import T, Text, outcome_openings, phase_words
 from judge.reports import outbox
 from judge.reports.render import render_mail
+from judge.rules.geography import name_words
 from judge.rules.parse import ORDER_WORDS
 from judge.rules.phase import Phase
 from judge.store.events import EventKind
 from judge.store.statuses import PLAYING
-from judge.timeutil import check_timezone
+from judge.timeutil import check_timezone, parse_lead_times
 
 Handler = Callable[[Database, Session, Any], Answer]
 
@@ -60,11 +64,30 @@ def _order(db: Database, s: Session, item: c.OrderLine) -> Answer:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     if not player.active:
         raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
+    text = pasted_order(item.text)
     if s.future_phase is not None:
-        return Answer.of(item.text, keep_future_order(db, game, player, s.future_phase, item.text, s.now))
-    answer = Answer.of(item.text, merge_orders(db, game, player, item.text, s.now))
+        return Answer.of(item.text, keep_future_order(db, game, player, s.future_phase, text, s.now))
+    answer = Answer.of(item.text, merge_orders(db, game, player, text, s.now))
     s.changed_orders = s.changed_orders or answer.verdict is Verdict.OK
     return answer
+
+
+_GAP = re.compile(r"(?:[ \t]{2,}|\t)(?=\S)")
+
+
+def pasted_order(text: str) -> str:
+    """An order line with what the judge's results said of it cut off, when a player pastes a results line back:
+    ``A par - bur      succeeds``, ``F sev - bla   отскок с F ank``, ``A mun - bur erfolgreich`` are the orders."""
+    firsts, whole = outcome_openings()
+    for gap in _GAP.finditer(text):
+        tail = text[gap.end() :].split()
+        if tail and tail[0].lower().strip(":,;") in firsts:
+            return text[: gap.start()].strip()
+    low = text.lower().rstrip(" .")
+    for phrase in whole:
+        if low.endswith(" " + phrase):
+            return text[: len(low) - len(phrase)].strip()
+    return text
 
 
 def _ready(db: Database, s: Session, item: c.Ready) -> Answer:
@@ -99,11 +122,17 @@ def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
     player.resigned, player.ready = True, False
     save_player(db, player)
     log_event(db, game.id, s.now, player.email, EventKind.RESIGN, {"power": player.power})
+    count_leaving(db, game, player, "resigned", s.now)
     for p in players(db, game.id):
         if p.id != player.id:
             outbox.send(db, p.email, "resigned", s.now, game=game, player=player)
     draws.recount(db, game, s.now)
     return Answer(item.text, T("{power} has resigned; its units are in civil disorder", power=T(player.power or "")))
+
+
+def _concede(db: Database, s: Session, item: c.Concede) -> Answer:
+    game, player = signed(db, s)
+    return Answer.of(item.text, draws.concede(db, game, player, s.now))
 
 
 def _press(db: Database, s: Session, item: c.Press) -> Answer:
@@ -200,6 +229,7 @@ HANDLERS: dict[type[Any], Handler] = {
     c.Clear: _clear,
     c.Draw: _draw,
     c.Resign: _resign,
+    c.Concede: _concede,
     c.Press: _press,
     c.Join: _join,
     c.Observe: _observe,
@@ -225,10 +255,11 @@ def _unknown_command(s: Session, text: str) -> Text | None:
     map before a sign-on) is an unknown command (``WHOGAME``, ``SUMMARY``): say so, with the nearest command."""
     words = text.split()
     head = words[0].strip(".:,;!?").lower() if words else ""
-    if not head.isalpha() or head in ORDER_WORDS:
+    folded = " ".join(name_words(head))  # "Böhmen" as the names are kept, "boehmen"
+    if not head.isalpha() or head in ORDER_WORDS or folded in ORDER_WORDS:
         return None
     maps = [s.game.variant.geo] if s.game is not None else [_shipped_map(name) for name in variant_names()]
-    if any(any(key[0] == head for key in geo.names) for geo in maps if geo is not None):
+    if any(any(key[0] == folded for key in geo.names) for geo in maps if geo is not None):
         return None
     near = _nearest_command(head)
     if near is not None:
@@ -341,7 +372,35 @@ def _set_press(db: Database, s: Session, item: c.SetPress) -> Answer:
 HANDLERS[c.Diary] = _diary
 
 
+HANDLERS[c.SetKey] = signed_mail.set_key
+
+
 HANDLERS[c.SetPress] = _set_press
+
+
+# --- SET REMINDER, SET CALENDAR -------------------------------------------------------------------------------------
+
+
+def _set_reminder(db: Database, s: Session, item: c.SetReminder) -> Answer:
+    """SET REMINDER 24h 2h / NONE / DEFAULT: this player's reminders in this game."""
+    game, player = signed(db, s, setting=True)
+    leads: tuple[int, ...] | None = None
+    if item.words != ("DEFAULT",):
+        try:
+            leads = parse_lead_times(list(item.words))
+        except ValueError as exc:
+            raise GameError(exc.args[0]) from None
+    return Answer(item.text, deadline_mail.set_reminders(db, game, player, leads))
+
+
+def _set_calendar(db: Database, s: Session, item: c.SetCalendar) -> Answer:
+    """SET CALENDAR ON / OFF: deadline invitations in this player's mail of this game."""
+    game, player = signed(db, s, setting=True)
+    return Answer(item.text, deadline_mail.set_calendar(db, game, player, item.on))
+
+
+HANDLERS[c.SetReminder] = _set_reminder
+HANDLERS[c.SetCalendar] = _set_calendar
 
 
 # --- the information commands (judge.commands.info_commands), the game master by mail and TAKEOVER

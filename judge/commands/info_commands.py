@@ -14,6 +14,7 @@ from sqlite_utils import Database
 from judge.commands import items as c
 from judge.commands.reply import Answer, DeadlineLine, Lines, Row
 from judge.commands.session import Session, signed
+from judge.commands.signed_mail import judge_key_text
 from judge.facts import PressKind
 from judge.game import service, summaries
 from judge.game.records import Game, user_settings
@@ -90,9 +91,14 @@ def _player_row(p: dict[str, Any], game: Game, playing: bool) -> Row:
     elif playing:
         states.append(T("orders in") if p["orders_submitted"] else T("no orders yet"))
         states.append(T("ready") if p["ready"] else T("not ready"))
-    who = "" if game.settings.anonymous else p["email"]
-    power: Text | str = T(p["power"]) if p["power"] else "?"
+    who = "" if game.settings.anonymous or p["bot"] else p["email"]
+    power: Text | str = _seat_name(p["power"], p["bot"]) if p["power"] else "?"
     return Row(((power, 12), (who, 26), (states, 0)), indent="  ", trim=True)
+
+
+def _seat_name(power: str, bot: bool) -> Text:
+    """A power as LIST and WHOGAME name it: "Germany (bot)" while the stand-in bot plays it."""
+    return T("{power} (bot)", power=T(power)) if bot else T(power)
 
 
 def _history_text(db: Database, name: str, phase: str | None, language: str) -> Text | str:
@@ -173,14 +179,21 @@ def _whogame(db: Database, s: Session, item: c.WhoGame) -> Answer:
         )
     ]
     for seat in seats:
-        states = [T("resigned")] if seat.resigned else [T("eliminated")] if seat.eliminated else []
-        power: Text | str = T(seat.power) if seat.power else "?"
-        lines.append(Row(((power, 12), (seat.email or "", 26), (states, 0)), indent="  ", trim=True))
+        bot = seat.bot
+        states = [T("resigned")] if seat.resigned and not bot else [T("eliminated")] if seat.eliminated else []
+        power: Text | str = _seat_name(seat.power, bot) if seat.power else "?"
+        email = "" if bot else seat.email or ""
+        lines.append(Row(((power, 16), (email, 26), (states, 0)), indent="  ", trim=True))
     if hidden:
         lines.append(T("This game is anonymous: players' addresses are not shown."))
     if observers:
         lines.append(T("Observers: {count}", count=observers))
     return Answer(item.text, T("see below"), note=Lines(tuple(lines)))
+
+
+def _my_record(db: Database, s: Session, item: c.MyRecord) -> Answer:
+    """RECORD: the record of the address the reply goes to (no sign-on: nobody learns another address's record)."""
+    return Answer(item.text, T("see below"), note=Lines(tuple(service.record_lines(db, s.reply_to))))
 
 
 def _change_words(change: summaries.Change) -> Text:
@@ -224,12 +237,14 @@ def _summary(db: Database, s: Session, item: c.Summary) -> Answer:
     return Answer(item.text, T("see below"), note=Lines(tuple(lines)))
 
 
-_TOPICS = ("help", "rules", "orders")
+_TOPICS = ("help", "rules", "orders", "key")
 
 
 def _get_file(db: Database, s: Session, item: c.GetFile) -> Answer:
     """GET HELP, GET ORDERS (guides kept as templates per language), GET RULES [game] (the game's house rules)."""
     language = user_settings(db, s.msg.sender)["language"]
+    if item.topic == "key" and item.game is None:  # the judge's own public key
+        return Answer(item.text, T("see below"), note=judge_key_text(s.judge_key))
     if item.topic == "rules":
         game = service.get_game(db, _named_game(s, item.game, "GET RULES"))
         return Answer(item.text, T("see below"), note=_house_rules(game, language))
@@ -357,6 +372,7 @@ HANDLERS: dict[type[Any], Callable[[Database, Session, Any], Answer]] = {
     c.History: _history,
     c.MyOrders: _my_orders,
     c.WhoGame: _whogame,
+    c.MyRecord: _my_record,
     c.Summary: _summary,
     c.GetFile: _get_file,
     c.MapOf: _map,

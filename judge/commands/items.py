@@ -26,8 +26,11 @@ class SignOn(_Located):
 
     power: str
     game: str
-    password: str
+    password: str  # "" when none is given (a mail signed with the seat's key needs none)
     initial: bool
+    # ``SIGNON France mygame``: also (power, game) without a password, which a signed mail may mean; the classic
+    # reading (initial F, game "rance", password "mygame") stays, and the seat that exists decides
+    bare: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,11 @@ class Resign(_Located):
 
 
 @dataclass(frozen=True)
+class Concede(_Located):
+    """``CONCEDE``: a game of two powers ends with a win for the other power."""
+
+
+@dataclass(frozen=True)
 class Press(_Located):
     """``PRESS TO France, Germany`` … ``ENDPRESS`` (``to``: the names or initials as written, ``PRESS TO EG``) or
     ``BROADCAST`` … ``ENDPRESS`` (or ``PRESS TO ALL``).
@@ -87,6 +95,14 @@ class Diary(_Located):
     """``DIARY`` … ``ENDDIARY``: an entry kept private until the game ends, then mailed to everyone."""
 
     body: str
+
+
+@dataclass(frozen=True)
+class SetKey(_Located):
+    """``SET KEY``: register the public key in the message (armoured in the body, or attached) for the seat signed
+    on to (or the game master's); ``SET KEY NONE`` (``remove``): remove it."""
+
+    remove: bool
 
 
 @dataclass(frozen=True)
@@ -137,6 +153,18 @@ class WhoGame(_Located):
     """``WHOGAME`` (the game signed on to) or ``WHOGAME mygame``: the powers and their players."""
 
     game: str | None
+
+
+@dataclass(frozen=True)
+class MyRecord(_Located):
+    """``RECORD``: the record of the address the reply goes to (deadlines met and missed, resignations, …)."""
+
+
+@dataclass(frozen=True)
+class WhoIs(_Located):
+    """``WHOIS someone@example.org``: a player's record, for the game master signed on (MASTER)."""
+
+    email: str
 
 
 @dataclass(frozen=True)
@@ -207,6 +235,21 @@ class SetWait(_Located):
     """``SET WAIT`` (true: no resolution before the deadline or my READY) or ``SET NOWAIT`` (false)."""
 
     wait: bool
+
+
+@dataclass(frozen=True)
+class SetReminder(_Located):
+    """``SET REMINDER 24h 2h`` (up to three lead times as written), ``SET REMINDER NONE`` or ``SET REMINDER DEFAULT``
+    (the game's)."""
+
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SetCalendar(_Located):
+    """``SET CALENDAR ON`` or ``SET CALENDAR OFF``: deadline invitations in the player's mail, or none."""
+
+    on: bool
 
 
 @dataclass(frozen=True)
@@ -310,6 +353,7 @@ Item = (
     | Clear
     | Draw
     | Resign
+    | Concede
     | Press
     | Join
     | Observe
@@ -317,6 +361,8 @@ Item = (
     | History
     | MyOrders
     | WhoGame
+    | MyRecord
+    | WhoIs
     | Summary
     | GetFile
     | MapOf
@@ -325,10 +371,13 @@ Item = (
     | SetTimezone
     | SetLanguage
     | SetWait
+    | SetReminder
+    | SetCalendar
     | PhaseFor
     | SetAbsence
     | Diary
     | SetPress
+    | SetKey
     | Help
     | SignOff
     | MasterSignOn

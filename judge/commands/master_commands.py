@@ -15,17 +15,20 @@ from zoneinfo import ZoneInfo
 from sqlite_utils import Database
 
 from judge.commands import items as c
+from judge.commands import signed_mail
 from judge.commands.grammar import mask_secrets
-from judge.commands.reply import Answer, Verdict
+from judge.commands.reply import Answer, Lines, Verdict
 from judge.commands.security import one_new_password, signon_wait
-from judge.commands.session import Session, reader_time
+from judge.commands.session import Session, key_only_text, reader_time
 from judge.game import civil_disorder, master, master_mail, service
 from judge.game.passwords import verify_password
 from judge.game.records import Game, load_game, log_event, user_settings
 from judge.game.service import GameError
+from judge.game.settings import Auth
 from judge.i18n import T
 from judge.store import signons
 from judge.store.events import EventKind
+from judge.store.key_rows import Holder
 from judge.timeutil import iso_utc, parse_duration
 
 Handler = Any
@@ -36,16 +39,30 @@ def _masked(item: c.Item) -> str:
 
 
 def master_sign_on(db: Database, s: Session, item: c.MasterSignOn) -> Answer:
-    """MASTER: check the game's master password (one password check per message; held back after failures)."""
-    shown = _masked(item)
+    """MASTER: a good signature by the game master's registered key signs on (no password needed); else check the
+    game's master password (one password check per message; held back after failures)."""
+    shown = _masked(item) if item.password else f"MASTER {item.game}"
     failed = Answer(shown, T("ERROR: sign-on failed: no such game or password"), Verdict.ERROR)
     game = load_game(db, item.game)
     stored = master_mail.master_hash(db, game) if game is not None else ""
+    if game is not None and signed_mail.signed_by_seat_key(db, s, Holder.MASTER, game.id):
+        s.master_of, s.master_by_key, s.master_key_only = game.name, True, ""
+        return Answer(
+            shown,
+            T(
+                "signed on as the game master of {game}, {signed}",
+                game=game.name,
+                signed=signed_mail.signed_note(s),
+            ),
+        )
     if game is None or not stored:
         log_event(
             db, game.id if game else None, s.now, s.msg.sender, EventKind.MASTER_SIGNON_FAILED, {"game": item.game}
         )
         return failed
+    if not item.password:
+        log_event(db, game.id, s.now, s.msg.sender, EventKind.MASTER_SIGNON_FAILED, {"game": game.name})
+        return Answer(shown, signed_mail.unsigned_refusal(game, master=True), Verdict.ERROR)
     if s.password_checks:
         return Answer(shown, T("ERROR: only one sign-on is checked per message; this one was not"), Verdict.ERROR)
     own = bool(game.settings.master) and game.settings.master == s.msg.sender and s.reply_to == s.msg.sender
@@ -64,7 +81,11 @@ def master_sign_on(db: Database, s: Session, item: c.MasterSignOn) -> Answer:
         )
     s.password_checks += 1
     if verify_password(item.password, stored):
-        s.master_of = game.name
+        s.master_of, s.master_by_key = game.name, False
+        if game.settings.auth is Auth.KEY:
+            s.master_key_only = game.name
+            return Answer(shown, T("signed on by password; {why}", why=key_only_text(game.name)))
+        s.master_key_only = ""
         return Answer(shown, T("signed on as the game master of {game}", game=game.name))
     signons.record_failure(db, s.msg.sender, iso_utc(s.now), game.name, master_mail.MASTER_SEAT)
     log_event(db, game.id, s.now, s.msg.sender, EventKind.MASTER_SIGNON_FAILED, {"game": game.name})
@@ -75,6 +96,8 @@ def _mastered(db: Database, s: Session) -> Game:
     """The game whose master signed on in this message, read afresh."""
     if s.master_of is None:
         raise GameError(T("sign on as the game master first: MASTER <game> <password>"))
+    if s.master_key_only:
+        raise GameError(key_only_text(s.master_key_only))
     return service.get_game(db, s.master_of)
 
 
@@ -200,6 +223,12 @@ def _decide(db: Database, s: Session, item: c.DecideTakeover) -> Answer:
     )
 
 
+def _whois(db: Database, s: Session, item: c.WhoIs) -> Answer:
+    """WHOIS: a player's record, for the game master signed on (MASTER or CREATE earlier in the message)."""
+    _mastered(db, s)
+    return Answer(item.text, T("see below"), note=Lines(tuple(service.record_lines(db, item.email))))
+
+
 HANDLERS: dict[type[Any], Handler] = {
     c.MasterSignOn: master_sign_on,
     c.CreateGame: _create,
@@ -210,4 +239,5 @@ HANDLERS: dict[type[Any], Handler] = {
     c.ReplacePower: _replace,
     c.TakeOver: _takeover,
     c.DecideTakeover: _decide,
+    c.WhoIs: _whois,
 }

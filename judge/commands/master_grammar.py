@@ -19,6 +19,7 @@ from judge.commands.items import (
     SetDeadline,
     TakeOver,
     Terminate,
+    WhoIs,
 )
 from judge.rules.words import Reason
 
@@ -41,12 +42,12 @@ _OPTION = re.compile(r"-{0,2}([A-Za-z][A-Za-z_-]*)(?:=(\S*))?\Z")
 
 
 def _master_signon(args: list[str]) -> Maker | Reason:
-    if len(args) != 2:
+    if len(args) not in (1, 2):  # MASTER mygame alone: a mail signed with the game master's key
         return _MASTER_USAGE
     game = game_word(args[0])
     if game is None:
         return both(not_a_game(args[0]), _MASTER_USAGE)
-    password = args[1]
+    password = args[1] if len(args) == 2 else ""
     return lambda n, t: MasterSignOn(n, t, game, password)
 
 
@@ -146,6 +147,19 @@ def _decide(approve: bool) -> Callable[[list[str]], Maker | Reason]:
     return parse
 
 
+_WHOIS_USAGE = Reason("WHOIS needs an address: WHOIS someone@example.org")
+_ADDRESS = re.compile(r"[^@\s<>]{1,64}@[^@\s<>]{1,255}\Z")
+
+
+def _whois(args: list[str]) -> Maker | Reason:
+    if len(args) != 1:
+        return _WHOIS_USAGE
+    address = args[0].strip("<>").lower()
+    if not _ADDRESS.match(address):
+        return _WHOIS_USAGE
+    return lambda n, t: WhoIs(n, t, address)
+
+
 MASTER_SETTINGS: dict[str, Parse] = {"DEADLINE": _set_deadline}
 MASTER_COMMANDS: dict[str, Parse] = {
     "MASTER": _master_signon,
@@ -159,4 +173,5 @@ MASTER_COMMANDS: dict[str, Parse] = {
     "TAKEOVER": _takeover,
     "APPROVE": _decide(True),
     "REJECT": _decide(False),
+    "WHOIS": _whois,
 }

@@ -11,6 +11,11 @@
 - burn CPU: at most one password is checked (scrypt) per message, and at most one new password is hashed
   (:func:`one_new_password`).
 
+With ``[judge] sender_check = "dkim"`` a forged From address can do nothing at all: a mail acts for a seat (or a game
+master, or a new game) only when it carries a DKIM signature of its From domain that verifies
+(judge.signatures.dkim); without one, every line that needs a sign-on or changes anything is refused with the reason,
+and only the commands that change nothing are answered (:func:`sender_unproven`, :data:`CHANGES_NOTHING`).
+
 Internal errors are told to a game master at most once an hour (:func:`tell_master`).
 """
 
@@ -23,16 +28,20 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.commands import items as c
+from judge.commands import signed_mail
 from judge.commands.reply import Answer, Verdict
-from judge.commands.session import Session, reader_time
+from judge.commands.session import Session, key_only_text, reader_time
 from judge.game.passwords import verify_password
 from judge.game.records import Game, Player, load_game, log_event, players
 from judge.game.service import GameError
+from judge.game.settings import Auth
 from judge.i18n import T, Text
 from judge.mail.message import Incoming, thread_subject
 from judge.reports import outbox
+from judge.signatures.dkim import DkimStatus, DkimVerdict, FailReason
 from judge.store import events, mail_queue, signons
 from judge.store.events import EventKind
+from judge.store.key_rows import Holder
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
 log = logging.getLogger(__name__)
@@ -75,6 +84,65 @@ def tell_of_pause(db: Database, msg: Incoming, now: datetime, until: datetime, l
     )
 
 
+# --- the sender's domain proven (DKIM) -------------------------------------------------------------------------------
+
+# The commands answered for mail whose sender is not proven: they read, and change nothing (no sign-on, no game, no
+# address added anywhere: OBSERVE adds the sender as a reader, so it is not among them).
+CHANGES_NOTHING: frozenset[type[c.Item]] = frozenset(
+    {c.ListGames, c.History, c.WhoGame, c.Summary, c.GetFile, c.MapOf, c.Sandbox, c.Help, c.SignOff}
+)
+
+
+def sender_unproven(msg: Incoming, verdict: DkimVerdict | None) -> Text | None:
+    """Why this mail may act for no seat (to be told to its sender), or None when it may: no sender check
+    (``verdict`` None), or a DKIM pass for the very domain of the From address the judge read."""
+    if verdict is None:
+        return None
+    domain = msg.sender.rpartition("@")[2]
+    if verdict.passed and verdict.from_domain == domain:
+        return None
+    return T(
+        "This judge acts on mail for a game only when it carries a valid DKIM signature of the sender's domain "
+        "({domain}), so that mail forged in your name can do nothing; {why}. Nothing in your mail that needs a "
+        "sign-on took effect; the commands that change nothing were answered.",
+        domain=domain,
+        why=_unproven_why(verdict, domain),
+    )
+
+
+def _unproven_why(verdict: DkimVerdict, domain: str) -> Text:
+    if not verdict.from_domain or verdict.from_domain != domain:
+        return T("its From field does not name exactly one address")
+    if verdict.status is DkimStatus.NONE:
+        return T("your mail carries no DKIM signature")
+    if verdict.status is DkimStatus.NOT_ALIGNED:
+        return T("your mail is signed by {signer}, not by {domain}", signer=verdict.domain or "?", domain=domain)
+    if verdict.status is DkimStatus.HAS_LENGTH:
+        return T(
+            "its DKIM signature covers only the beginning of the text (l=), so anything could have been added below it"
+        )
+    return {
+        FailReason.BODY_CHANGED: T(
+            "the text was changed after it was signed (a forwarder or mailing list may do that)"
+        ),
+        FailReason.SIGNATURE_WRONG: T(
+            "the signed header fields were changed after it was signed, or the signature does not match the key"
+        ),
+        FailReason.NO_KEY: T("no DKIM key for its signature was found in DNS"),
+        FailReason.BAD_KEY: T(
+            "the DKIM key published for its signature cannot be used (revoked, unreadable or too short)"
+        ),
+        FailReason.DNS_UNAVAILABLE: T("the judge could not look up the key just now; send your mail again later"),
+    }.get(verdict.reason or FailReason.MALFORMED, T("its DKIM signature cannot be read or has expired"))
+
+
+def refused_unproven(shown: str) -> Answer:
+    """A line of a mail whose sender is not proven: not acted on."""
+    return Answer.error(
+        shown, T("not acted on: your mail is not proven to come from your address's domain (see below)")
+    )
+
+
 # --- passwords ------------------------------------------------------------------------------------------------------
 
 
@@ -91,21 +159,27 @@ def one_new_password(s: Session) -> None:
 
 
 def masked(item: c.SignOn) -> str:
-    """A SIGNON line as quoted back: the password as ****."""
-    return f"SIGNON {item.power}{'' if item.initial else ' '}{item.game} ****"
+    """A SIGNON line as quoted back: the password as **** (none when none was given)."""
+    return f"SIGNON {item.power}{'' if item.initial else ' '}{item.game}{' ****' if item.password else ''}"
 
 
 def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
-    """SIGNON: check the password (at most one check per message, held back after repeated failures)."""
+    """SIGNON: a good signature by the seat's registered key signs on (no password needed, none checked); else check
+    the password (at most one check per message, held back after repeated failures). In a game that takes only
+    signed mail, a password sign-on acts for SET KEY alone."""
     sender = s.msg.sender
+    found = signed_mail.seat_of(db, item, s.signer)
+    if found is not None and found[1] is not None:
+        item = found[1]
     shown = masked(item)
-    failed = Answer(shown, T("ERROR: sign-on failed: no such game, power or password"), Verdict.ERROR)
-    game = load_game(db, item.game)
-    seat = None
-    if game is not None:
-        power = _power_for(game, item)
-        seat = next((p for p in players(db, game.id) if p.role == "player" and p.power == power), None)
-    if game is None or seat is None:
+    # the powers of a game are public (LIST, WHOGAME): a power the game's variant does not have is named as such;
+    # a game that does not exist and a wrong password are told alike
+    failed = Answer(shown, T("ERROR: sign-on failed: no such game or password"), Verdict.ERROR)
+    if found is None or found[0].player is None:
+        game = load_game(db, item.game)
+        if game is not None and signed_mail.power_for(game, item) is None:
+            log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": game.name, "power": item.power})
+            return Answer(shown, _unknown_power(game, item.power), Verdict.ERROR)
         log_event(
             db,
             game.id if game else None,
@@ -115,6 +189,28 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
             {"game": item.game.lower(), "power": item.power},
         )
         return failed
+    game, seat = found[0].game, found[0].player
+    if signed_mail.signed_by_seat_key(db, s, Holder.PLAYER, seat.id):
+        s.game, s.player, s.by_key, s.key_only = game, seat, True, ""
+        return Answer(
+            shown,
+            T(
+                "signed on as {power} in {game}, {signed}",
+                power=game.variant.power(seat.power or ""),
+                game=game.name,
+                signed=signed_mail.signed_note(s),
+            ),
+        )
+    if not item.password:
+        log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": game.name, "power": seat.power})
+        return Answer(shown, signed_mail.unsigned_refusal(game, master=False), Verdict.ERROR)
+    return _password_sign_on(db, s, item, game, seat, shown, failed)
+
+
+def _password_sign_on(
+    db: Database, s: Session, item: c.SignOn, game: Game, seat: Player, shown: str, failed: Answer
+) -> Answer:
+    sender = s.msg.sender
     if s.password_checks:
         return Answer(shown, T("ERROR: only one sign-on is checked per message; this one was not"), Verdict.ERROR)
     # the seat's owner, writing from the seat's address and reading the answer there, is never held back: a forger
@@ -128,7 +224,7 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
             T(
                 "ERROR: too many failed sign-ons as {power} in {game}; the password was not "
                 "checked; try again after {when}",
-                power=T(seat.power or ""),
+                power=game.variant.power(seat.power or ""),
                 game=game.name,
                 when=reader_time(db, s, wait_until),
             ),
@@ -136,8 +232,14 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
         )
     s.password_checks += 1
     if verify_password(item.password, seat.password_hash):
-        s.game, s.player = game, seat
-        return Answer(shown, T("signed on as {power} in {game}", power=T(seat.power or ""), game=game.name))
+        s.game, s.player, s.by_key = game, seat, False
+        if game.settings.auth is Auth.KEY:
+            s.key_only = game.name
+            return Answer(shown, T("signed on by password; {why}", why=key_only_text(game.name)))
+        s.key_only = ""
+        return Answer(
+            shown, T("signed on as {power} in {game}", power=game.variant.power(seat.power or ""), game=game.name)
+        )
     signons.record_failure(db, sender, iso_utc(s.now), game.name, seat.power)
     log_event(db, game.id, s.now, sender, EventKind.SIGNON_FAILED, {"game": item.game.lower(), "power": item.power})
     if not own:
@@ -145,11 +247,15 @@ def sign_on(db: Database, s: Session, item: c.SignOn) -> Answer:
     return failed
 
 
-def _power_for(game: Game, item: c.SignOn) -> str | None:
-    if not item.initial:
-        return game.variant.power_named(item.power)
-    matches = [p for p in game.variant.powers if p[0].upper() == item.power.upper()]
-    return matches[0] if len(matches) == 1 else None
+def _unknown_power(game: Game, written: str) -> Text:
+    """A sign-on's power that the game's variant does not have, named with the variant's powers (in the reader's
+    language when worded)."""
+    return T(
+        "ERROR: sign-on failed: {name} is not a power of game {game}; its powers are {powers}",
+        name=repr(written),
+        game=game.name,
+        powers=[game.variant.power(p) for p in game.variant.powers],
+    )
 
 
 def _failures(db: Database, game: Game, power: str, since: datetime) -> list[dict[str, Any]]:

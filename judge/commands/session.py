@@ -12,7 +12,18 @@ from judge.game.records import Game, Player, players, user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text
 from judge.mail.message import Incoming
+from judge.signatures.keys import JudgeKey
 from judge.timeutil import format_moment
+
+
+@dataclass(frozen=True)
+class Signer:
+    """The good signature of a message: the signer's key (primary fingerprint), when it was made (None inside an
+    encrypted message: the library does not say), and the digest that marks it used."""
+
+    fingerprint: str
+    created: datetime | None
+    digest: str
 
 
 @dataclass
@@ -33,6 +44,14 @@ class Session:
     mentioned: str = ""  # the first game a command named (whose master hears of an internal error before a sign-on)
     future_phase: str | None = None  # PHASE …: the later phase the order lines that follow are kept for
     master_of: str | None = None  # MASTER (or CREATE): the game whose game master signed on in this message
+    unproven: Text | None = None  # [judge] sender_check: why this mail acts for no seat (security.sender_unproven)
+    signer: Signer | None = None  # the key whose good signature covers what is read of this message
+    unknown_signer: str = ""  # the key ID a signature names that the judge has no key for ("" none)
+    by_key: bool = False  # the player signed on by the seat's key (not by a password)
+    master_by_key: bool = False  # the game master signed on by the master's key
+    key_only: str = ""  # a game taking only signed mail that a password sign-on reached: only SET KEY acts
+    master_key_only: str = ""  # the same for the game master's commands
+    judge_key: JudgeKey | None = None  # the judge's own key (GET KEY; decrypting was done before)
 
     @property
     def reply_to(self) -> str:
@@ -50,6 +69,8 @@ def signed(db: Database, s: Session, *, setting: bool = False) -> tuple[Game, Pl
             if setting
             else T("sign on first: SIGNON <power> <game> <password>")
         )
+    if s.key_only:
+        raise GameError(key_only_text(s.key_only))
     s.game = service.get_game(db, s.game.name)
     player_id = s.player.id
     s.player = next(p for p in players(db, s.game.id) if p.id == player_id)
@@ -60,3 +81,13 @@ def reader_time(db: Database, s: Session, when: datetime) -> str:
     """A moment as the reader of the answer reads it: their zone and language (judge.timeutil.format_moment)."""
     prefs = user_settings(db, s.reply_to)
     return format_moment(when, prefs["timezone"], prefs["language"])
+
+
+def key_only_text(game: str) -> Text:
+    """Why a password sign-on to a game that takes only signed mail acts for nothing but SET KEY."""
+    return T(
+        "game {game} takes only mail signed with the seat's OpenPGP key; a password sign-on may only register "
+        "it: SET KEY with your public key pasted below it or attached, then sign every mail with it "
+        "(docs/signing.md: how, in Thunderbird, Mailvelope, K-9, mutt and Outlook)",
+        game=game,
+    )

@@ -8,7 +8,17 @@ from collections.abc import Callable
 from datetime import date
 
 from judge.commands.arguments import SHADES, Maker, Parse, both
-from judge.commands.items import SetAbsence, SetLanguage, SetPassword, SetPress, SetTimezone, SetWait
+from judge.commands.items import (
+    SetAbsence,
+    SetCalendar,
+    SetKey,
+    SetLanguage,
+    SetPassword,
+    SetPress,
+    SetReminder,
+    SetTimezone,
+    SetWait,
+)
 from judge.commands.master_grammar import MASTER_SETTINGS
 from judge.rules.words import Reason
 
@@ -16,7 +26,7 @@ _ZONE = re.compile(r"[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*\Z")
 _LANGUAGE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*\Z")
 _SET_USAGE = Reason(
     "SET needs what to set and the new value: SET PASSWORD newsecret, SET TIMEZONE Europe/Berlin, SET LANGUAGE ru, "
-    "SET WAIT, SET NOWAIT or SET ABSENCE 2026-12-24"
+    "SET WAIT, SET NOWAIT, SET ABSENCE 2026-12-24, SET KEY, SET REMINDER 24h 2h or SET CALENDAR OFF"
 )
 
 
@@ -64,8 +74,43 @@ _SETTINGS: dict[str, Parse] = {
     "NOWAIT": _wait(False),
     "ABSENCE": lambda args: _absence(args),
     "PRESS": lambda args: _set_press(args),
+    "KEY": lambda args: _set_key(args),
+    "REMINDER": lambda args: _set_reminder(args),
+    "REMINDERS": lambda args: _set_reminder(args),
+    "CALENDAR": lambda args: _set_calendar(args),
     **MASTER_SETTINGS,
 }
+
+
+def _set_key(args: list[str]) -> Maker | Reason:
+    """``SET KEY`` (the public key is the armoured block in the message, or attached) or ``SET KEY NONE``."""
+    if not args:
+        return lambda n, t: SetKey(n, t, False)
+    if len(args) == 1 and args[0].upper() == "NONE":
+        return lambda n, t: SetKey(n, t, True)
+    return Reason(
+        "SET KEY takes nothing after it (paste your public key below it, or attach it), or NONE: SET KEY NONE"
+    )
+
+
+def _set_reminder(args: list[str]) -> Maker | Reason:
+    """``SET REMINDER 24h 2h`` (up to three lead times), ``SET REMINDER NONE``, ``SET REMINDER DEFAULT``."""
+    words = tuple(w for arg in args for w in arg.split(",") if w)
+    if len(words) == 1 and words[0].upper() in ("DEFAULT", "NONE", "OFF"):
+        choice = "NONE" if words[0].upper() == "OFF" else words[0].upper()
+        return lambda n, t: SetReminder(n, t, (choice,))
+    if not 1 <= len(words) <= 3:
+        return Reason("SET REMINDER takes up to three lead times: SET REMINDER 24h 2h, or SET REMINDER NONE")
+    # the durations are read by the game server (judge.timeutil.parse_lead_times), as SET DEADLINE's are
+    return lambda n, t: SetReminder(n, t, words)
+
+
+def _set_calendar(args: list[str]) -> Maker | Reason:
+    """``SET CALENDAR ON`` / ``SET CALENDAR OFF``."""
+    if len(args) != 1 or args[0].upper() not in ("ON", "OFF"):
+        return Reason("SET CALENDAR needs ON or OFF: SET CALENDAR OFF")
+    on = args[0].upper() == "ON"
+    return lambda n, t: SetCalendar(n, t, on)
 
 
 def _set_press(args: list[str]) -> Maker | Reason:

@@ -38,6 +38,15 @@ def clear_of_absences(db: Database, game: Game, deadline: datetime) -> datetime:
     return moved
 
 
+def away_players(db: Database, game: Game, now: datetime) -> set[int]:
+    """The ids of the seats whose declared absence ``now`` falls in (no reminders for them meanwhile)."""
+    return {
+        r["player_id"]
+        for r in absence_rows(db, game.id, iso_utc(now))
+        if parse_iso_utc(r["starts"]) <= now < parse_iso_utc(r["ends"])
+    }
+
+
 def declare_absence(db: Database, game: Game, player: Player, first: date, last: date | None, now: datetime) -> Text:
     """Record an absence from the first to the last day (whole days in the player's time zone; one day when ``last``
     is None); move the current deadline out of it and tell the others. GameError when it cannot be taken."""
@@ -104,9 +113,10 @@ def _move_deadline(db: Database, game: Game, player: Player, now: datetime) -> N
     moved = clear_of_absences(db, game, game.deadline)
     if moved == game.deadline:
         return
-    game.deadline, game.reminded = moved, False  # a later deadline earns a fresh reminder
+    game.deadline = moved  # the reminders move with it (remind_for no longer matches)
     save_game(db, game, now)
     seats = players(db, game.id)
     for to in notices.everyone(game, seats):
         if to != player.email:
-            notices.tell(db, to, NoticeKind.DEADLINE_MOVED, now, game)
+            event = notices.moved_event(db, game, seats, to, now)
+            notices.tell(db, to, NoticeKind.DEADLINE_MOVED, now, game, invitation=event)

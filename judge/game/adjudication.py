@@ -10,6 +10,7 @@ from sqlite_utils import Database
 
 from judge.game import notices
 from judge.game.absences import clear_of_absences
+from judge.game.bot_seats import bot_orders
 from judge.game.draws import lapse
 from judge.game.duties import has_presence, owing_powers, waiting_on
 from judge.game.future_orders import open_phase
@@ -25,6 +26,7 @@ from judge.game.records import (
     save_player,
 )
 from judge.game.settings import Resolve
+from judge.game.track_record import count_phase
 from judge.i18n import T
 from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
@@ -65,6 +67,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
     variant, before = game.variant, game.position
     phase = before.phase.code
     given = given_orders(db, game, phase)  # typed as read on arrival: no order text is parsed here
+    given.update(bot_orders(db, game, given))  # the stand-in's, for powers in civil disorder (the bots setting)
     submitted = {power: [s.text or "" for s in orders] for power, orders in given.items()}
     turn = play(
         variant,
@@ -96,9 +99,10 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
             "adjudicated_at": iso_utc(now),
         },
     )
+    count_phase(db, game, before, players(db, game.id), given, now)  # the players' records (in_grace still says)
     lapse(db, game.id, turn.position.phase)
     game.position = turn.position
-    game.in_grace = game.reminded = False
+    game.in_grace = False
     seats = players(db, game.id)
     newly_out = []
     for p in seats:

@@ -28,6 +28,7 @@ from judge.game.notices import Notice, NoticeKind, post, tell
 from judge.game.passwords import hash_password
 from judge.game.records import Game, Player, log_event, players, save_player
 from judge.game.settings import Takeover
+from judge.game.track_record import count_excused, count_leaving, excused_so_far, record_lines, refuse_unreliable
 from judge.i18n import T
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json
@@ -50,15 +51,23 @@ def in_civil_disorder(seat: Player) -> bool:
 
 def missed_in_a_row(db: Database, game: Game, power: str, enough: int) -> int:
     """Deadlines in a row, up to the last adjudicated phase, at which ``power`` owed orders and gave none (counted up
-    to ``enough`` + 1; a new player, by REPLACE or TAKEOVER, starts with a clean slate)."""
+    to ``enough`` + 1; a new player, by REPLACE or TAKEOVER, starts with a clean slate). A miss the game excused
+    (``excuses``) neither counts nor breaks the row."""
     missed = 0
     taken_over = ""
     for at, detail in events_of(db, game.id, EventKind.REPLACE):
         if (detail or {}).get("power") == power:
             taken_over = max(taken_over, at)
+    excused = {
+        (detail or {}).get("phase")
+        for _at, detail in events_of(db, game.id, EventKind.EXCUSED)
+        if (detail or {}).get("power") == power
+    }
     for row in played_phases(db, game.id, latest_first=True):
         if taken_over and row["adjudicated_at"] <= taken_over:
             break
+        if row["phase"] in excused:
+            continue
         pos = position_from_json(game.variant, json.loads(row["board_before"]))
         if power not in owing_powers(dataclasses.replace(game, position=pos)):
             continue
@@ -70,10 +79,42 @@ def missed_in_a_row(db: Database, game: Game, power: str, enough: int) -> int:
     return missed
 
 
+def excuse_misses(db: Database, game: Game, before: Position, submitted: dict[str, list[str]], now: datetime) -> None:
+    """After an adjudication, in a game with ``excuses``: each player who owed orders and gave none, and has an excuse
+    left in this game, is excused the miss (it counts toward neither abandon_after nor the game master's warning,
+    though his record still shows it as missed); he is told how many excuses are left."""
+    allowed = game.settings.excuses
+    if not allowed or game.status != GameStatus.ACTIVE:
+        return
+    owed = owing_powers(dataclasses.replace(game, position=before))
+    for seat in players(db, game.id):
+        if not seat.active or seat.power not in owed or submitted.get(seat.power):
+            continue
+        used = excused_so_far(db, game, seat)
+        if used >= allowed:
+            continue
+        count_excused(db, game, seat, now)
+        detail = {"power": seat.power, "phase": before.phase.code, "email": seat.email}
+        log_event(db, game.id, now, "judge", EventKind.EXCUSED, detail)
+        tell(
+            db,
+            seat.email,
+            NoticeKind.CIVIL_DISORDER,
+            now,
+            game,
+            what="excused",
+            power=seat.power,
+            email=seat.email,
+            count=allowed - used - 1,
+            limit=game.settings.missed_limit(),
+        )
+
+
 def abandon_silent(db: Database, game: Game, before: Position, submitted: dict[str, list[str]], now: datetime) -> None:
     """After an adjudication: each player who owed orders, gave none and has now missed ``abandon_after`` deadlines
-    in a row loses the power to civil disorder; the game (players and game master) is told."""
-    limit = game.settings.abandon_after
+    in a row (excused misses left out; with ``excuses`` alone, the first miss not excused) loses the power to civil
+    disorder; the game (players and game master) is told."""
+    limit = game.settings.missed_limit()
     if not limit or game.status != GameStatus.ACTIVE:
         return
     owed = owing_powers(dataclasses.replace(game, position=before))
@@ -85,6 +126,7 @@ def abandon_silent(db: Database, game: Game, before: Position, submitted: dict[s
             continue
         seat.resigned, seat.ready = True, False
         save_player(db, seat)
+        count_leaving(db, game, seat, "abandoned", now)
         log_event(db, game.id, now, "judge", EventKind.ABANDONED, {"power": seat.power, "missed": limit})
         _tell_game(db, game, seats, now, "abandoned", seat.power, count=limit)
 
@@ -122,6 +164,7 @@ def takeover(db: Database, name: str, power: str, email: str, password: str, now
     """TAKEOVER: give a power in civil disorder to ``email`` at once, or ask the game master (takeover = approve)."""
     game = get_game(db, name)
     seat = _disorderly_seat(db, game, power)
+    refuse_unreliable(db, game, email)
     try:
         address = may_hold(db, game, seat, email)
     except GameError:
@@ -145,6 +188,7 @@ def takeover(db: Database, name: str, power: str, email: str, password: str, now
             what="takeover_asked",
             power=power_name,
             email=address,
+            record=record_lines(db, address),
         )
         return TakeoverOutcome.ASKED
     _hand_over(db, game, seat, address, hash_password(password), now, address)

@@ -11,7 +11,7 @@ from sqlite_utils import Database
 from judge.game import notices
 from judge.game.absences import clear_of_absences
 from judge.game.duties import has_presence
-from judge.game.lookup import GameError, get_game
+from judge.game.lookup import GameError, Unchanged, get_game
 from judge.game.passwords import hash_password
 from judge.game.records import (
     Game,
@@ -35,6 +35,8 @@ from judge.timeutil import iso_utc
 
 def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
     game = get_game(db, name)
+    if game.status == GameStatus.PAUSED:
+        raise Unchanged(T("game {game} is paused already", game=game.name))
     if game.status != GameStatus.ACTIVE:
         raise GameError(T("game {game} is {status}, not active", game=game.name, status=T(game.status)))
     game.paused_remaining = max(0, int((game.deadline - now).total_seconds())) if game.deadline else 0
@@ -47,6 +49,8 @@ def pause_game(db: Database, name: str, now: datetime, sender: str = "master") -
 
 def resume_game(db: Database, name: str, now: datetime, sender: str = "master") -> Game:
     game = get_game(db, name)
+    if game.status == GameStatus.ACTIVE:
+        raise Unchanged(T("game {game} is running already", game=game.name))
     if game.status != GameStatus.PAUSED:
         raise GameError(T("game {game} is {status}, not paused", game=game.name, status=T(game.status)))
     game.status = GameStatus.ACTIVE
@@ -75,7 +79,8 @@ def give_seat(
     """Hand ``seat`` to ``email`` with the (hashed) password: the seat plays again; requests to take it over lapse."""
     old = seat.email
     seat.email, seat.password_hash, seat.resigned = email.lower(), password_hash, False
-    seat.wait = False  # SET WAIT and absences were the old player's
+    seat.wait = False  # SET WAIT, absences, reminders and SET CALENDAR were the old player's
+    seat.reminders, seat.calendar = None, True
     drop_player_absences(db, seat.id)
     save_player(db, seat)
     lapse_takeovers(db, game.id, seat.power or "", iso_utc(now))

@@ -139,3 +139,29 @@ def recount(db: Database, game: Game, now: datetime) -> Text | None:
     log_event(db, game.id, now, "judge", EventKind.DRAW, game.result)
     notices.game_over(db, game, players(db, game.id), now)
     return T("the draw is accepted by everyone: the game is over")
+
+
+def concede(db: Database, game: Game, player: Player, now: datetime) -> Text:
+    """``CONCEDE``: in a game of two powers (the two-player variants, or any game with two powers left in it) the
+    player gives the game up and the other power wins at once."""
+    if game.status not in PLAYING:
+        raise GameError(T("game {game} is {status}", game=game.name, status=T(game.status)))
+    still_in = [p for p in voters(db, game) if p.power]
+    others = sorted({p.power for p in still_in if p.power and p.power != player.power})
+    if player.power not in {p.power for p in still_in} or len(others) != 1:
+        raise GameError(
+            T(
+                "CONCEDE ends a game of two powers: {game} has {count} powers still in it",
+                game=game.name,
+                count=len({p.power for p in still_in}),
+            )
+        )
+    winner = others[0]
+    game.status, game.deadline = GameStatus.FINISHED, None
+    game.result = {"kind": "solo", "winner": winner, "conceded": player.power}
+    save_game(db, game, now)
+    log_event(db, game.id, now, player.email, EventKind.CONCEDE, game.result)
+    notices.game_over(db, game, players(db, game.id), now)
+    return T(
+        "{power} concedes: {winner} wins game {game}", power=T(player.power or ""), winner=T(winner), game=game.name
+    )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlite_utils import Database
 
 from judge.game.records import (
@@ -11,7 +13,7 @@ from judge.game.records import (
     orders_of,
 )
 from judge.game.settings import Resolve
-from judge.rules.adjustments import adjustment_delta, can_build_somewhere
+from judge.rules.adjustments import adjustment_delta, can_build_somewhere, free_build_sites
 from judge.rules.board import Position
 from judge.rules.orders import Waive
 from judge.rules.parse import OrderError
@@ -39,6 +41,40 @@ def late_players(db: Database, game: Game, seats: list[Player]) -> list[Player]:
     owing = owing_powers(game)
     given = orders_of(db, game.id, game.phase or "")
     return [p for p in seats if p.active and p.power in owing and not given.get(p.power)]
+
+
+NOTHING_OWED: dict[str, Any] = {"units": [], "builds": 0, "removals": 0, "ready": False}
+
+
+def owed(db: Database, game: Game, player: Player) -> dict[str, Any]:
+    """What ``player`` still owes in the current phase, as a reminder lists it: the units without an order (movement,
+    retreats), the builds or removals not yet given, and READY when the game waits for it; every key is there, and
+    nothing is owed when no value is true."""
+    pos = game.position
+    if pos is None or not player.active or player.power not in owing_powers(game):
+        return dict(NOTHING_OWED)
+    power, geo, step = player.power, game.variant.geo, pos.phase.step
+    given = [
+        g.order for g in given_orders(db, game, pos.phase.code).get(power, []) if not isinstance(g.order, OrderError)
+    ]
+    covered = {geo.loc_province[o.loc] for o in given if not isinstance(o, Waive)}
+    out: dict[str, Any] = dict(NOTHING_OWED)
+    if step is Step.MOVEMENT:
+        units = [u for prov, u in pos.units.items() if u.power == power and prov not in covered]
+        out["units"] = sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in units)
+    elif step is Step.RETREAT:
+        units = [d.unit for prov, d in pos.dislodged.items() if d.unit.power == power and prov not in covered]
+        out["units"] = sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in units)
+    else:
+        delta = adjustment_delta(game.variant, pos, power)
+        if delta < 0:
+            out["removals"] = max(0, -delta - len(given))
+        else:
+            free = len(free_build_sites(game.variant, pos, power))
+            out["builds"] = max(0, min(delta, free) - len(given))
+    if game.settings.resolve is Resolve.READY and not player.ready:
+        out["ready"] = True
+    return out
 
 
 def has_presence(pos: Position, power: str | None) -> bool:
@@ -69,7 +105,7 @@ def orders_complete(db: Database, game: Game, power: str) -> bool:
     delta = adjustment_delta(game.variant, pos, power)
     if delta < 0:
         return counted >= -delta
-    free = sum(1 for c in game.variant.home_centres(power) if pos.owners.get(c) == power and c not in pos.units)
+    free = len(free_build_sites(game.variant, pos, power))
     return counted >= min(delta, free)
 
 

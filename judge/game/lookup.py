@@ -22,6 +22,11 @@ class GameError(Exception):
         self.why = why
 
 
+class Unchanged(GameError):
+    """A request already carried out (a second eject, replace, pause, resume or end): nothing changed and nobody is
+    mailed. The command line says ``nothing changed: …`` and exits 0; a reply gives ``why`` as its answer."""
+
+
 def get_game(db: Database, name: str) -> Game:
     game = load_game(db, name)
     if game is None:

@@ -20,15 +20,17 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.facts import MAX_DEADLINE, MAX_DEADLINE_DAYS, MIN_PASSWORD_LENGTH
-from judge.game import notices
+from judge.game import invitations, notices
 from judge.game.civil_disorder import waiting_takeovers
 from judge.game.controls import may_hold, replace_player
 from judge.game.duties import late_players, owing_powers
-from judge.game.lookup import GameError, get_game, no_such_power
+from judge.game.invitations import Why
+from judge.game.lookup import GameError, Unchanged, get_game, no_such_power
 from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, Player, log_event, orders_of, players, save_game, save_player
 from judge.game.setting_changes import change_setting as change_setting
 from judge.game.setting_changes import settings_view as settings_view
+from judge.game.track_record import count_leaving, record_of
 from judge.game.views import show_game
 from judge.i18n import T
 from judge.store import draw_votes, game_rows
@@ -70,6 +72,15 @@ def replace(
     if game.status == GameStatus.FINISHED:
         raise GameError(T("game {game} is over", game=game.name))
     seat = _seat(db, game, power)
+    if seat.email.lower() == email.strip().lower() and not seat.resigned:
+        raise Unchanged(
+            T(
+                "{power} in {game} is played by {email} already",
+                power=T(seat.power or power),
+                game=game.name,
+                email=seat.email,
+            )
+        )
     address = may_hold(db, game, seat, email)
     if len(password) < MIN_PASSWORD_LENGTH:
         raise GameError(T("choose a password of at least {count} characters", count=MIN_PASSWORD_LENGTH))
@@ -77,9 +88,12 @@ def replace(
     new = replace_player(db, game.name, seat.power or power, address, password, now, sender)
     new.ready = False
     save_player(db, new)
+    seats = players(db, game.id)
     if old:
-        tell(db, old, NoticeKind.SEAT_CHANGE, now, game, what="replaced_out", power=new.power)
-    tell(db, address, NoticeKind.SEAT_CHANGE, now, game, what="replaced_in", power=new.power)
+        gone = invitations.cancel(db, game, [seat], old, now, Why.LEFT)  # the seat as the old player held it
+        tell(db, old, NoticeKind.SEAT_CHANGE, now, game, invitation=gone, what="replaced_out", power=new.power)
+    event = invitations.request(db, game, seats, address, now)
+    tell(db, address, NoticeKind.SEAT_CHANGE, now, game, invitation=event, what="replaced_in", power=new.power)
     return new
 
 
@@ -89,14 +103,24 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     game = get_game(db, name)
     if game.status == GameStatus.FINISHED:
         raise GameError(T("game {game} is over", game=game.name))
+    found = game.variant.power_named(power)
+    seated = any(p.role == Role.PLAYER and p.power == found for p in players(db, game.id))
+    if found is not None and game.status == GameStatus.FORMING and not seated:
+        raise Unchanged(T("nobody plays {power} in {game}", power=T(found), game=game.name))
     seat = _seat(db, game, power)
+    if seat.resigned:
+        raise Unchanged(
+            T("{power} in {game} has no player already (civil disorder)", power=T(found or power), game=game.name)
+        )
     if game.status == GameStatus.FORMING:
         game_rows.delete_player_row(db, seat.id)
     else:
         seat.resigned, seat.ready, seat.password_hash = True, False, ""
         save_player(db, seat)
+        count_leaving(db, game, seat, "ejected", now)
     log_event(db, game.id, now, sender, EventKind.EJECT, {"power": seat.power, "email": seat.email})
-    tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, what="ejected", power=seat.power)
+    gone = invitations.cancel(db, game, [seat], seat.email, now, Why.LEFT)
+    tell(db, seat.email, NoticeKind.SEAT_CHANGE, now, game, invitation=gone, what="ejected", power=seat.power)
     return seat
 
 
@@ -108,6 +132,8 @@ def end(
 ) -> Game:
     """End a running game: a draw among the named powers, or abandoned (no result)."""
     game = get_game(db, name)
+    if game.status == GameStatus.FINISHED:
+        raise Unchanged(T("game {game} is over already", game=game.name))
     if game.status not in PLAYING:
         raise GameError(
             T(
@@ -210,8 +236,8 @@ def change_deadline(
         if to == game.deadline:
             raise GameError(T("the deadline is already {when}", when=iso_utc(to)))
         change = DeadlineChange.EXTENDED if to > game.deadline else DeadlineChange.SHORTENED
-        # a later deadline earns a fresh reminder before it; an earlier one keeps a reminder already sent
-        game.deadline, game.reminded = to, game.reminded and change is DeadlineChange.SHORTENED
+        # the reminders move with it (judge.game.reminders): a later one earns fresh reminders before it
+        game.deadline = to
         detail = {"deadline": iso_utc(to)}
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind(change.value), detail)
@@ -221,8 +247,9 @@ def change_deadline(
     else:
         owing = owing_powers(game)
         concerned = [p for p in seats if p.active and p.power in owing]
-    for address in dict.fromkeys(p.email for p in concerned):
-        tell(db, address, NoticeKind.ANNOUNCEMENT, now, game, what=Announcement(change.value))
+    notices.announce(
+        db, game, seats, now, Announcement(change.value), to=list(dict.fromkeys(p.email for p in concerned))
+    )
     return game
 
 
@@ -242,6 +269,7 @@ def show(db: Database, name: str) -> dict[str, Any]:
     for p in shown["players"]:
         p["owes_orders"] = p["power"] in owing
         p["order_lines"] = len(given.get(p["power"], [])) if p["power"] else 0
+        p["record"] = None if p["bot"] else record_of(db, p["email"]).facts()
     shown["settings"] = settings_view(game.settings)
     shown["victory"] = {
         "solo_now": game.settings.solo_line(

@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from sqlite_utils import Database
 
-from judge.facts import PressKind
-from judge.game import ports
-from judge.game.records import Game, Player, user_settings
+from judge.facts import Bots, PressKind, is_bot_address
+from judge.game import invitations, ports
+from judge.game.duties import owing_powers
+from judge.game.invitations import Invitation, Why
+from judge.game.records import Game, Player, players, user_settings
+from judge.game.views import plays_bot
 from judge.i18n import T, format_length
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position
@@ -57,6 +60,7 @@ class Announcement(StrEnum):
     RESUMED = "resumed"
     ROLLED_BACK = "rolled back"
     EXTENDED = "extended"  # the deadline is later
+    WAITING = "waiting"  # orders were missing at the deadline: it moved once (nmr_wait)
     SHORTENED = "shortened"  # the deadline is earlier
     SETTINGS = "settings"  # a setting changed (``detail`` says which)
     DELETED = "deleted"
@@ -80,7 +84,8 @@ class MapRequest:
 @dataclass(frozen=True)
 class Notice:
     """One mail for one address. With ``shared``, the facts do not depend on the recipient, so the mail side may
-    render it once per language and time zone for every notice of the same batch."""
+    render it once per language and time zone for every notice of the same batch. ``invitation``: the calendar
+    event the mail carries (its own for each recipient, even in a shared notice)."""
 
     to: str
     kind: NoticeKind
@@ -88,17 +93,39 @@ class Notice:
     facts: Mapping[str, Any] = field(default_factory=dict)
     picture: MapRequest | None = None
     shared: bool = False
+    invitation: Invitation | None = None
 
 
 def post(db: Database, notices: Sequence[Notice], now: datetime) -> None:
-    """Hand ``notices`` (one event's mail) to the mail side, inside the caller's transaction."""
-    if notices:
-        ports.deliver(db, notices, now)
+    """Hand ``notices`` (one event's mail) to the mail side, inside the caller's transaction. Each notice of a game
+    whose ``bots`` setting lets the stand-in play carries ``bots``: the powers it plays now, which the mail names as
+    bots (``| seat``)."""
+    notices = [n for n in notices if not is_bot_address(n.to)]  # a seat the bot fills is never mailed
+    if not notices:
+        return
+    bots: dict[int, list[str]] = {}
+    for n in notices:
+        if n.game is not None and n.game.settings.bots is not Bots.NONE and n.game.id not in bots:
+            bots[n.game.id] = [p.power for p in players(db, n.game.id) if p.power and plays_bot(n.game, p)]
+    notices = [
+        replace(n, facts={**n.facts, "bots": bots[n.game.id]}) if n.game is not None and n.game.id in bots else n
+        for n in notices
+    ]
+    ports.deliver(db, notices, now)
 
 
-def tell(db: Database, to: str, kind: NoticeKind, now: datetime, game: Game | None = None, **facts: Any) -> None:
+def tell(
+    db: Database,
+    to: str,
+    kind: NoticeKind,
+    now: datetime,
+    game: Game | None = None,
+    *,
+    invitation: Invitation | None = None,
+    **facts: Any,
+) -> None:
     """Post a single notice."""
-    post(db, [Notice(to, kind, game, facts)], now)
+    post(db, [Notice(to, kind, game, facts, invitation=invitation)], now)
 
 
 def everyone(game: Game, seats: Sequence[Player]) -> list[str]:
@@ -162,12 +189,43 @@ def game_started(
             "master": st.master or "",
             "taken_over": taken_over is not None,
         }
-        out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture))
+        invitation = invitations.request(db, game, seats, p.email, now)
+        out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture, invitation=invitation))
     post(db, out, now)
 
 
-def announce(db: Database, game: Game, seats: Sequence[Player], now: datetime, what: Announcement) -> None:
-    post(db, [Notice(to, NoticeKind.ANNOUNCEMENT, game, {"what": what}) for to in everyone(game, seats)], now)
+def announce(
+    db: Database,
+    game: Game,
+    seats: Sequence[Player],
+    now: datetime,
+    what: Announcement,
+    to: Sequence[str] | None = None,
+) -> None:
+    """Tell ``to`` (everyone by default) what became of the game; one that moves the deadline carries its event
+    again (a pause cancels it)."""
+    post(
+        db,
+        [
+            Notice(
+                a, NoticeKind.ANNOUNCEMENT, game, {"what": what}, invitation=moved_event(db, game, seats, a, now, what)
+            )
+            for a in (everyone(game, seats) if to is None else to)
+        ],
+        now,
+    )
+
+
+def moved_event(
+    db: Database, game: Game, seats: Sequence[Player], address: str, now: datetime, what: Announcement | None = None
+) -> Invitation | None:
+    """The calendar event a mail telling of ``what`` carries to ``address``: the current deadline where it moved
+    (``None``: moved by an absence), the cancel of the open event where the game paused."""
+    if what is Announcement.PAUSED:
+        return invitations.cancel(db, game, seats, address, now, Why.PAUSED)
+    if what in (None, Announcement.RESUMED, Announcement.ROLLED_BACK, Announcement.EXTENDED, Announcement.SHORTENED):
+        return invitations.request(db, game, seats, address, now)
+    return None
 
 
 def tally(game: Game, pos: Position, before: Position | None = None) -> list[dict[str, Any]]:
@@ -190,8 +248,8 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
                 "change": change,
                 "units": units,
                 "delta": delta,
-                "gains": sorted(geo.provinces[c].name for c in now_owned - was_owned),
-                "losses": sorted(geo.provinces[c].name for c in was_owned - now_owned),
+                "gains": sorted(geo.provinces[c].named for c in now_owned - was_owned),
+                "losses": sorted(geo.provinces[c].named for c in was_owned - now_owned),
                 "unit_list": sorted(f"{u.kind.value} {geo.loc_names[u.loc]}" for u in pos.units_of(power)),
             }
         )
@@ -240,11 +298,18 @@ def results(
         "postal_press": published_postal(db, game, now),
     }
     picture = MapRequest(before.phase.code, before, lines, after)
-    post(db, [Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True) for to in everyone(game, seats)], now)
+    waited = after.phase.step is Step.MOVEMENT or any(p.active and p.power in owing_powers(game) for p in seats)
+    out = []
+    for to in everyone(game, seats):
+        # the next deadline; none for a phase nobody is waited for (it is played at once) or after the end
+        invitation = invitations.request(db, game, seats, to, now) if waited else None
+        out.append(Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True, invitation=invitation))
+    post(db, out, now)
 
 
-def reminder(db: Database, game: Game, player: Player, now: datetime) -> None:
-    tell(db, player.email, NoticeKind.REMINDER, now, game, player=player)
+def reminder(db: Database, game: Game, player: Player, now: datetime, owed: Mapping[str, Any]) -> None:
+    """A reminder of the deadline: what ``player`` still owes (``judge.game.duties.owed``)."""
+    tell(db, player.email, NoticeKind.REMINDER, now, game, player=player, owed=dict(owed))
 
 
 def eliminated(db: Database, game: Game, player: Player, now: datetime) -> None:
@@ -311,7 +376,16 @@ def game_over(db: Database, game: Game, seats: Sequence[Player], now: datetime) 
         "diaries": diaries,
         "postal_press": published_postal(db, game, now),
     }
-    post(db, [Notice(to, NoticeKind.GAME_OVER, game, facts) for to in everyone(game, seats)], now)
+    post(
+        db,
+        [
+            Notice(
+                to, NoticeKind.GAME_OVER, game, facts, invitation=invitations.cancel(db, game, seats, to, now, Why.OVER)
+            )
+            for to in everyone(game, seats)
+        ],
+        now,
+    )
 
 
 def late_notice(db: Database, game: Game, player: Player, now: datetime) -> None:

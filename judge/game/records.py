@@ -16,6 +16,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.game.ports import load_variant
+from judge.game.reminders import Reminded
 from judge.game.settings import GameSettings
 from judge.rules.board import Position
 from judge.rules.geography import Geography
@@ -52,7 +53,6 @@ class Game:
     result: dict[str, Any] | None = None
     paused_remaining: int | None = None
     in_grace: bool = False
-    reminded: bool = False  # the deadline reminder of this phase went out
 
     @property
     def phase(self) -> str | None:
@@ -72,6 +72,13 @@ class Player:
     eliminated: bool = False
     preferences: list[str] = field(default_factory=list)
     wait: bool = False  # SET WAIT: the game does not resolve early (orders-in) while this player waits
+    reminders: tuple[int, ...] | None = None  # SET REMINDER: lead times in seconds; None: the game's setting
+    calendar: bool = True  # SET CALENDAR OFF: no deadline invitations
+    reminded: Reminded = field(default_factory=Reminded)  # lead times found passed at the last look
+
+    def lead_times(self, game: Game) -> tuple[int, ...]:
+        """The reminder lead times this player gets: his own, else the game's."""
+        return self.reminders if self.reminders is not None else game.settings.reminders
 
     @property
     def active(self) -> bool:
@@ -103,7 +110,6 @@ def _game(row: dict[str, Any]) -> Game:
         json.loads(row["result"]) if row["result"] else None,
         row["paused_remaining"],
         bool(row["in_grace"]),
-        bool(row.get("reminded")),
     )
 
 
@@ -153,7 +159,6 @@ def save_game(db: Database, game: Game, now: datetime) -> None:
             "deadline": iso_utc(game.deadline) if game.deadline else None,
             "settings": game.settings.to_json(),
             "in_grace": int(game.in_grace),
-            "reminded": int(game.reminded),
             "position": json.dumps(position_to_json(game.variant, game.position)) if game.position else None,
             "result": json.dumps(game.result) if game.result is not None else None,
             "paused_remaining": game.paused_remaining,
@@ -179,7 +184,15 @@ def _player(row: dict[str, Any]) -> Player:
         bool(row["eliminated"]),
         json.loads(row["preferences"] or "[]"),
         bool(row.get("wait")),
+        tuple(json.loads(row["reminders"])) if row.get("reminders") is not None else None,
+        row.get("calendar") != 0,
+        _reminded(row.get("reminded")),
     )
+
+
+def _reminded(text: str | None) -> Reminded:
+    data = json.loads(text) if text else {}
+    return Reminded(str(data.get("phase") or ""), frozenset(int(s) for s in data.get("leads") or ()))
 
 
 def insert_player(db: Database, player: Player, now: datetime) -> None:
@@ -202,6 +215,11 @@ def _player_columns(player: Player) -> dict[str, Any]:
         "eliminated": int(player.eliminated),
         "preferences": json.dumps(player.preferences),
         "wait": int(player.wait),
+        "reminders": json.dumps(list(player.reminders)) if player.reminders is not None else None,
+        "calendar": int(player.calendar),
+        "reminded": json.dumps({"phase": player.reminded.phase, "leads": sorted(player.reminded.leads)})
+        if player.reminded.phase
+        else None,
     }
 
 

@@ -7,47 +7,39 @@ from datetime import datetime, timedelta
 
 from sqlite_utils import Database
 
-from judge.game import notices
+from judge.game import notices, reminders
+from judge.game.absences import away_players
 from judge.game.adjudication import adjudicate
-from judge.game.duties import late_players
+from judge.game.duties import late_players, owed
+from judge.game.notices import Announcement, Notice, NoticeKind, post
 from judge.game.records import (
+    Game,
     load_game,
     log_event,
     players,
     save_game,
+    save_player,
 )
-from judge.game.settings import GameSettings
-from judge.rules.phase import Phase
 from judge.store import game_rows, write
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus
-from judge.timeutil import iso_utc, parse_iso_utc
-
-REMINDER_BEFORE = timedelta(hours=12)
-
-
-def _reminder_window(settings: GameSettings, phase_code: str) -> timedelta:
-    """Reminders go out 12 hours before the deadline, or a quarter of the phase's time when that is shorter."""
-    return min(REMINDER_BEFORE, settings.deadline_for(Phase.parse(phase_code).step) / 4)
+from judge.timeutil import iso_utc
 
 
 def remind(db: Database, now: datetime, limit: int | None = None) -> int:
-    """Remind players who have sent no orders yet, once per phase; return how many games were reminded.
+    """Remind the players whose chosen moments before the deadline have come (``judge.game.reminders``); return how
+    many games were looked at.
 
-    Games are chosen by a read, and each is checked again inside its own write transaction (still active, the
-    deadline still set and not passed, the phase unchanged, not reminded yet), so a pause, an extension or an
-    adjudication landing in between is respected.
+    A game is looked at when its next reminder moment has come, or its deadline moved since that moment was worked
+    out; each in its own write transaction, checked again inside it (still active, the deadline set and not passed,
+    the phase unchanged), so a pause, an extension or an adjudication landing in between is respected. A player is
+    told only when he still owes something (orders, or READY where the game waits for it), and not while he is away
+    (SET ABSENCE); each reminder lists what is still owed.
     """
     done = 0
-    for row in game_rows.unreminded_games(db, iso_utc(now), iso_utc(now + REMINDER_BEFORE)):
+    for row in game_rows.games_to_remind(db, iso_utc(now)):
         if limit is not None and done >= limit:
             break
-        try:
-            window = _reminder_window(GameSettings.from_json(row["settings"]), row["phase"])
-        except (ValueError, KeyError, TypeError):
-            continue
-        if parse_iso_utc(row["deadline"]) - now > window:
-            continue
         with write(db):
             game = load_game(db, row["name"])
             if (
@@ -55,18 +47,37 @@ def remind(db: Database, now: datetime, limit: int | None = None) -> int:
                 or game.status != GameStatus.ACTIVE
                 or game.deadline is None
                 or game.position is None
-                or game.reminded
                 or game.phase != row["phase"]
                 or game.deadline <= now
-                or game.deadline - now > _reminder_window(game.settings, game.position.phase.code)
             ):
                 continue
-            for p in late_players(db, game, players(db, game.id)):
-                notices.reminder(db, game, p, now)
-            game.reminded = True
-            save_game(db, game, now)
+            remind_game(db, game, now)
             done += 1
     return done
+
+
+def remind_game(db: Database, game: Game, now: datetime) -> None:
+    """Look at every seat of ``game`` (active, with a deadline) at ``now``: remind, keep what was passed, and note
+    when to look next."""
+    assert game.deadline is not None and game.position is not None
+    length = game.settings.deadline_for(game.position.phase.step)
+    away = away_players(db, game, now)
+    next_at: list[datetime] = []
+    for p in players(db, game.id):
+        if not p.active:
+            continue
+        seen = reminders.look(p.lead_times(game), game.deadline, game.position.phase.code, length, p.reminded, now)
+        if seen.due and p.id not in away:
+            still = owed(db, game, p)
+            if any(still.values()):
+                notices.reminder(db, game, p, now, still)
+        if seen.reminded != p.reminded:
+            p.reminded = seen.reminded
+            save_player(db, p)
+        if seen.next_at is not None:
+            next_at.append(seen.next_at)
+    at = min(next_at, default=game.deadline)
+    game_rows.set_remind_at(db, game.id, iso_utc(at), iso_utc(game.deadline))
 
 
 def due_games(db: Database, now: datetime, limit: int | None = None) -> list[tuple[str, str]]:
@@ -101,13 +112,27 @@ def tick_game(db: Database, name: str, phase: str, now: datetime) -> bool:
             return False
         seats = players(db, game.id)
         late = late_players(db, game, seats)
-        if game.settings.grace and not game.in_grace and late:
+        wait = max(game.settings.grace, game.settings.nmr_wait)  # one wait a phase, the longer of the two
+        if wait and not game.in_grace and late:
             game.in_grace = True
-            game.deadline = now + timedelta(seconds=game.settings.grace)
+            game.deadline = now + timedelta(seconds=wait)
             save_game(db, game, now)
-            log_event(db, game.id, now, "judge", EventKind.GRACE, {"late": [p.power for p in late]})
+            log_event(
+                db, game.id, now, "judge", EventKind.GRACE, {"late": [p.power for p in late], "phase": game.phase}
+            )
             for p in late:
                 notices.late_notice(db, game, p, now)
+            if game.settings.nmr_wait:  # the others hear that the deadline moved (not who is late)
+                waited = {p.email for p in late}
+                others = [p for p in seats if p.email not in waited]
+                post(
+                    db,
+                    [
+                        Notice(to, NoticeKind.ANNOUNCEMENT, game, {"what": Announcement.WAITING})
+                        for to in notices.everyone(game, others)
+                    ],
+                    now,
+                )
             return False
         adjudicate(db, game, now, "deadline")
         return True

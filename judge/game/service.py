@@ -7,7 +7,8 @@ from the module that holds its concern —
 - ``adjudication``: adjudicating a phase (the master's ``process``, everyone READY);
 - ``scheduling``: reminders, grace and deadlines;
 - ``views``: showing a game and the list of games;
-- ``duties``: who owes orders.
+- ``duties``: who owes orders;
+- ``track_record``: a player's record across games.
 
 Every function works inside the caller's transaction and takes ``now`` from the caller: nothing reads the clock.
 Mail to players leaves as notices (values, judge.game.notices) that the mail side renders and queues.
@@ -19,12 +20,12 @@ from judge.game.adjudication import adjudicate, maybe_adjudicate_when_ready, pro
 from judge.game.controls import pause_game, replace_player, resume_game, rollback_game
 from judge.game.duties import late_players, owing_powers
 from judge.game.lookup import GameError, get_game
-from judge.game.scheduling import REMINDER_BEFORE, due_games, remind, tick, tick_game
+from judge.game.scheduling import due_games, remind, tick, tick_game
 from judge.game.setup import create_game, join_game, observe_game, start_game
+from judge.game.track_record import record_lines, record_of
 from judge.game.views import list_games, show_game
 
 __all__ = [
-    "REMINDER_BEFORE",
     "GameError",
     "adjudicate",
     "create_game",
@@ -38,6 +39,8 @@ __all__ = [
     "owing_powers",
     "pause_game",
     "process_game",
+    "record_lines",
+    "record_of",
     "remind",
     "replace_player",
     "resume_game",

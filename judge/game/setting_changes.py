@@ -17,12 +17,12 @@ from judge.game.adjudication import maybe_adjudicate_when_ready
 from judge.game.lookup import GameError, get_game
 from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
-from judge.game.settings import GameSettings, Resolve, Takeover, read_points
+from judge.game.settings import Auth, Bots, GameSettings, Resolve, Takeover, read_points
 from judge.i18n import T, Text, sentences
 from judge.rules.variant import Variant
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
-from judge.timeutil import parse_duration
+from judge.timeutil import parse_duration, parse_lead_times
 
 MISSED_IN_A_ROW = 2  # the game master hears of a player who misses this many deadlines in a row
 
@@ -48,6 +48,12 @@ SETTING_KEYS = {
     "named_draws": "true or false (DRAW PROPOSE may name the powers of the draw)",
     "abandon_after": "deadlines missed in a row before a power is in civil disorder, e.g. 3 (0: never)",
     "takeover": "open or approve (the game master approves a TAKEOVER)",
+    "auth": "any or key (only mail signed with the seat's OpenPGP key acts for it)",
+    "reminders": "up to three lead times before each deadline, e.g. 24h 2h, or none (a player's SET REMINDER wins)",
+    "bots": "none, cd or fill (the stand-in bot plays powers in civil disorder; fill: also the empty seats at start)",
+    "nmr_wait": "e.g. 12h, or 0: when orders are missing at a deadline it moves once by this much",
+    "excuses": "misses per player excused before abandon_after counts, e.g. 1 (0: none)",
+    "min_reliability": "the share of deadlines a joiner must have met, e.g. 0.8 (0: anyone may join)",
 }
 
 
@@ -122,6 +128,34 @@ def _takeover(game: Game, value: str, none: bool) -> dict[str, Any]:
         raise GameError(_one_of("takeover", Takeover)) from None
 
 
+def _auth(game: Game, value: str, none: bool) -> dict[str, Any]:
+    try:
+        return {"auth": Auth(value.strip().lower())}
+    except ValueError:
+        raise GameError(_one_of("auth", Auth)) from None
+
+
+def _bots(game: Game, value: str, none: bool) -> dict[str, Any]:
+    try:
+        return {"bots": Bots.NONE if none else Bots(value.strip().lower())}
+    except ValueError:
+        raise GameError(_one_of("bots", Bots)) from None
+
+
+def _share(value: str, none: bool) -> float:
+    """A share written 0.8, 80% or 0,8 (none: 0)."""
+    if none:
+        return 0.0
+    text = value.strip().replace(",", ".")
+    try:
+        share = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise GameError(T("min_reliability: {value} is not a share like 0.8 or 80%", value=repr(value))) from None
+    if share != share:  # NaN
+        raise GameError(T("min_reliability: {value} is not a share like 0.8 or 80%", value=repr(value)))
+    return share
+
+
 def _one_of(key: str, choices: type[StrEnum]) -> Text:
     return T("{key}: one of {choices}", key=key, choices=", ".join(c.value for c in choices))
 
@@ -165,7 +199,20 @@ _SETTERS: dict[str, Setter] = {
     "assignment": _assignment,
     "abandon_after": lambda game, value, none: {"abandon_after": 0 if none else _whole(value, "abandon_after")},
     "takeover": _takeover,
+    "auth": _auth,
+    "reminders": lambda game, value, none: {"reminders": _leads(value)},
+    "bots": _bots,
+    "nmr_wait": lambda game, value, none: {"nmr_wait": 0 if value.strip() == "0" or none else _seconds(value)},
+    "excuses": lambda game, value, none: {"excuses": 0 if none else _whole(value, "excuses")},
+    "min_reliability": lambda game, value, none: {"min_reliability": _share(value, none)},
 }
+
+
+def _leads(value: str) -> tuple[int, ...]:
+    try:
+        return parse_lead_times(value.replace(",", " ").split() or ["none"])
+    except ValueError as exc:
+        raise GameError(exc.args[0]) from None
 
 
 def change_setting(db: Database, name: str, key: str, value: str, now: datetime, sender: str = "master") -> Game:
@@ -236,13 +283,14 @@ def _canonical(key: str) -> str:
 
 def settings_view(s: GameSettings) -> dict[str, Any]:
     """The settings as a host reads them: durations as 48h, 1d12h."""
-    from judge.timeutil import format_duration
+    from judge.timeutil import format_duration, format_lead_times
 
     out: dict[str, Any] = dataclasses.asdict(s)
-    for k in ("movement_deadline", "retreat_deadline", "adjustment_deadline", "grace"):
+    for k in ("movement_deadline", "retreat_deadline", "adjustment_deadline", "grace", "nmr_wait"):
         out[k] = format_duration(timedelta(seconds=out[k]))
     if s.points is not None:
         out["points"] = dict(s.points)
+    out["reminders"] = format_lead_times(s.reminders)
     return out
 
 

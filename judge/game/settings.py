@@ -7,27 +7,17 @@ import json
 import re
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
-from enum import StrEnum
 
 from judge.facts import MAX_DEADLINE_DAYS, Assignment, PressKind
+from judge.facts import Auth as Auth
+from judge.facts import Bots as Bots
+from judge.facts import Resolve as Resolve  # the game settings' enums live with the facts the command line reads
+from judge.facts import Takeover as Takeover
 from judge.i18n import T, Text
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
-
-
-class Resolve(StrEnum):
-    """When a phase is adjudicated before its deadline."""
-
-    READY = "ready"  # when every player who owes orders has said READY (seed 001)
-    ORDERS_IN = "orders-in"  # as soon as every power that owes orders has a complete set in, unless a player waits
-
-
-class Takeover(StrEnum):
-    """How a power in civil disorder gets a new player (TAKEOVER by mail)."""
-
-    OPEN = "open"  # at once, for whoever asks first
-    APPROVE = "approve"  # when the game master approves (APPROVE <power> by mail, or judge game approve)
+from judge.timeutil import MAX_LEAD, MAX_REMINDERS, MIN_LEAD
 
 
 @dataclass(frozen=True)
@@ -51,9 +41,22 @@ class GameSettings:
     named_draws: bool = False  # DRAW PROPOSE may name the powers of the draw (default: all survivors, unanimous)
     abandon_after: int = 0  # a power that misses this many deadlines in a row is in civil disorder (0: never)
     takeover: Takeover = Takeover.OPEN  # TAKEOVER of a power in civil disorder: at once, or on the master's approval
+    bots: Bots = Bots.NONE  # the stand-in bot plays powers in civil disorder (cd), and fills empty seats (fill)
+    nmr_wait: int = 0  # seconds the deadline moves, once a phase, when orders are missing at it (0: never)
+    excuses: int = 0  # misses per player per game excused before abandon_after counts (0: none)
+    min_reliability: float = 0.0  # JOIN and TAKEOVER refused below this share of deadlines met (0: anyone)
+    auth: Auth = Auth.ANY  # which mail may act for a seat: a password or a signature, or only a signature
+    reminders: tuple[int, ...] = (24 * 3600,)  # lead times (seconds) of the deadline reminders a player chose none of
     points: tuple[tuple[str, int], ...] | None = (
         None  # place (abbreviation) -> its victory points; replaces the variant's
     )
+
+    def missed_limit(self) -> int:
+        """Unexcused misses in a row that put a power in civil disorder (0: never): ``abandon_after``, or the first
+        unexcused miss when only ``excuses`` is set (docs/commands.md, "Missed orders")."""
+        if self.abandon_after:
+            return self.abandon_after
+        return 1 if self.excuses else 0
 
     def deadline_for(self, step: Step) -> timedelta:
         seconds = {
@@ -105,6 +108,14 @@ class GameSettings:
             data["resolve"] = Resolve(data["resolve"])
         if "takeover" in data:
             data["takeover"] = Takeover(data["takeover"])
+        if "auth" in data:
+            data["auth"] = Auth(data["auth"])
+        if "bots" in data:
+            data["bots"] = Bots(data["bots"])
+        if "min_reliability" in data:
+            data["min_reliability"] = float(data["min_reliability"])
+        if isinstance(data.get("reminders"), list):
+            data["reminders"] = tuple(int(lead) for lead in data["reminders"])
         if isinstance(data.get("points"), list):
             data["points"] = tuple((str(place), int(value)) for place, value in data["points"])
         known = {f for f in cls.__dataclass_fields__}
@@ -133,10 +144,26 @@ class GameSettings:
             problems.append(T("grace must be between 0 and 7 days"))
         if not 0 <= self.absence_days_per_year <= 366:
             problems.append(T("absence_days_per_year must be between 0 and 366"))
+        if len(self.reminders) > MAX_REMINDERS or any(
+            not MIN_LEAD.total_seconds() <= lead <= MAX_LEAD.total_seconds() for lead in self.reminders
+        ):
+            problems.append(T("reminders: up to three lead times between 10 minutes and 7 days, e.g. 24h 2h, or none"))
+        problems.extend(self._missed_orders_problems())
         if not 0 <= self.abandon_after <= 99:
             problems.append(T("abandon_after must be between 0 (never) and 99 deadlines"))
         if self.takeover is Takeover.APPROVE and not self.master:
             problems.append(T("takeover approve needs a game master's address (master) to ask"))
+        return problems
+
+    def _missed_orders_problems(self) -> list[Text]:
+        """nmr_wait, excuses and min_reliability out of their ranges."""
+        problems = []
+        if not 0 <= self.nmr_wait <= 7 * 86400:
+            problems.append(T("nmr_wait must be between 0 and 7 days"))
+        if not 0 <= self.excuses <= 99:
+            problems.append(T("excuses must be between 0 and 99 misses"))
+        if not 0.0 <= self.min_reliability <= 1.0:
+            problems.append(T("min_reliability must be between 0 and 1, e.g. 0.8"))
         return problems
 
     def _tie_problems(self, variant: Variant) -> list[Text]:

@@ -11,11 +11,12 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
-from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, Assignment, is_game_name
+from judge.facts import MAX_GAME_NAME_LENGTH, MIN_PASSWORD_LENGTH, Assignment, Bots, is_game_name
 from judge.game import notices
 from judge.game.absences import clear_of_absences
+from judge.game.bot_seats import fill_seats
 from judge.game.lookup import GameError, get_game, no_such_power, unknown_variant
-from judge.game.master_notices import game_filled
+from judge.game.master_notices import game_filled, joined
 from judge.game.passwords import hash_password
 from judge.game.ports import load_variant
 from judge.game.records import (
@@ -30,9 +31,8 @@ from judge.game.records import (
     save_player,
 )
 from judge.game.settings import GameSettings
+from judge.game.track_record import refuse_unreliable
 from judge.i18n import T, sentences
-from judge.rules.board import Position, Unit
-from judge.rules.phase import Phase, Season, Step
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
 
@@ -93,6 +93,22 @@ def join_game(
         if any(p.power == found for p in seated):
             raise GameError(T("{power} is already taken in {game}", power=T(found), game=game.name))
         power = found
+    _check_preferences(game, preferences)
+    if sender != "master":  # the game master seats whom he chooses
+        refuse_unreliable(db, game, email)
+    prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
+    player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
+    insert_player(db, player, now)
+    log_event(db, game.id, now, sender or email, EventKind.JOIN, {"email": email.lower(), "power": power})
+    if sender != "master":
+        joined(db, game, email.lower(), power, now)
+    if len(seated) + 1 == len(game.variant.powers):
+        game_filled(db, game, now)
+    return [p for p in players(db, game.id) if p.email == email.lower() and p.role == Role.PLAYER][-1]
+
+
+def _check_preferences(game: Game, preferences: tuple[str, ...]) -> None:
+    """Every power a JOIN prefers must be one of the variant's."""
     unknown = [x for x in preferences if game.variant.power_named(x) is None]
     if unknown:  # a typo ('Frnace') is an error, not a silently dropped wish
         near = difflib.get_close_matches(unknown[0].lower(), [p.lower() for p in game.variant.powers], n=1, cutoff=0.5)
@@ -114,13 +130,6 @@ def join_game(
                 powers=[T(p) for p in game.variant.powers],
             )
         )
-    prefs = [p for p in (game.variant.power_named(x) for x in preferences) if p]
-    player = Player(0, game.id, power, email.lower(), hash_password(password), preferences=prefs)
-    insert_player(db, player, now)
-    log_event(db, game.id, now, sender or email, EventKind.JOIN, {"email": email.lower(), "power": power})
-    if len(seated) + 1 == len(game.variant.powers):
-        game_filled(db, game, now)
-    return [p for p in players(db, game.id) if p.email == email.lower() and p.role == Role.PLAYER][-1]
 
 
 def observe_game(db: Database, name: str, email: str, now: datetime) -> None:
@@ -137,21 +146,20 @@ def start_game(db: Database, name: str, now: datetime, rng: random.Random, sende
         raise GameError(T("game {game} is not forming (it is {status})", game=game.name, status=T(game.status)))
     seated = [p for p in players(db, game.id) if p.role == Role.PLAYER]
     powers = list(game.variant.powers)
-    if len(seated) != len(powers):
+    fill = game.settings.bots is Bots.FILL and 0 < len(seated) < len(powers)
+    if len(seated) != len(powers) and not fill:
         raise GameError(
             T("{game} needs {count} players and has {seated}", game=game.name, count=len(powers), seated=len(seated))
         )
     _assign_powers(seated, powers, game.settings.assignment, rng)
     for p in seated:
         save_player(db, p)
+    if fill:
+        fill_seats(db, game, now)
     variant = game.variant
-    game.position = Position(
-        Phase(variant.start_year, Season.SPRING, Step.MOVEMENT),
-        {variant.geo.loc_province[u.loc]: Unit(u.power, u.kind, u.loc) for u in variant.start_units},
-        variant.start_ownership(),
-    )
+    game.position = variant.start_position()
     game.status = GameStatus.ACTIVE
-    game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(Step.MOVEMENT))
+    game.deadline = clear_of_absences(db, game, now + game.settings.deadline_for(game.position.phase.step))
     save_game(db, game, now)
     log_event(db, game.id, now, sender, EventKind.START, {p.power: p.email for p in seated})
     notices.game_started(db, game, players(db, game.id), now)

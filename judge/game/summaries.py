@@ -15,6 +15,7 @@ from judge.game.duties import owing_powers
 from judge.game.notices import centre_history, points_history, points_of, postal_view, shown_scores, tally
 from judge.game.order_sets import order_summary
 from judge.game.records import Game, Player, players
+from judge.game.views import plays_bot
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json
 from judge.store import press_rows
@@ -37,6 +38,7 @@ class Seat:
     email: str | None  # None where the game hides who plays
     resigned: bool
     eliminated: bool
+    bot: bool = False  # the stand-in bot plays it now (judge.game.views.plays_bot)
 
 
 def who_plays(db: Database, game: Game) -> tuple[list[Seat], int, bool]:
@@ -48,7 +50,7 @@ def who_plays(db: Database, game: Game) -> tuple[list[Seat], int, bool]:
     seats.sort(key=lambda p: (order.get(p.power or "", len(order)), p.id))
     observers = sum(1 for p in players(db, game.id) if p.role == Role.OBSERVER)
     return (
-        [Seat(p.power, None if hidden else p.email, p.resigned, p.eliminated) for p in seats],
+        [Seat(p.power, None if hidden else p.email, p.resigned, p.eliminated, plays_bot(game, p)) for p in seats],
         observers,
         hidden,
     )

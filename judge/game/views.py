@@ -6,8 +6,11 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.facts import Bots
 from judge.game.lookup import get_game
 from judge.game.records import (
+    Game,
+    Player,
     game_names,
     orders_of,
     players,
@@ -16,6 +19,17 @@ from judge.rules.position_json import position_to_json
 from judge.store.phases import phase_codes
 from judge.store.statuses import GameStatus, Role
 from judge.timeutil import iso_utc
+
+
+def plays_bot(game: Game, seat: Player) -> bool:
+    """Whether the stand-in bot plays this seat's power now: a power in civil disorder, in a game with ``bots``."""
+    return (
+        game.settings.bots is not Bots.NONE
+        and seat.role == Role.PLAYER
+        and seat.power is not None
+        and seat.resigned
+        and not seat.eliminated
+    )
 
 
 def show_game(db: Database, name: str) -> dict[str, Any]:
@@ -39,6 +53,7 @@ def show_game(db: Database, name: str) -> dict[str, Any]:
                 "resigned": p.resigned,
                 "eliminated": p.eliminated,
                 "orders_submitted": bool(p.power and given.get(p.power)),
+                "bot": plays_bot(game, p),
             }
             for p in players(db, game.id)
             if p.role == Role.PLAYER

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from babel import Locale
-from babel.dates import format_datetime, format_timedelta
+from babel.dates import format_skeleton, format_time, format_timedelta, get_timezone_name
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from judge.rules.orders import Outcome
-from judge.rules.words import Reason
+from judge.rules.words import Named, Reason
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "judge"
@@ -139,14 +139,17 @@ def gettext(language: str, msgid: str) -> str:
 
 def translate(value: Any, language: str) -> str:
     """A :class:`Text` or an engine's :class:`judge.rules.words.Reason` in ``language``; a plain string is looked up
-    as a message id of its own (the engine's reasons without parameters), else shown as it is."""
+    as a message id of its own (the engine's reasons without parameters), else shown as it is. A :class:`Named`
+    (a place or a power) is the variant's own word for it in ``language`` ("Бургундия (bur)")."""
+    if isinstance(value, Named):
+        return value.shown(language)
     if isinstance(value, Reason):
         value = Text(value.msgid, value.params)
     if not isinstance(value, Text):
         return "" if value is None else gettext(language, str(value))
     params = {
         k: translate(v, language)
-        if isinstance(v, (Text, Reason))
+        if isinstance(v, (Text, Reason, Named))
         else (
             ", ".join(translate(x, language) for x in v)
             if isinstance(v, list)
@@ -172,8 +175,26 @@ def catalog_ids(language: str) -> set[str]:
 
 
 def format_when(when: datetime, zone: str, language: str) -> str:
-    """``Do. 3 Dez. 2026 13:00``: a moment in ``zone`` as ``language`` writes it (Babel, CLDR data)."""
-    return format_datetime(when, "EEE d MMM y HH:mm", tzinfo=zoneinfo.ZoneInfo(zone), locale=Locale.parse(language))
+    """``Sa., 5. Dez. 2026, 19:09`` / ``сб, 5 дек. 2026 г., 19:09``: a moment in ``zone`` as ``language`` writes it
+    (Babel, CLDR: the locale's date with its weekday, its time, and its way of joining the two)."""
+    tz, locale = zoneinfo.ZoneInfo(zone), Locale.parse(language)
+    date = format_skeleton("yMMMEd", when, tzinfo=tz, locale=locale)
+    time = format_time(when, "HH:mm", tzinfo=tz, locale=locale)
+    return str(locale.datetime_formats["medium"]).format(time, date)
+
+
+# the abbreviations a language writes for zones CLDR names only by their offset ("+0300" for Moscow in Russian)
+_ZONE_WORDS = {"ru": {"MSK": "МСК", "SAMT": "САМТ", "YEKT": "ЕКТ"}}
+
+
+def zone_abbreviation(when: datetime, zone: str, language: str, fallback: str) -> str:
+    """The zone's short name as ``language`` writes it (``MEZ``, ``МСК``), else ``fallback`` (the zone's own
+    abbreviation, ``CET``)."""
+    local = when.astimezone(zoneinfo.ZoneInfo(zone))
+    name = get_timezone_name(local, "short", locale=Locale.parse(language), return_zone=False)
+    if name and name[0].isalpha() and " " not in name and not name.startswith(("GMT", "UTC")):
+        return str(name)
+    return _ZONE_WORDS.get(language, {}).get(fallback, fallback)
 
 
 def format_relative(delta: Any, language: str) -> str:
@@ -210,6 +231,39 @@ _OUTCOMES = {
 def outcome_word(outcome: Outcome) -> Text:
     """An outcome alone, as a results line names it: "succeeds", "no convoy"."""
     return T(_OUTCOMES[outcome])
+
+
+# what a results line says became of an order, beyond the bare outcomes: the reasons the adjudicator gives
+_OUTCOME_PHRASES = (
+    "no order: holds",
+    "no order: disbanded",
+    "void: {reason}",
+    "bounced with {units}",
+    "bounced with {others}; the unit is disbanded",
+    "cut by {units}",
+    "dislodged by {units}",
+    "dislodged by {units} ({attack} vs {defence})",
+    "no convoy route",
+)
+
+
+@cache
+def outcome_openings() -> tuple[frozenset[str], frozenset[str]]:
+    """How the judge's results lines word what became of an order, in every language it speaks: the first words of
+    every outcome and reason (``succeeds``, ``bounced``, ``выполнен``, ``отскок``, ``erfolgreich``), and the bare
+    outcomes whole (``succeeds``, ``выполнен``, ``no convoy``), lower case. A player who pastes a results line back
+    (``A par - bur   succeeds``) means the order (judge.commands.handlers)."""
+    from judge.facts import LANGUAGES
+
+    firsts: set[str] = set()
+    whole: set[str] = set()
+    for language in LANGUAGES:
+        for msgid in (*_OUTCOMES.values(), *_OUTCOME_PHRASES):
+            words = gettext(language, msgid).lower().split()
+            if words and "{" not in words[0]:
+                firsts.add(words[0].strip(":,;"))
+        whole.update(gettext(language, msgid).lower() for msgid in _OUTCOMES.values())
+    return frozenset(firsts), frozenset(whole)
 
 
 def outcome_of(line: dict[str, Any]) -> Outcome | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import re
 
+MAX_MESSAGE_BYTES = 1_000_000  # a larger message is not read (the sender is told)
 MAX_HEADER_BYTES = 64 * 1024  # the header block of a message
 MAX_ENCODED_WORDS = 100  # RFC 2047 encoded-words in the whole message (real mail has a handful)
 MAX_PARTS = 100  # Content-Type fields in the whole message: MIME parts at any depth

@@ -4,7 +4,7 @@ these words (``render_map(..., title=map_title(...), words=map_words(...))``).""
 
 from __future__ import annotations
 
-from judge.i18n import T, Text, phase_words, translate, word
+from judge.i18n import T, Text, phase_words, translate
 from judge.rules.phase import Phase
 from judge.rules.variant import Variant
 
@@ -27,9 +27,9 @@ LEGEND: dict[str, Text] = {
 
 
 def map_words(variant: Variant, language: str) -> dict[str, str]:
-    """The legend's words and every power's name in ``language``."""
+    """The legend's words and every power's name in ``language`` (the variant's [names.<language>])."""
     words = {key: translate(text, language) for key, text in LEGEND.items()}
-    words.update({power: word(language, power) for power in variant.powers})
+    words.update({power: variant.power(power).word(language) for power in variant.powers})
     return words
 
 

@@ -8,12 +8,17 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from markupsafe import escape
 from sqlite_utils import Database
 
+from judge.facts import PLACEHOLDER_ORGANIZER
+from judge.game.invitations import Invitation, Method
 from judge.game.notices import MapRequest, Notice
 from judge.game.records import Game, queue_mail, user_settings
+from judge.i18n import T, translate
 from judge.reports.render import Mail, marked, render_mail
 from judge.store.mail_queue import keep_picture
+from judge.store.users import judge_fingerprint, known_judge_address
 from judge.timeutil import format_deadline, iso_utc
 
 
@@ -29,12 +34,14 @@ def send(
     picture_id: int | None = None,
     rendered: dict[tuple[str, str], Any] | None = None,
     thread_refs: str | None = None,
+    invitation: Invitation | None = None,
     **context: Any,
 ) -> None:
     """Render mail ``template`` in the recipient's language, with deadlines in their zone and UTC, and queue it.
 
     With ``rendered`` (a dict the caller keeps for one mail sent to many), the mail is rendered once per language
-    and time zone: the context must then not depend on the recipient."""
+    and time zone: the context must then not depend on the recipient. ``invitation``: the calendar event the mail
+    carries, rendered for this recipient (judge.reports.ical), with a line under the text that says so."""
     prefs = user_settings(db, to)
     key = (prefs["language"], prefs["timezone"])
     mail: Mail | None = rendered.get(key) if rendered is not None else None
@@ -51,6 +58,13 @@ def send(
         )
         if rendered is not None:
             rendered[key] = mail
+    calendar = None
+    if invitation is not None:
+        from judge.reports.ical import calendar_text
+
+        organizer = known_judge_address(db) or PLACEHOLDER_ORGANIZER
+        calendar = calendar_text(invitation, prefs["language"], prefs["timezone"], organizer, now)
+        mail = with_calendar_note(mail, prefs["language"], invitation)
     queue_mail(
         db,
         to,
@@ -63,7 +77,23 @@ def send(
         image=image,
         picture_id=picture_id,
         thread_refs=thread_refs,
+        calendar=calendar,
     )
+
+
+def with_calendar_note(mail: Mail, language: str, invitation: Invitation) -> Mail:
+    """``mail`` with one line under its text (and HTML) that tells what its calendar part is."""
+    if invitation.method is Method.CANCEL:
+        note = T("This mail cancels the deadline in your calendar (invite.ics). SET CALENDAR OFF: no more of these.")
+    else:
+        note = T("The deadline is in your calendar with this mail (invite.ics). SET CALENDAR OFF: no more of these.")
+    line = translate(note, language)
+    html = mail.html
+    if html is not None:
+        paragraph = f'<p style="color: #777; font-size: 0.8em">{escape(line)}</p>\n'
+        at = html.rfind("</body>")
+        html = html[:at] + paragraph + html[at:] if at >= 0 else html + paragraph
+    return Mail(mail.subject, f"{mail.text.rstrip()}\n\n{line}\n", html)
 
 
 def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
@@ -80,6 +110,8 @@ def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
             if key not in pictures:
                 pictures[key] = _kept_picture(db, notice.game, notice.picture, language, now)
             extra = {"picture_id": pictures[key], "has_map": pictures[key] is not None}
+        if notice.kind.value == "game_started":  # the start mail names the key the judge signs its mail with
+            extra["judge_fingerprint"] = judge_fingerprint(db).upper()
         send(
             db,
             notice.to,
@@ -87,6 +119,7 @@ def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
             now,
             game=notice.game,
             rendered=rendered if notice.shared else None,
+            invitation=notice.invitation,
             **extra,
             **notice.facts,
         )

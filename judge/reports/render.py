@@ -32,7 +32,7 @@ from judge.game.notices import ANONYMOUS_SENDER
 from judge.game.press import EVERYONE  # the languages of the templates, for the callers here
 from judge.i18n import T, Text, gettext, ngettext, outcome_of, pgettext, phase_words, result_words, translate, word
 from judge.rules.orders import Outcome
-from judge.rules.words import Reason
+from judge.rules.words import Named, Reason
 from judge.timeutil import format_moment, parse_iso_utc
 
 DEFAULT_LANGUAGE = "en"
@@ -69,6 +69,8 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
     env.filters["signed"] = lambda n: f"+{n}" if n > 0 else str(n)
     env.filters["t"] = _t
     env.filters["word"] = _word
+    env.filters["seat"] = _seat
+    env.filters["place"] = _place
     env.filters["result"] = _result
     env.filters["when"] = _when
     env.globals["_"] = _gettext
@@ -113,8 +115,45 @@ def _when(context: Any, value: Any) -> str:
 
 @pass_context
 def _word(context: Any, value: Any) -> str:
-    """``{{ power | word }}``: a name (power, season) in the mail's language, from the catalog."""
-    return word(context.get("language", DEFAULT_LANGUAGE), str(value))
+    """``{{ power | word }}``: a name in the mail's language: a power of the mail's game as its variant names it
+    (``[names.<language>]``), a place or power given as a ``Named``, else a word of the catalog (a season)."""
+    language = context.get("language", DEFAULT_LANGUAGE)
+    if isinstance(value, Named):
+        return value.word(language)
+    variant = _variant(context)
+    if variant is not None and str(value) in variant.powers:
+        return str(variant.power(str(value)).word(language))
+    return word(language, str(value))
+
+
+@pass_context
+def _seat(context: Any, value: Any) -> str:
+    """``{{ power | seat }}``: a power as ``| word`` names it, marked "(bot)" while the stand-in bot plays it (the
+    notice's ``bots``): where a mail names who plays a power — the results, the tally, the start mail."""
+    name = _word(context, value)
+    if str(value) in (context.get("bots") or ()):
+        return translate(T("{power} (bot)", power=name), context.get("language", DEFAULT_LANGUAGE))
+    return name
+
+
+def _variant(context: Any) -> Any:
+    """The variant of the mail's game (``game`` in the context), or None."""
+    game = context.get("game")
+    return getattr(game, "variant", None) if game is not None else None
+
+
+@pass_context
+def _place(context: Any, value: Any) -> str:
+    """``{{ "bur" | place }}``, ``{{ row.gains | map("place") | join(", ") }}``: a place of the mail's game in the
+    mail's language with the abbreviation the player types beside it ("Бургундия (bur)"); in English its name."""
+    language = context.get("language", DEFAULT_LANGUAGE)
+    if isinstance(value, Named):
+        return value.shown(language)
+    variant = _variant(context)
+    loc = variant.geo.by_loc_name.get(str(value)) if variant is not None else None
+    if loc is None:
+        return str(value)
+    return str(variant.geo.province_of(loc).named.shown(language))
 
 
 @pass_context
@@ -141,7 +180,7 @@ def _worded(context: Any, words: str, msgid: str, params: dict[str, Any]) -> str
     """``words`` (a translation of ``msgid``) with its ``{name}`` parameters filled in; in an HTML template the words
     are the template's own markup and only the parameters are escaped, as ``{{ x }}`` would be."""
     language = context.get("language", DEFAULT_LANGUAGE)
-    values = {k: translate(v, language) if isinstance(v, (Text, Reason)) else v for k, v in params.items()}
+    values = {k: translate(v, language) if isinstance(v, (Text, Reason, Named)) else v for k, v in params.items()}
     markup = context.eval_ctx.autoescape
     try:
         return Markup(words).format(**values) if markup else words.format(**values)

@@ -1,6 +1,7 @@
 """Adjudication of a Winter adjustment phase: builds, removals, waives and civil disorder.
 
-A power with more centres than units may build up to the difference, one unit per owned, empty home centre; orders
+A power with more centres than units may build up to the difference, one unit per owned, empty home centre (or, by
+the variant's ``builds`` rule, any owned, empty centre); orders
 beyond that are void, in the order given. A power with more units than centres removes the difference; removals it
 did not order are chosen by civil disorder: the units farthest from the power's home centres go first (distance in
 moves; an army may count moves across land and sea, a fleet only the moves it could make), fleets before armies at
@@ -16,7 +17,7 @@ from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.legality import ADJUSTMENTS_ONLY, check_build, own_unit
 from judge.rules.orders import Build, Disband, Order, Outcome, Waive
-from judge.rules.variant import Variant
+from judge.rules.variant import Builds, Variant
 from judge.rules.words import Name, Reason
 
 
@@ -32,7 +33,12 @@ def adjustment_delta(variant: Variant, pos: Position, power: str) -> int:
 
 
 def can_build_somewhere(variant: Variant, pos: Position, power: str) -> bool:
-    return any(pos.owners.get(c) == power and c not in pos.units for c in variant.home_centres(power))
+    return bool(free_build_sites(variant, pos, power))
+
+
+def free_build_sites(variant: Variant, pos: Position, power: str) -> tuple[int, ...]:
+    """The owned, empty centres where ``power`` may build now, by the variant's ``builds`` rule."""
+    return tuple(c for c in variant.build_sites(pos.owners, power) if pos.owners.get(c) == power and c not in pos.units)
 
 
 def adjudicate_adjustments(
@@ -41,7 +47,7 @@ def adjudicate_adjustments(
     """Apply one power's orders to ``units`` (changed in place) and report each order's outcome."""
     geo = variant.geo
     delta = adjustment_delta(variant, pos, power)
-    home = variant.home_centres(power)
+    home = variant.build_sites(pos.owners, power)
     done: list[tuple[Outcome, str | None, Order]] = []
     used = 0
     removed: set[int] = set()
@@ -58,7 +64,7 @@ def adjudicate_adjustments(
     disorder: list[Unit] = []
     if delta < 0 and len(removed) < -delta:
         left = [u for p, u in units.items() if u.power == power]
-        far = civil_disorder_order(geo, left, list(home))
+        far = civil_disorder_order(geo, left, list(variant.removal_homes(pos.owners, power)))
         for unit in far[: -delta - len(removed)]:
             del units[geo.loc_province[unit.loc]]
             disorder.append(unit)
@@ -83,12 +89,12 @@ def _build(
         return (Outcome.VOID, Reason("{power} may build only {count}", power=Name(power), count=delta), order)
     if isinstance(order, Waive):
         return (Outcome.SUCCEEDS, None, order)
-    checked = check_build(geo, pos, power, order, home)
+    checked = check_build(geo, pos, power, order, home, variant.builds is Builds.HOME)
     if isinstance(checked, str):
         return (Outcome.VOID, checked, order)
     prov = geo.loc_province[checked.loc]
     if prov in units:
-        return (Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].name), order)
+        return (Outcome.VOID, Reason("{where} already has a build", where=geo.provinces[prov].named), order)
     units[prov] = Unit(power, checked.kind, checked.loc)
     return (Outcome.SUCCEEDS, None, checked)
 

@@ -11,11 +11,41 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from judge.rules.words import Named
+
+# letters written two ways: "Чёрное" and "Черное", "Böhmen" and "Boehmen", "Preußen" and "Preussen" are one name
+_FOLD = str.maketrans({"ё": "е", "ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+# and German umlauts written without their dots ("Bohmen"), a second key of the same name
+_BARE = str.maketrans({"ё": "е", "ä": "a", "ö": "o", "ü": "u", "ß": "ss"})
+
 
 def name_words(text: str) -> tuple[str, ...]:
-    """A place name as the words a lookup compares: lower case, no dots or apostrophes, hyphens as spaces."""
+    """A place name as the words a lookup compares: lower case, no dots or apostrophes, hyphens as spaces, "ё" as
+    "е" and German umlauts and "ß" as "ae", "oe", "ue", "ss"."""
     cleaned = text.lower().replace(".", " ").replace("'", "").replace("-", " ").replace("_", " ")
-    return tuple(cleaned.split())
+    return tuple(cleaned.translate(_FOLD).split())
+
+
+def name_keys(text: str) -> frozenset[tuple[str, ...]]:
+    """Every key a name is found by: its words (``name_words``), with German umlauts written bare ("Bohmen"), and a
+    Russian name also in the accusative an order puts it in ("в Бургундию", "на Украину", "в Северную Африку")."""
+    bare = text.lower().replace(".", " ").replace("'", "").replace("-", " ").replace("_", " ").translate(_BARE)
+    words = name_words(text)
+    keys = {words, tuple(bare.split())}
+    if words and "\u0400" <= words[0][:1] <= "\u04ff":
+        keys.add(tuple(_accusative(w) for w in words))
+    return frozenset(keys)
+
+
+# the accusative of Russian feminine names and their adjectives; masculine and neuter names of things keep their form
+_ACCUSATIVE = (("ая", "ую"), ("яя", "юю"), ("а", "у"), ("я", "ю"))
+
+
+def _accusative(word: str) -> str:
+    for ending, form in _ACCUSATIVE:
+        if word.endswith(ending) and len(word) > len(ending) + 1:
+            return word[: -len(ending)] + form
+    return word
 
 
 class Terrain(Enum):
@@ -44,6 +74,13 @@ class Province:
     aliases: tuple[str, ...]
     at: tuple[float, float] | None = None
     coast_at: dict[str, tuple[float, float]] = field(default_factory=dict, hash=False)
+    words: tuple[tuple[str, str], ...] = ()  # (language, name) for each language the variant names it in
+    short: tuple[str, ...] = ()  # short forms in those languages ("Сев"), read like aliases
+
+    @property
+    def named(self) -> Named:
+        """The province's name in every language the variant gives, with its abbreviation (a mail's words)."""
+        return Named(self.name, self.words, self.abbr)
 
 
 @dataclass(frozen=True)
@@ -55,11 +92,13 @@ class Geography:
     loc_province: tuple[int, ...]  # location id -> province id
     army_adj: tuple[frozenset[int], ...]  # province id -> province ids an army can move to
     fleet_adj: tuple[frozenset[int], ...]  # location id -> location ids a fleet can move to
+    coast_words: dict[str, str] = field(default_factory=dict)  # a coast's word in any language ("сб") -> "nc"
     fleet_reach: tuple[frozenset[int], ...] = field(init=False)  # location id -> provinces a fleet there can enter
     coast_locs: tuple[tuple[int, ...], ...] = field(init=False)  # province id -> its coast locations (split coasts)
     by_loc_name: dict[str, int] = field(init=False)
     names: dict[tuple[str, ...], int] = field(init=False)  # normalised words of a name/alias/abbr -> province id
     name_prefixes: frozenset[tuple[str, ...]] = field(init=False)  # proper prefixes of the names of several words
+    real_names: tuple[str, ...] = field(init=False)  # names and abbreviations in every language, no misspellings
     touching_seas: tuple[tuple[int, ...], ...] = field(init=False)  # province -> seas it borders
     shore: tuple[frozenset[int], ...] = field(init=False)  # sea -> coasts of its body of connected seas
     convoy_reach: tuple[frozenset[int], ...] = field(init=False)  # coast province -> coasts reachable over seas
@@ -74,9 +113,12 @@ class Geography:
         object.__setattr__(self, "by_loc_name", {n: i for i, n in enumerate(self.loc_names)})
         names: dict[tuple[str, ...], int] = {}
         for prov in self.provinces:
-            for name in (prov.abbr, prov.name, *prov.aliases):
-                names.setdefault(name_words(name), prov.id)
+            for name in (prov.abbr, prov.name, *prov.aliases, *(w for _, w in prov.words), *prov.short):
+                for key in sorted(name_keys(name)):
+                    names.setdefault(key, prov.id)
         object.__setattr__(self, "names", names)
+        real = {n.lower() for p in self.provinces for n in (p.abbr, p.name, *(w for _, w in p.words))}
+        object.__setattr__(self, "real_names", tuple(sorted(real)))
         object.__setattr__(self, "name_prefixes", frozenset(k[:n] for k in names for n in range(1, len(k))))
         seas = [p.id for p in self.provinces if p.terrain is Terrain.SEA]
         touching = tuple(tuple(s for s in seas if p.id in reach[s]) for p in self.provinces)

@@ -23,14 +23,14 @@ from judge.rules.orders import (
     Waive,
 )
 from judge.rules.phase import Step
-from judge.rules.variant import Variant
+from judge.rules.variant import Builds, Variant
 from judge.rules.words import Name, Reason
 
 ADJUSTMENTS_ONLY = "only builds, removals and waives are given in an adjustment phase"
 
 
 def _name(geo: Geography, loc: int) -> str:
-    return geo.provinces[geo.loc_province[loc]].name
+    return geo.provinces[geo.loc_province[loc]].named
 
 
 def own_unit(geo: Geography, units: dict[int, Unit], power: str, order: UnitOrder) -> Unit | str:
@@ -58,10 +58,10 @@ def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
         if reachable:
             return Reason(
                 "say which coast of {where}: {coasts}",
-                where=prov.name,
+                where=prov.named,
                 coasts=tuple(geo.loc_names[c] for c in reachable),
             )
-        return Reason("a fleet in {src} cannot reach {dest}", src=geo.loc_names[src], dest=prov.name)
+        return Reason("a fleet in {src} cannot reach {dest}", src=geo.loc_names[src], dest=prov.named)
     if dest not in geo.fleet_adj[src]:
         return Reason(
             "a fleet in {src} cannot reach {dest}; it can move to {options}",
@@ -82,7 +82,8 @@ def check_order(variant: Variant, pos: Position, power: str, order: Order) -> Or
     if pos.phase.step is Step.RETREAT:
         return check_retreat(geo, pos, power, order)
     if isinstance(order, Build):
-        return check_build(geo, pos, power, order, variant.home_centres(power))
+        sites = variant.build_sites(pos.owners, power)
+        return check_build(geo, pos, power, order, sites, variant.builds is Builds.HOME)
     if isinstance(order, Disband):
         unit = own_unit(geo, pos.units, power, order)
         return unit if isinstance(unit, str) else Disband(unit.kind, unit.loc)
@@ -122,13 +123,13 @@ def _check_move(geo: Geography, unit: Unit, order: Move) -> Move | str:
         dest = fleet_destination(geo, src, order.dest)
         return dest if isinstance(dest, str) else Move(kind, src, dest, False)
     if geo.provinces[there].terrain is Terrain.SEA:
-        return Reason("an army cannot move into {dest}", dest=geo.provinces[there].name)
+        return Reason("an army cannot move into {dest}", dest=geo.provinces[there].named)
     if there in geo.army_adj[here] or there in geo.convoy_reach[here]:
         return Move(kind, src, there, order.via_convoy)
     return Reason(
         "an army in {src} cannot reach {dest}, not even by convoy; it can move to {options}",
         src=geo.loc_names[src],
-        dest=geo.provinces[there].name,
+        dest=geo.provinces[there].named,
         options=", ".join(geo.loc_names[d] for d in geo.destinations(kind, src)),
     )
 
@@ -140,12 +141,12 @@ def _check_support_hold(geo: Geography, pos: Position, unit: Unit, order: Suppor
     if target == here:
         return "a unit cannot support itself"
     if target not in pos.units:
-        return Reason("there is no unit in {where} to support", where=geo.provinces[target].name)
+        return Reason("there is no unit in {where} to support", where=geo.provinces[target].named)
     if not geo.can_reach_province(kind, src, target):
         return Reason(
             "{src} cannot support into {dest}: it could not move there",
             src=geo.loc_names[src],
-            dest=geo.provinces[target].name,
+            dest=geo.provinces[target].named,
         )
     return SupportHold(kind, src, target)
 
@@ -161,12 +162,12 @@ def _check_support_move(geo: Geography, pos: Position, unit: Unit, order: Suppor
     if origin == there:
         return "a supported move must go somewhere else"
     if origin not in pos.units:
-        return Reason("there is no unit in {where} to support", where=geo.provinces[origin].name)
+        return Reason("there is no unit in {where} to support", where=geo.provinces[origin].named)
     if not geo.can_reach_province(kind, src, there):
         return Reason(
             "{src} cannot support into {dest}: it could not move there",
             src=geo.loc_names[src],
-            dest=geo.provinces[there].name,
+            dest=geo.provinces[there].named,
         )
     mover = pos.units[origin]
     if (
@@ -177,9 +178,9 @@ def _check_support_move(geo: Geography, pos: Position, unit: Unit, order: Suppor
         return Reason(
             "the army in {origin} could only reach {dest} by a convoy through {here}, whose fleet "
             "cannot convoy and support at once",
-            origin=geo.provinces[origin].name,
-            dest=geo.provinces[there].name,
-            here=geo.provinces[here].name,
+            origin=geo.provinces[origin].named,
+            dest=geo.provinces[there].named,
+            here=geo.provinces[here].named,
         )
     dest = order.dest if geo.provinces[there].coasts and order.dest != there else there
     return SupportMove(kind, src, origin, dest)
@@ -193,17 +194,17 @@ def _check_convoy(geo: Geography, pos: Position, unit: Unit, order: Convoy) -> C
         return "only a fleet at sea can convoy"
     army = pos.units.get(origin)
     if army is None:
-        return Reason("there is no unit in {where} to convoy", where=geo.provinces[origin].name)
+        return Reason("there is no unit in {where} to convoy", where=geo.provinces[origin].named)
     if army.kind is not UnitKind.ARMY:
         return "only armies can be convoyed"
     if origin == there or geo.provinces[there].terrain is not Terrain.COAST:
-        return Reason("an army cannot be convoyed to {dest}", dest=geo.provinces[there].name)
+        return Reason("an army cannot be convoyed to {dest}", dest=geo.provinces[there].named)
     if origin not in geo.shore[here] or there not in geo.shore[here]:
         return Reason(
             "a fleet in {here} cannot be part of a convoy from {origin} to {dest}",
-            here=geo.provinces[here].name,
-            origin=geo.provinces[origin].name,
-            dest=geo.provinces[there].name,
+            here=geo.provinces[here].named,
+            origin=geo.provinces[origin].named,
+            dest=geo.provinces[there].named,
         )
     return Convoy(kind, src, origin, there)
 
@@ -285,23 +286,27 @@ def retreat_options(geo: Geography, pos: Position, province: int) -> list[int]:
     return out
 
 
-def check_build(geo: Geography, pos: Position, power: str, order: Build, home: tuple[int, ...]) -> Build | str:
+def check_build(
+    geo: Geography, pos: Position, power: str, order: Build, home: tuple[int, ...], home_rule: bool = True
+) -> Build | str:
+    """A build in one of ``home`` (the centres the variant lets the power build in: its home centres, or with
+    ``home_rule`` false every centre it owns)."""
     prov_id = geo.loc_province[order.loc]
     prov = geo.provinces[prov_id]
-    if prov_id not in home:
-        return Reason("{where} is not a home centre of {power}", where=prov.name, power=Name(power))
+    if prov_id not in home and home_rule:
+        return Reason("{where} is not a home centre of {power}", where=prov.named, power=Name(power))
     if pos.owners.get(prov_id) != power:
-        return Reason("{power} does not own {where}", where=prov.name, power=Name(power))
+        return Reason("{power} does not own {where}", where=prov.named, power=Name(power))
     if prov_id in pos.units:
-        return Reason("{where} is occupied", where=prov.name)
+        return Reason("{where} is occupied", where=prov.named)
     loc = order.loc
     if order.kind is UnitKind.FLEET:
         if prov.terrain is not Terrain.COAST:
-            return Reason("a fleet cannot be built in {where}, which has no coast", where=prov.name)
+            return Reason("a fleet cannot be built in {where}, which has no coast", where=prov.named)
         if prov.coasts and loc == prov_id:
             return Reason(
                 "say which coast of {where}: {coasts}",
-                where=prov.name,
+                where=prov.named,
                 coasts=tuple(geo.loc_names[c] for c in geo.coast_locs[prov_id]),
             )
     else:

@@ -90,13 +90,115 @@ _COAST_WORDS = {
     "w": "wc",
 }
 _FILLER = {"the", "of", "and", "army's", "fleet's", "unit", "in", "at", "from"}
+
+# The order words of the other languages the judge speaks (docs/orders.md, "Orders in Russian and German"), written as
+# the parser compares them: lower case, "ё" as "е", German umlauts and "ß" as "ae", "oe", "ue", "ss". A fourth
+# language adds its words here; its place and power names come with the variants ([names.<language>]).
+_LOCAL_KINDS = {
+    "ru": {"а": "a", "арм": "a", "армия": "a", "армию": "a", "ф": "f", "фл": "f", "флот": "f"},
+    "de": {"armee": "a", "flotte": "f"},
+}
+_LOCAL_KEYWORDS = {
+    "ru": {
+        "идет": "move",
+        "идти": "move",
+        "ход": "move",
+        "атакует": "move",
+        "атака": "move",
+        "стоит": "hold",
+        "стоять": "hold",
+        "держит": "hold",
+        "удерживает": "hold",
+        "удержание": "hold",
+        "п": "support",
+        "под": "support",
+        "подд": "support",
+        "поддерживает": "support",
+        "поддержка": "support",
+        "поддержать": "support",
+        "к": "convoy",
+        "конв": "convoy",
+        "конвой": "convoy",
+        "конвоирует": "convoy",
+        "конвоировать": "convoy",
+        "перевозит": "convoy",
+        "через": "via",
+        "конвоем": "via",
+        "отступает": "retreat",
+        "отступить": "retreat",
+        "отступление": "retreat",
+        "отход": "retreat",
+        "распустить": "disband",
+        "роспуск": "disband",
+        "расформировать": "disband",
+        "распускается": "disband",
+        "убрать": "disband",
+        "построить": "build",
+        "строит": "build",
+        "строить": "build",
+        "постройка": "build",
+        "пропуск": "waive",
+        "пропустить": "waive",
+        "отказ": "waive",
+    },
+    "de": {
+        "nach": "move",
+        "zieht": "move",
+        "greift": "move",
+        "haelt": "hold",
+        "halten": "hold",
+        "steht": "hold",
+        "bleibt": "hold",
+        "u": "support",
+        "unt": "support",
+        "unterstuetzt": "support",
+        "unterstuetzen": "support",
+        "unterstuetzung": "support",
+        "k": "convoy",
+        "konvoi": "convoy",
+        "konvoiert": "convoy",
+        "konvoieren": "convoy",
+        "transportiert": "convoy",
+        "befoerdert": "convoy",
+        "per": "via",
+        "ueber": "via",
+        "rueckzug": "retreat",
+        "zurueck": "retreat",
+        "aufloesen": "disband",
+        "aufloesung": "disband",
+        "loest": "disband",
+        "entfernen": "disband",
+        "entfernt": "disband",
+        "baue": "build",
+        "baut": "build",
+        "bauen": "build",
+        "bau": "build",
+        "verzicht": "waive",
+        "verzichtet": "waive",
+        "verzichten": "waive",
+    },
+}
+_LOCAL_FILLER = {
+    "ru": {"в", "во", "на", "из", "и", "юнит", "отряд", "берег", "побережье"},
+    "de": {"der", "die", "das", "den", "dem", "in", "im", "von", "aus", "und", "einheit", "sich", "an", "kueste"},
+}
+_COAST_NOUNS = frozenset({"coast", "берег", "побережье", "kueste"})  # "Spain north coast", "Испания северный берег"
+_KIND_WORDS.update({w: _KIND_WORDS[k] for words in _LOCAL_KINDS.values() for w, k in words.items()})
+_KEYWORDS.update({w: k for words in _LOCAL_KEYWORDS.values() for w, k in words.items()})
+_FILLER.update(w for words in _LOCAL_FILLER.values() for w in words)
 # every word an order line may start with or contain besides places: a line starting with another word that is no
 # place either is not an order (the mail side calls it an unknown command)
 ORDER_WORDS = frozenset({*_KIND_WORDS, *_KEYWORDS, *_COAST_WORDS, *_FILLER, "remove", "retreat"})
 
+# Cyrillic letters that look like Latin ones, and back: "А mos - stp" typed with a Cyrillic "А" is "A mos - stp",
+# and "Мoсква" with a Latin "o" is "Москва".
+_CYRILLIC_TO_LATIN = str.maketrans("авекмнорстухіјѕ", "abekmhopctyxijs")
+_LATIN_TO_CYRILLIC = str.maketrans("abekmhopctyx", "авекмнорстух")
+_FOLD = str.maketrans({"ё": "е", "ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
 # ASCII-only case folding: under full Unicode folding "ſ" (U+017F) matches "s" and "K" (U+212A) matches "k".
 _COAST_PAREN = re.compile(
-    r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?:\s*[)\]])?", re.I | re.A
+    r"\s*(?:/\s*|[(\[]\s*)(north|south|east|west|n|s|e|w)\.?\s*(?:c\b\.?|coast\b)?(?![a-z])(?:\s*[)\]])?", re.I | re.A
 )
 _ARROW = re.compile(r"(->|=>|→|–|—|>)")
 # Dashes, minus signs and arrows players paste from word processors and web pages: all mean "moves to".
@@ -144,13 +246,35 @@ def _tokens(text: str) -> list[str]:
     text = _ARROW.sub(" - ", text)
     text = _COAST_PAREN.sub(lambda m: "/" + _COAST_WORDS.get(m.group(1).lower(), m.group(1)), text)
     text = re.sub(r"[,;:!?()\[\]]", " ", text)
-    text = text.replace("-", " - ")
-    return [t for t in text.lower().split() if t not in (".",)]
+    text = text.replace("-", " - ").lower()
+    if not text.isascii():
+        text = text.translate(_FOLD)
+    return [t for t in text.split() if t not in (".",)]
+
+
+def _known(tok: str, geo: Geography) -> bool:
+    """Whether a token is an order word, or a place name or the start of one."""
+    if tok in _KEYWORDS or tok in _KIND_WORDS or tok in _FILLER:
+        return True
+    key = _words(tok.partition("/")[0])
+    return key in geo.names or key in geo.name_prefixes
+
+
+def _lookalike(tok: str, geo: Geography) -> str:
+    """A token with letters of the other alphabet that look the same, read in the alphabet that makes it a word:
+    a Cyrillic "А" or "Н" as the Latin unit letter or keyword, a Latin "o" in "Мoсква" as the Cyrillic one."""
+    if tok.isascii() or _known(tok, geo):
+        return tok
+    for table in (_CYRILLIC_TO_LATIN, _LATIN_TO_CYRILLIC):
+        other = tok.translate(table)
+        if other != tok and _known(other, geo):
+            return other
+    return tok
 
 
 def _symbols(text: str, geo: Geography) -> list[object] | OrderError:
     """Tokens turned into UnitKind, _Place or keyword strings."""
-    toks = _tokens(text)
+    toks = [_lookalike(t, geo) for t in _tokens(text)]
     out: list[object] = []
     i = 0
     while i < len(toks):
@@ -179,6 +303,8 @@ def _symbols(text: str, geo: Geography) -> list[object] | OrderError:
     for sym in out:
         if sym == "convoy" and cleaned and cleaned[-1] == "via":
             continue
+        if sym == "move" and cleaned and cleaned[-1] == "move":  # "zieht nach": one move
+            continue
         cleaned.append(sym)
     return cleaned
 
@@ -206,7 +332,7 @@ def _match_place(toks: list[str], i: int, geo: Geography) -> tuple[int, int] | N
         prov = names.get(key)
         if prov is not None:
             if slash:
-                cloc = geo.by_loc_name.get(f"{geo.provinces[prov].abbr}/{_COAST_WORDS.get(coast, coast)}")
+                cloc = geo.by_loc_name.get(f"{geo.provinces[prov].abbr}/{_coast_code(coast, geo) or coast}")
                 return (cloc, j + 1) if cloc is not None else (-1 - prov, j + 1)
             best = (prov, j + 1)
         if slash or key not in prefixes:
@@ -220,7 +346,7 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     if loc < 0:
         prov = geo.provinces[-1 - loc]
         if not prov.coasts:
-            return loc, i, OrderError(text, Reason("{where} has no such coast; it is not split", where=prov.name))
+            return loc, i, OrderError(text, Reason("{where} has no such coast; it is not split", where=prov.named))
         return (
             loc,
             i,
@@ -228,7 +354,7 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
                 text,
                 Reason(
                     "{where} has no such coast; its coasts are {coasts}",
-                    where=prov.name,
+                    where=prov.named,
                     coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts),
                 ),
             ),
@@ -237,14 +363,14 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     if not prov.coasts or loc != prov.id or i >= len(toks):
         return loc, i, None
     word = toks[i]
-    coast = _COAST_WORDS.get(word)
-    if coast is None or (word in ("s", "n", "e", "w") and not (i + 1 < len(toks) and toks[i + 1] == "coast")):
+    coast = _coast_code(word, geo)
+    noun = i + 1 < len(toks) and toks[i + 1] in _COAST_NOUNS
+    if coast is None or (word in ("s", "n", "e", "w") and not noun):
         return loc, i, None
     # "Spain north" is a coast only when nothing else could follow
-    bare_word = word in ("north", "south", "east", "west") and not (i + 1 < len(toks) and toks[i + 1] == "coast")
-    if bare_word and i + 1 < len(toks) and _match_place(toks, i, geo):
+    if not noun and i + 1 < len(toks) and _match_place(toks, i, geo):
         return loc, i, None
-    consumed = i + 1 + (1 if i + 1 < len(toks) and toks[i + 1] == "coast" else 0)
+    consumed = i + 1 + (1 if noun else 0)
     cloc = geo.by_loc_name.get(f"{prov.abbr}/{coast}")
     if cloc is None:
         return (
@@ -254,7 +380,7 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
                 text,
                 Reason(
                     "{where} has no {coast} coast; its coasts are {coasts}",
-                    where=prov.name,
+                    where=prov.named,
                     coast=coast,
                     coasts=", ".join(prov.abbr + "/" + c for c in prov.coasts),
                 ),
@@ -263,9 +389,14 @@ def _coast_after(toks: list[str], i: int, loc: int, geo: Geography, text: str) -
     return cloc, consumed, None
 
 
+def _coast_code(word: str, geo: Geography) -> str | None:
+    """``nc`` for "nc", "north", "сб", "северный", "nordkueste"; None for a word that names no coast."""
+    return _COAST_WORDS.get(word) or geo.coast_words.get(word)
+
+
 def _unknown_place(tok: str, geo: Geography) -> str:
-    choices = sorted({" ".join(k) for k in geo.names})
-    near = difflib.get_close_matches(tok, choices, n=3, cutoff=0.75)
+    # the names and abbreviations of every language, never an alias: an alias may be a misspelling ("burgandy")
+    near = difflib.get_close_matches(tok, geo.real_names, n=3, cutoff=0.75)
     if near:
         return Reason(
             "{word} is not a province or a word of an order; did you mean {near}?",
@@ -385,6 +516,8 @@ def _retreat(text: str, sym: list[object]) -> Order | OrderError:
     rest = sym[i:]
     if (lead_disband and not rest) or rest == ["disband"]:
         return Disband(kind, place.loc)
+    if rest[:2] == ["retreat", "move"]:  # "A Moskau Rückzug nach Livland"
+        rest = rest[1:]
     if rest and rest[0] in ("retreat", "move") and len(rest) == 2 and isinstance(rest[1], _Place):
         return Retreat(kind, place.loc, rest[1].loc)
     if len(rest) == 1 and isinstance(rest[0], _Place) and kind is not None:

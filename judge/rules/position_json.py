@@ -12,7 +12,7 @@ from judge.rules.board import Dislodged, Position, Unit, unit_text
 from judge.rules.geography import Geography, UnitKind, name_words
 from judge.rules.legality import retreat_options
 from judge.rules.phase import Phase, Step
-from judge.rules.variant import Variant
+from judge.rules.variant import NEUTRAL, Variant
 
 
 class PositionError(ValueError):
@@ -23,7 +23,7 @@ def position_from_json(variant: Variant, data: dict[str, Any]) -> Position:
     """Read a position; missing units or supply_centers mean the variant's start. Raises PositionError."""
     geo = variant.geo
     try:
-        phase = Phase.parse(data.get("phase") or f"S{variant.start_year}M")
+        phase = Phase.parse(data.get("phase") or variant.start_phase.code)
     except ValueError as exc:
         raise PositionError(str(exc)) from None
     units = _units(variant, data.get("units"))
@@ -42,7 +42,7 @@ def _units(variant: Variant, raw_units: Any) -> dict[int, Unit]:
     geo = variant.geo
     if raw_units is None:
         raw_units = {}
-        for start in variant.start_units:
+        for start in (*variant.start_units, *variant.neutral_units):
             raw_units.setdefault(start.power, []).append(f"{start.kind.value} {geo.loc_names[start.loc]}")
     units: dict[int, Unit] = {}
     for _power, unit in _unit_entries(variant, raw_units, "units"):
@@ -107,6 +107,8 @@ def _list(value: Any, what: str) -> list[Any]:
 def read_power(variant: Variant, name: Any, what: str) -> str:
     """The power called ``name`` (any case), or PositionError naming the powers there are."""
     power = variant.power_named(name) if isinstance(name, str) else None
+    if power is None and what in ("units", "dislodged") and isinstance(name, str) and name.lower() == NEUTRAL:
+        return NEUTRAL  # neutral units (nobody's): they hold, and are disbanded when dislodged
     if power is None:
         raise PositionError(f"{what}: unknown power {name!r}; {variant.name} has {', '.join(variant.powers)}")
     return power

@@ -2,7 +2,8 @@
 
 Phases run Spring movement, (Spring retreats), Fall movement, (Fall retreats), (Winter adjustments); a retreat or
 adjustment phase with nothing to do is skipped. Centres change owner after the Fall (after its retreats), and the
-victory rule is checked then.
+victory rule is checked then. Neutral units (``judge.rules.variant.NEUTRAL``) hold without an order line, defend
+and can be supported; one dislodged is disbanded at once (it has nobody to retreat it) and never takes a centre.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from judge.rules.orders import Build, Disband, Hold, Order, Outcome, Result, Ret
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Phase, Season, Step
 from judge.rules.retreats import adjudicate_retreats
-from judge.rules.variant import Variant
+from judge.rules.variant import NEUTRAL, Variant
 from judge.rules.victory import Victory
 
 
@@ -121,19 +122,20 @@ def _movement(
         results[i] = Result(submitted[i].power, order, submitted[i].text, out, outcome.explain(prov, out))
     final = [r for r in results if r is not None]
     for prov, unit in pos.units.items():
-        if prov not in chosen and prov not in voided:
+        if prov not in chosen and prov not in voided and unit.power != NEUTRAL:  # neutral units hold, unmentioned
             out = outcome.outcomes[prov]
             final.append(
                 Result(
                     unit.power, Hold(unit.kind, unit.loc), None, out, outcome.explain(prov, out) or "no order: holds"
                 )
             )
-    if outcome.dislodged:
+    dislodged = {p: d for p, d in outcome.dislodged.items() if d.unit.power != NEUTRAL}  # a neutral one disbands
+    if dislodged:
         nxt = Position(
             pos.phase.after(),
             outcome.units,
             dict(pos.owners),
-            outcome.dislodged,
+            dislodged,
             outcome.standoffs,
         )
         return TurnResult(pos.phase, final, nxt)
@@ -212,9 +214,10 @@ def _season_end(
     owners = dict(owners)
     centres = variant.centres
     for prov, unit in units.items():
-        if prov in centres:
+        if prov in centres and unit.power != NEUTRAL:  # a neutral unit keeps its centre neutral
             owners[prov] = unit.power
-    scores = rule.scores(centres, owners, {prov: unit.power for prov, unit in units.items()})
+    occupiers = {prov: unit.power for prov, unit in units.items() if unit.power != NEUTRAL}
+    scores = rule.scores(centres, owners, occupiers)
     outcome = rule.decide(scores, rule.total(centres), phase.year, sides)
     ended = partial(TurnResult, winner=outcome.winner, draw=outcome.powers, scores=scores)
     winter = Position(retreats.after(), units, owners)

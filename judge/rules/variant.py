@@ -12,18 +12,64 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from functools import cached_property
 from typing import Any
 
-from judge.rules.geography import Geography, Province, Terrain, UnitKind
+from judge.rules.board import Position, Unit
+from judge.rules.geography import Geography, Province, Terrain, UnitKind, name_keys, name_words
+from judge.rules.phase import Phase, Season, Step
 from judge.rules.victory import TieOthers, Victory, parse_solo
+from judge.rules.words import Named
+
+
+class Builds(Enum):
+    """Where a power may build (``[rules] builds``)."""
+
+    HOME = "home"  # in its owned, empty home centres (the rulebook)
+    OWNED = "owned"  # in any owned, empty supply centre (Build Anywhere)
+    ALL_HOMES = "all-homes"  # every centre is a home centre of whoever owns it (Chaos): builds there, and removals
+    # in civil disorder count the distance from the owned centres
+
+
+class Absent(Enum):
+    """What the powers nobody plays become (``[players] absent``)."""
+
+    EMPTY = "empty"  # their units are taken off the board; their centres are neutral and empty
+    NEUTRAL = "neutral"  # their units stay as neutral units (hold, defend, disbanded when dislodged)
+
 
 SEASONS = ("spring", "fall")
 COASTS = ("nc", "sc", "ec", "wc")
-TOP_KEYS = ("name", "description", "powers", "start", "victory", "provinces", "army", "fleet", "units")
+TOP_KEYS = (
+    "name",
+    "description",
+    "map",
+    "powers",
+    "start",
+    "victory",
+    "rules",
+    "players",
+    "homes",
+    "neutral",
+    "colours",
+    "provinces",
+    "army",
+    "fleet",
+    "units",
+    "names",
+)
+NAMES_KEYS = ("powers", "provinces", "coasts")  # [names.<language>]: the variant's words in another language
+LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
 START_KEYS = ("year", "season")
-VICTORY_KEYS = ("solo", "by_year", "last_year", "tie_break", "tie_others", "points")
+START_SEASONS = ("spring", "winter")  # a game opens with Spring movement, or with Winter builds (Chaos)
+VICTORY_KEYS = ("solo", "by_year", "last_year", "tie_break", "tie_others", "points", "defender")
+RULES_KEYS = ("builds",)
+PLAYERS_KEYS = ("powers", "absent")
+NEUTRAL_KEYS = ("units",)
+NEUTRAL = "neutral"  # the owner of neutral units: never a power, never ordered
+COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 PROVINCE_KEYS = ("name", "kind", "centre", "home", "coasts", "aliases", "at", "coast_at")
 TIE_OTHERS = tuple(t.value for t in TieOthers)  # a tie no tie_break order settles: play on, or a draw among them
 
@@ -54,6 +100,60 @@ class Variant:
     start_year: int
     start_units: tuple[StartUnit, ...]
     victory: Victory
+    # [names.<language>]: the languages the variant names its places and powers in besides English
+    languages: tuple[str, ...] = ()
+    power_words: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, compare=False)
+    power_short: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    coast_names: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)  # language -> nc -> name
+    description: str = ""
+    map: str = ""  # the map whose board it is drawn on (``map = "classic"``); its own key when empty
+    start_season: Season = Season.SPRING
+    builds: Builds = Builds.HOME
+    neutral_units: tuple[StartUnit, ...] = ()  # units of nobody's, placed at the start ([neutral], absent powers')
+    absent: tuple[str, ...] = ()  # powers of the map nobody plays ([players])
+    absent_rule: Absent = Absent.EMPTY
+    colours: dict[str, str] = field(default_factory=dict, compare=False)  # power -> "#rrggbb" ([colours])
+    colour_order: tuple[str, ...] = ()  # the powers whose place gives a colour (the map's powers, then its own)
+    board_file: str | None = field(default=None, compare=False)  # the board geometry found for it (judge.data)
+
+    @property
+    def board_name(self) -> str:
+        """The map whose board the variant is drawn on."""
+        return self.map or self.key
+
+    @property
+    def start_phase(self) -> Phase:
+        if self.start_season is Season.WINTER:
+            return Phase(self.start_year, Season.WINTER, Step.ADJUSTMENT)
+        return Phase(self.start_year, Season.SPRING, Step.MOVEMENT)
+
+    def start_position(self) -> Position:
+        """The board the first phase is played on: every power's units, the neutral units, the home centres owned."""
+        units = {
+            self.geo.loc_province[u.loc]: Unit(u.power, u.kind, u.loc) for u in (*self.start_units, *self.neutral_units)
+        }
+        return Position(self.start_phase, units, self.start_ownership())
+
+    def build_sites(self, owners: dict[int, str], power: str) -> tuple[int, ...]:
+        """The centres where ``power`` may build when they are empty (by the variant's ``builds`` rule)."""
+        if self.builds is Builds.HOME:
+            return self.home_centres(power)
+        return tuple(sorted(c for c, p in owners.items() if p == power and c in self.centres))
+
+    def removal_homes(self, owners: dict[int, str], power: str) -> tuple[int, ...]:
+        """The centres civil disorder measures a unit's distance from: its home centres, or with ``all-homes`` the
+        centres it owns."""
+        if self.builds is Builds.ALL_HOMES:
+            return self.build_sites(owners, power)
+        return self.home_centres(power)
+
+    def power(self, power: str) -> Named:
+        """The power's name in every language the variant gives (a mail's words)."""
+        return Named(power, self.power_words.get(power, ()))
+
+    def coast_name(self, coast: str, language: str) -> str:
+        """A coast's name in ``language`` ("северный берег"), its abbreviation (``nc``) where the variant gives none."""
+        return self.coast_names.get(language, {}).get(coast, coast)
 
     @cached_property
     def centres(self) -> frozenset[int]:
@@ -73,43 +173,371 @@ class Variant:
         return self.victory.threshold(self.victory.total(self.centres), year)
 
     def power_named(self, text: str) -> str | None:
-        """The power whose name matches ``text`` in any case, or None."""
-        low = text.strip().lower()
+        """The power whose name matches ``text`` in any case, in English or any language the variant names its
+        powers in (``Russia``, ``Россия``, ``Russland``, a short form the variant gives), or None."""
+        return self._power_keys.get(name_words(text))
+
+    @cached_property
+    def _power_keys(self) -> dict[tuple[str, ...], str]:
+        keys: dict[tuple[str, ...], str] = {}
         for p in self.powers:
-            if p.lower() == low:
-                return p
-        return None
+            for name in (p, *(w for _, w in self.power_words.get(p, ())), *self.power_short.get(p, ())):
+                for key in name_keys(name):
+                    keys.setdefault(key, p)
+        return keys
+
+    def power_names(self, language: str) -> tuple[str, ...]:
+        """The powers as ``language`` names them, in the variant's order."""
+        return tuple(self.power(p).word(language) for p in self.powers)
 
 
-def variant_from_data(data: dict[str, Any], key: str) -> Variant:
+def variant_from_data(data: dict[str, Any], key: str, map_powers: tuple[str, ...] = ()) -> Variant:
+    """The variant in ``data`` (a parsed variant file, already merged with its map's file where it names one:
+    ``inherit``); ``map_powers``: the map's own powers, whose places give the colours of the powers it shares."""
     problems: list[str] = []
     bad = problems.append
 
     _check_shape(data, key)
     problems.extend(f"unknown key {k!r}{_nearest(k, TOP_KEYS)}" for k in data if k not in TOP_KEYS)
 
-    powers = tuple(data["powers"])
-    if len(powers) < 2:
+    declared = tuple(data["powers"])
+    if len(declared) < 2:
         bad("a variant needs at least two powers")
-    if len(set(powers)) != len(powers):
+    if len(set(declared)) != len(declared):
         bad("a power is listed twice in powers")
+    for p in declared:
+        if name_words(p) == (NEUTRAL,):
+            bad(f"powers: {p!r} is the owner of neutral units, not a power's name")
+    played, absent_rule = _players(data.get("players", {}), declared, bad)
+    absent = tuple(p for p in declared if p not in played)
 
-    provinces, loc_names, loc_province = _provinces(data["provinces"], powers, bad)
+    table = _with_homes(data["provinces"], data.get("homes"), declared, bad)
+    provinces, loc_names, loc_province = _provinces(table, declared, bad)
+    local = _names(data.get("names", {}), declared, provinces, bad)
+    provinces = [replace(p, words=local.words.get(p.abbr, ()), short=local.short.get(p.abbr, ())) for p in provinces]
     by_name = {n: i for i, n in enumerate(loc_names)}
     army_adj = _adjacency(data["army"], "army", by_name, provinces, loc_province, bad)
     fleet_adj = _adjacency(data["fleet"], "fleet", by_name, provinces, loc_province, bad)
 
+    if absent:  # nobody's home: the absent powers' centres are neutral
+        provinces = [replace(p, home=None) if p.home in absent else p for p in provinces]
     army = tuple(frozenset(army_adj.get(p.id, ())) for p in provinces)
     fleet = tuple(frozenset(fleet_adj.get(loc, ())) for loc in range(len(loc_names)))
-    geo = Geography(tuple(provinces), tuple(loc_names), tuple(loc_province), army, fleet)
+    geo = Geography(tuple(provinces), tuple(loc_names), tuple(loc_province), army, fleet, local.coast_words)
 
-    units = _start_units(data["units"], powers, geo, bad)
-    year = _start_year(data["start"], bad)
-    victory = _victory(data["victory"], powers, provinces, year, bad)
+    all_units = _start_units(data["units"], declared, geo, bad)
+    neutral = _neutral_units(data.get("neutral", {}), geo, {geo.loc_province[u.loc] for u in all_units}, bad)
+    units = tuple(u for u in all_units if u.power in played)
+    if absent_rule is Absent.NEUTRAL:
+        neutral += tuple(replace(u, power=NEUTRAL) for u in all_units if u.power not in played)
+    year, season = _start(data["start"], bad)
+    victory = _victory(data["victory"], played, provinces, year, bad)
+    builds = _rules(data.get("rules", {}), bad)
+    colours = _colours(data.get("colours", {}), declared, bad)
+    board = data.get("map", "")
+    if not isinstance(board, str) or (board and not re.fullmatch(r"[A-Za-z0-9_\-]+", board)):
+        bad(f'map must be the name of a map in quotes, like "classic", not {board!r}')
+        board = ""
 
     if problems or year is None:
         raise VariantError(problems, key)
-    return Variant(key, data["name"], powers, geo, year, units, victory)
+    keep = set(played)
+    return Variant(
+        key,
+        data["name"],
+        played,
+        geo,
+        year,
+        units,
+        victory,
+        local.languages,
+        {p: w for p, w in local.power_words.items() if p in keep},
+        {p: w for p, w in local.power_short.items() if p in keep},
+        local.coast_names,
+        description=data.get("description", ""),
+        map=board.lower(),
+        start_season=season,
+        builds=builds,
+        neutral_units=neutral,
+        absent=absent,
+        absent_rule=absent_rule,
+        colours=colours,
+        colour_order=(*map_powers, *(p for p in declared if p not in map_powers)),
+    )
+
+
+def _players(table: Any, declared: tuple[str, ...], bad: Any) -> tuple[tuple[str, ...], Absent]:
+    """``[players]``: the powers played (the others are absent) and what the absent powers' units become."""
+    if not isinstance(table, dict):
+        bad(f"[players] must be a table with powers and absent, not {table!r}")
+        return declared, Absent.EMPTY
+    for k in table:
+        if k not in PLAYERS_KEYS:
+            bad(f"[players] unknown key {k!r}{_nearest(k, PLAYERS_KEYS)}")
+    raw = table.get("powers", list(declared))
+    if not _strings(raw):
+        bad(f"[players] powers must be a list of powers, not {raw!r}")
+        raw = list(declared)
+    for p in raw:
+        if p not in declared:
+            bad(f"[players] powers: {p!r} is not one of the powers{_nearest(p, declared)}")
+    played = tuple(p for p in declared if p in raw)
+    if table and len(played) < 2:
+        bad("[players] powers: a game needs at least two powers played")
+    rule = table.get("absent", Absent.EMPTY.value)
+    try:
+        absent = Absent(rule)
+    except ValueError:
+        bad(f"[players] absent must be one of {', '.join(a.value for a in Absent)}, not {rule!r}")
+        absent = Absent.EMPTY
+    return played, absent
+
+
+def _with_homes(provinces: Any, homes: Any, declared: tuple[str, ...], bad: Any) -> Any:
+    """The provinces table with the home centres ``[homes]`` gives (power = [centres]) in place of the provinces'
+    own ``home`` keys (a variant on another variant's map with other powers: Chaos)."""
+    if homes is None or not isinstance(provinces, dict):
+        return provinces
+    if not isinstance(homes, dict):
+        bad(f'[homes] must be a table like France = ["par", "bre"], not {homes!r}')
+        return provinces
+    table = {
+        a: {k: v for k, v in spec.items() if k != "home"} if isinstance(spec, dict) else spec
+        for a, spec in provinces.items()
+    }
+    given: dict[str, str] = {}
+    for power, abbrs in homes.items():
+        if power not in declared:
+            bad(f"[homes] {power}: not one of the powers{_nearest(power, declared)}")
+            continue
+        if not _strings(abbrs):
+            bad(f'[homes] {power}: must be a list of centres like ["par"], not {abbrs!r}')
+            continue
+        for abbr in abbrs:
+            spec = table.get(abbr)
+            if not isinstance(spec, dict):
+                bad(f"[homes] {power}: {abbr!r} is not a province{_nearest(abbr, table)}")
+            elif abbr in given:
+                bad(f"[homes] {power}: {abbr} is already a home centre of {given[abbr]}")
+            else:
+                given[abbr] = power
+                spec["home"] = power
+    return table
+
+
+def _neutral_units(table: Any, geo: Geography, taken: set[int], bad: Any) -> tuple[StartUnit, ...]:
+    """``[neutral] units``: units of nobody's placed at the start; they hold, defend, and are disbanded when
+    dislodged."""
+    if not isinstance(table, dict):
+        bad(f'[neutral] must be a table like units = ["A swi"], not {table!r}')
+        return ()
+    for k in table:
+        if k not in NEUTRAL_KEYS:
+            bad(f"[neutral] unknown key {k!r}{_nearest(k, NEUTRAL_KEYS)}")
+    specs = table.get("units", [])
+    if not _strings(specs):
+        bad(f'[neutral] units must be a list like ["A bel", "F nwy"], not {specs!r}')
+        return ()
+    placed = _start_units({NEUTRAL: specs}, (NEUTRAL,), geo, lambda p: bad(p.replace("[units] neutral", "[neutral]")))
+    out = []
+    for u in placed:
+        prov = geo.loc_province[u.loc]
+        if prov in taken:
+            bad(f"[neutral] {u.kind.value} {geo.loc_names[u.loc]}: {geo.provinces[prov].name} already holds a unit")
+        else:
+            taken.add(prov)
+            out.append(u)
+    return tuple(out)
+
+
+def _rules(table: Any, bad: Any) -> Builds:
+    """``[rules]``: ``builds`` (where powers build)."""
+    if not isinstance(table, dict):
+        bad(f'[rules] must be a table like builds = "owned", not {table!r}')
+        return Builds.HOME
+    for k in table:
+        if k not in RULES_KEYS:
+            bad(f"[rules] unknown key {k!r}{_nearest(k, RULES_KEYS)}")
+    raw = table.get("builds", Builds.HOME.value)
+    try:
+        return Builds(raw)
+    except ValueError:
+        bad(f"[rules] builds must be one of {', '.join(b.value for b in Builds)}, not {raw!r}")
+        return Builds.HOME
+
+
+def _colours(table: Any, declared: tuple[str, ...], bad: Any) -> dict[str, str]:
+    """``[colours]``: a power's colour on the map picture, ``France = "#28aae1"``."""
+    if not isinstance(table, dict):
+        bad(f'[colours] must be a table like France = "#28aae1", not {table!r}')
+        return {}
+    out: dict[str, str] = {}
+    for power, colour in table.items():
+        if power not in declared:
+            bad(f"[colours] {power}: not one of the powers{_nearest(power, declared)}")
+        elif not isinstance(colour, str) or not COLOUR.match(colour):
+            bad(f'[colours] {power}: a colour is written "#rrggbb", not {colour!r}')
+        else:
+            out[power] = colour.lower()
+    return out
+
+
+def inherit(data: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    """A variant file that names a map (``map = "classic"``) merged with the map's own file: every section the
+    variant does not give is the map's (its provinces, army and fleet edges, powers, units, start, victory, rules);
+    ``[names.<language>]`` tables are merged group by group (a variant with its own powers names only them). The
+    map's name, description and colours stay its own."""
+    merged = {k: v for k, v in base.items() if k not in ("name", "description", "map", "colours")}
+    for k, v in data.items():
+        if k == "names" and isinstance(v, dict) and isinstance(merged.get("names"), dict):
+            names = dict(merged["names"])
+            for language, groups in v.items():
+                mine = names.get(language)
+                names[language] = {**mine, **groups} if isinstance(mine, dict) and isinstance(groups, dict) else groups
+            merged["names"] = names
+        else:
+            merged[k] = v
+    return merged
+
+
+def province_shape(data: dict[str, Any]) -> frozenset[tuple[str, tuple[str, ...]]] | None:
+    """A variant file's provinces and their split coasts, as a map is recognised by (None when unreadable)."""
+    table = data.get("provinces")
+    if not isinstance(table, dict):
+        return None
+    return frozenset(
+        (abbr, tuple(sorted(spec.get("coasts", ()))) if isinstance(spec, dict) else ()) for abbr, spec in table.items()
+    )
+
+
+@dataclass
+class _Local:
+    """What ``[names.<language>]`` tables give, gathered for the variant."""
+
+    languages: tuple[str, ...] = ()
+    words: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # abbr -> (language, name)
+    short: dict[str, tuple[str, ...]] = field(default_factory=dict)  # abbr -> short forms
+    power_words: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    power_short: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    coast_names: dict[str, dict[str, str]] = field(default_factory=dict)
+    coast_words: dict[str, str] = field(default_factory=dict)
+
+
+def _name_value(value: Any, where: str, bad: Any) -> tuple[str, tuple[str, ...]] | None:
+    """A name as written: ``"Москва"``, or ``["Севастополь", "Сев"]`` (the name, then short forms players type)."""
+    items = [value] if isinstance(value, str) else value if _strings(value) and value else None
+    if items is None or not all(item.strip() for item in items):
+        bad(f'{where}: must be a name in quotes or a list like ["Севастополь", "Сев"], not {value!r}')
+        return None
+    return items[0].strip(), tuple(item.strip() for item in items[1:])
+
+
+def _names(table: Any, powers: tuple[str, ...], provinces: list[Province], bad: Any) -> _Local:
+    """``[names.ru]``, ``[names.de]``: every power, province and split coast named in the language (a name, or a list
+    of the name and its short forms); a name that would also name another province is a problem."""
+    local = _Local()
+    if not isinstance(table, dict):
+        bad(f"names must be tables like [names.ru], not {table!r}")
+        return local
+    known = {
+        "powers": powers,
+        "provinces": tuple(p.abbr for p in provinces),
+        "coasts": tuple(sorted({c for p in provinces for c in p.coasts})),
+    }
+    gathered: dict[str, dict[str, list[tuple[str, str, tuple[str, ...]]]]] = {g: {} for g in NAMES_KEYS}
+    for language, spec in table.items():
+        where = f"[names.{language}]"
+        if not LANGUAGE_CODE.match(str(language)) or language == "en":
+            bad(f"{where}: a language is a code like ru or de (English is the variant's own names)")
+        elif not isinstance(spec, dict):
+            bad(f"{where}: must be a table with powers, provinces and coasts")
+        else:
+            bad_keys = [k for k in spec if k not in NAMES_KEYS]
+            for k in bad_keys:
+                bad(f"{where} unknown key {k!r}{_nearest(k, NAMES_KEYS)}")
+            local.languages += (language,)
+            for group in NAMES_KEYS:
+                for key, name, forms in _group_names(language, group, spec.get(group, {}), known[group], bad):
+                    gathered[group].setdefault(key, []).append((language, name, forms))
+    local.words, local.short = _split(gathered["provinces"])
+    local.power_words, local.power_short = _split(gathered["powers"])
+    for coast, entries in gathered["coasts"].items():
+        for lang, name, forms in entries:
+            local.coast_names.setdefault(lang, {})[coast] = name
+            for word in (*name_words(name)[:1], *forms):
+                local.coast_words.setdefault(" ".join(name_words(word)), coast)
+    _name_clashes(provinces, local.words, local.short, bad)
+    _power_clashes(powers, local.power_words, local.power_short, bad)
+    return local
+
+
+def _split(
+    gathered: dict[str, list[tuple[str, str, tuple[str, ...]]]],
+) -> tuple[dict[str, tuple[tuple[str, str], ...]], dict[str, tuple[str, ...]]]:
+    """(language, name, short forms) per key, as the names per language and the short forms of every language."""
+    words = {k: tuple((lang, name) for lang, name, _ in entries) for k, entries in gathered.items()}
+    short = {k: tuple(f for _, _, forms in entries for f in forms) for k, entries in gathered.items()}
+    return words, short
+
+
+def _group_names(
+    language: str, group: str, given: Any, known: tuple[str, ...], bad: Any
+) -> list[tuple[str, str, tuple[str, ...]]]:
+    """One ``[names.<language>.<group>]`` table as (key, name, short forms); unknown keys, bad values and the keys
+    it leaves unnamed are problems."""
+    where = f"[names.{language}.{group}]"
+    if not isinstance(given, dict):
+        bad(f"{where} must be a table, not {given!r}")
+        return []
+    out = []
+    for key, value in given.items():
+        named = _name_value(value, f"{where} {key}", bad)
+        if key not in known:
+            bad(f"{where} {key}: not one of the {group}{_nearest(key, known)}")
+        elif named is not None:
+            out.append((key, *named))
+    missing = [k for k in known if k not in given]
+    if missing:
+        bad(f"{where} no name for {', '.join(missing)}")
+    return out
+
+
+def _name_clashes(
+    provinces: list[Province],
+    words: dict[str, tuple[tuple[str, str], ...]],
+    short: dict[str, tuple[str, ...]],
+    bad: Any,
+) -> None:
+    """A name or short form of one language that is also a name, alias or abbreviation of another province."""
+    owner: dict[tuple[str, ...], str] = {}
+    for p in provinces:
+        for name in (p.abbr, p.name, *p.aliases):
+            for key in name_keys(name):
+                owner.setdefault(key, p.abbr)
+    for p in provinces:
+        for name in (*(w for _, w in words.get(p.abbr, ())), *short.get(p.abbr, ())):
+            for key in name_keys(name):
+                other = owner.setdefault(key, p.abbr)
+                if other != p.abbr:
+                    bad(f"[names] {p.abbr}: {name!r} also names {other}")
+                    break
+
+
+def _power_clashes(
+    powers: tuple[str, ...],
+    power_words: dict[str, tuple[tuple[str, str], ...]],
+    power_short: dict[str, tuple[str, ...]],
+    bad: Any,
+) -> None:
+    """A power's name in one language that names another power."""
+    owner: dict[tuple[str, ...], str] = {}
+    for power in powers:
+        owner.setdefault(name_words(power), power)
+    for power, named in power_words.items():
+        for name in (*(w for _, w in named), *power_short.get(power, ())):
+            other = owner.setdefault(name_words(name), power)
+            if other != power:
+                bad(f"[names] power {power}: {name!r} also names {other}")
 
 
 def _check_shape(data: dict[str, Any], key: str) -> None:
@@ -139,8 +567,8 @@ def _check_shape(data: dict[str, Any], key: str) -> None:
         )
 
 
-def _start_year(start: dict[str, Any], bad: Any) -> int | None:
-    """The [start] table's year (None after reporting it wrong); its season must be one this judge starts in."""
+def _start(start: dict[str, Any], bad: Any) -> tuple[int | None, Season]:
+    """The [start] table's year (None after reporting it wrong) and season: spring (movement) or winter (builds)."""
     for k in start:
         if k not in START_KEYS:
             bad(f"[start] unknown key {k!r}{_nearest(k, START_KEYS)}")
@@ -148,9 +576,10 @@ def _start_year(start: dict[str, Any], bad: Any) -> int | None:
     if not isinstance(year, int) or isinstance(year, bool):
         bad(f"[start] year must be a whole number, not {year!r}")
         year = None
-    if str(start.get("season", "spring")).lower() not in SEASONS:
-        bad(f"[start] season must be one of {', '.join(SEASONS)}")
-    return year
+    season = str(start.get("season", "spring")).lower()
+    if season not in START_SEASONS:
+        bad(f"[start] season must be one of {', '.join(START_SEASONS)}")
+    return year, Season.WINTER if season == "winter" else Season.SPRING
 
 
 def _provinces(table: dict[str, Any], powers: tuple[str, ...], bad: Any) -> tuple[list[Province], list[str], list[int]]:
@@ -369,9 +798,15 @@ def _victory(
         bad(f"[victory] last_year {last_year} must be after the start year {start_year}")
     pairs = _by_year(table.get("by_year", {}), (start_year, last_year), centre_count, unit, bad)
     tie_break, others = _tie_rule(table, powers, bad)
+    defender = table.get("defender")
+    if defender is not None and defender not in powers:
+        bad(f"[victory] defender: {defender!r} is not one of the powers played{_nearest(str(defender), powers)}")
+        defender = None
+    if defender is not None and last_year is None:
+        bad("[victory] defender wins after the last year: give last_year too")
     if isinstance(solo, int) and solo > centre_count:
         bad(f"[victory] solo {solo} is more than the {centre_count} {unit}")
-    rule = Victory(solo, tuple(pairs), last_year, tie_break, others, points)
+    rule = Victory(solo, tuple(pairs), last_year, tie_break, others, points, defender)
     line = rule.lowest_line(centre_count)
     if line <= centre_count // 2 and not rule.has_tie_rule():
         bad(
@@ -528,7 +963,7 @@ def key_lines(text: str) -> tuple[dict[tuple[str, str], int], list[str]]:
 
 
 _PROBLEM_KEY = re.compile(
-    r"^(?:province (\S+?):|\[(army|fleet|units|start|victory)\] (\S+?)[:\s]|"
+    r"^(?:province (\S+?):|\[(army|fleet|units|start|victory|names\.\w+\.\w+)\] (\S+?)[:\s]|"
     r"\[victory\.by_year\] (\S+?)[:\s=])"
 )
 

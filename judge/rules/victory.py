@@ -53,6 +53,8 @@ class Victory:
     - ``tie_others``: what a tie no order settles means (None: play on at the line, a draw at the last year).
     - ``points``: place (province id) -> its value; a centre not listed is worth 1, other places not listed 0.
       Empty: the score is the number of centres owned.
+    - ``defender``: the power that wins when the last year ends and nobody has reached the line (the two-player
+      variants' "if nobody reaches 18, the defender wins"), as long as it holds a centre.
     """
 
     solo: int | Fraction
@@ -61,6 +63,7 @@ class Victory:
     tie_break: tuple[str, ...] = field(default=())
     tie_others: TieOthers | None = None
     points: tuple[tuple[int, int], ...] = ()
+    defender: str | None = None  # wins when the last year ends with nobody over the line (two-player variants)
 
     @property
     def uses_points(self) -> bool:
@@ -113,6 +116,8 @@ class Victory:
         at_end = self.last_year is not None and year >= self.last_year
         if best < self.threshold(total, year) and not at_end:
             return PLAY_ON
+        if best < self.threshold(total, year) and self.defender is not None and scores.get(self.defender, 0) > 0:
+            return Outcome(Verdict.SOLO, self.defender)  # the last year is over and the attacker fell short
         if len(leaders) == 1:
             return Outcome(Verdict.SOLO, leaders[0])
         ranked = [p for p in self.tie_break if p in leaders]

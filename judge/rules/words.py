@@ -29,3 +29,30 @@ class Reason(str):
 def Name(name: str) -> Reason:
     """A name the reader's language may have its own word for (a power): a Reason without parameters."""
     return Reason(name)
+
+
+class Named(str):
+    """A name a variant gives in several languages: the English (the string itself, so English sentences and logs
+    read as before), each other language's word (``words``: language -> name) and, for a place, the abbreviation the
+    player types (``abbr``), which a reader of another language sees beside the name ("Бургундия (bur)")."""
+
+    words: tuple[tuple[str, str], ...]
+    abbr: str
+
+    def __new__(cls, english: str, words: tuple[tuple[str, str], ...] = (), abbr: str = "") -> Named:
+        self = super().__new__(cls, english)
+        self.words = words
+        self.abbr = abbr
+        return self
+
+    def word(self, language: str) -> str:
+        """The bare name in ``language`` (English where the variant gives none)."""
+        return dict(self.words).get(language, str(self))
+
+    def shown(self, language: str) -> str:
+        """The name as a mail in ``language`` shows it: in English the name alone, in another language the name and,
+        for a place, the abbreviation the player types beside it."""
+        local = dict(self.words).get(language)
+        if local is None or language == "en":
+            return str(self)
+        return f"{local} ({self.abbr})" if self.abbr else local

@@ -69,6 +69,7 @@ class EventKind(StrEnum):
     DRAW_REJECT = "draw-reject"
     DRAW = "draw"
     RESIGN = "resign"
+    CONCEDE = "concede"  # a player of a two-power game gave it up: the other power won
     PASSWORD = "password"
     PRESS = "press"
     SIGNON_FAILED = "signon-failed"
@@ -80,5 +81,8 @@ class EventKind(StrEnum):
     MASTER_PASSWORD = "master-password"  # the game master's password was set (never the password itself)
     MASTER_SIGNON_FAILED = "master-signon-failed"
     ABANDONED = "abandoned"  # a power missed abandon_after deadlines in a row: civil disorder
+    EXCUSED = "excused"  # a miss excused (the excuses setting): power, phase, address
+    KEY = "key"  # an OpenPGP key registered or removed for a seat (its fingerprint, never more)
+    SIGNATURE_REFUSED = "signature-refused"  # a signed mail refused whole (why, and the key named)
     TAKEOVER_ASKED = "takeover-asked"  # TAKEOVER waiting for the game master's approval
     TAKEOVER_REJECTED = "takeover-rejected"

@@ -39,7 +39,9 @@ def delete_game_rows(db: Database, game_id: int) -> None:
     db.execute("delete from future_orders where game_id = ?", [game_id])
     db.execute("delete from absences where game_id = ?", [game_id])
     db.execute("delete from master_passwords where game_id = ?", [game_id])
+    db.execute("delete from calendar_events where game_id = ?", [game_id])
     db.execute("delete from takeovers where game_id = ?", [game_id])
+    db.execute("delete from player_records where game_id = ?", [game_id])
     db.execute("delete from games where id = ?", [game_id])
 
 
@@ -83,6 +85,28 @@ def unreminded_games(db: Database, after: str, until: str) -> list[dict[str, Any
             [GameStatus.ACTIVE, after, until],
         )
     )
+
+
+def games_to_remind(db: Database, now: str) -> list[dict[str, Any]]:
+    """name, phase and deadline of the active games whose reminders are to be looked at: the next moment worked out
+    has come, was never worked out, or was worked out for another deadline (it moved); earliest deadline first."""
+    return list(
+        db.query(
+            "select name, phase, deadline from games where status = ? and deadline > ? "
+            "and (remind_at is null or remind_at <= ? or remind_for is not deadline) order by deadline",
+            [GameStatus.ACTIVE, now, now],
+        )
+    )
+
+
+def set_remind_at(db: Database, game_id: int, at: str | None, deadline: str | None) -> None:
+    """The next moment a reminder of the game may fall due (null: look again at the next round), for ``deadline``."""
+    db.execute("update games set remind_at = ?, remind_for = ? where id = ?", [at, deadline, game_id])
+
+
+def forget_remind_at(db: Database, game_id: int) -> None:
+    """Look at the game's reminders again at the next round (a player changed his lead times)."""
+    db.execute("update games set remind_at = null where id = ?", [game_id])
 
 
 def names_by_id(db: Database, ids: Iterable[int | None]) -> dict[int, str]:

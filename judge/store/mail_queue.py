@@ -40,12 +40,14 @@ def queue_mail(
     image: bytes | None = None,
     picture_id: int | None = None,
     thread_refs: str | None = None,
+    calendar: str | None = None,
 ) -> None:
-    """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry."""
+    """Queue one mail. Its Message-ID is fixed now (random, with the judge's domain) and kept by every retry.
+    ``calendar``: the iCalendar text of the invitation it carries."""
     db.execute(
         "insert into outbox (to_addr, subject, body, status, created_at, in_reply_to, game_id, attempts, "
-        "html, image, picture_id, next_attempt, message_id, thread_refs) "
-        "values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)",
+        "html, image, picture_id, next_attempt, message_id, thread_refs, calendar) "
+        "values (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)",
         [
             to,
             subject,
@@ -60,6 +62,7 @@ def queue_mail(
             iso_utc(now),
             new_message_id(db),
             thread_refs or None,
+            calendar,
         ],
     )
 
@@ -135,13 +138,17 @@ def unclaim(db: Database, ids: list[int]) -> None:
 
 def mark_sent(db: Database, outbox_id: int, at: str, message_id: str) -> None:
     db.execute(
-        "update outbox set status = ?, sent_at = ?, message_id = ?, last_error = null, claimed_at = null where id = ?",
+        "update outbox set status = ?, sent_at = ?, message_id = ?, last_error = null, claimed_at = null, "
+        "attempts = coalesce(attempts, 0) + 1 where id = ?",
         [OutboxStatus.SENT, at, message_id, outbox_id],
     )
 
 
-def mark_failed(db: Database, outbox_id: int, reason: str, *, reported: bool = False) -> None:
-    """The mail is given up for ``reason``; ``reported``: no one is to be told of it."""
+def mark_failed(db: Database, outbox_id: int, reason: str, *, reported: bool = False, tried: bool = False) -> None:
+    """The mail is given up for ``reason``; ``reported``: no one is to be told of it; ``tried``: a server refused
+    it (that try counts in ``attempts``)."""
+    if tried:
+        db.execute("update outbox set attempts = coalesce(attempts, 0) + 1 where id = ?", [outbox_id])
     if reported:
         db.execute(
             "update outbox set status = ?, claimed_at = null, reported = 1, last_error = ? where id = ?",
@@ -195,6 +202,12 @@ def outbox_rows(db: Database, status: OutboxStatus | None = None) -> list[dict[s
     """Every row of the outbox (of one status), in the order queued."""
     where, params = ("where status = ?", [status]) if status else ("", [])
     return list(db.query(f"select * from outbox {where} order by id", params))
+
+
+def outbox_row(db: Database, outbox_id: int) -> dict[str, Any] | None:
+    """One row of the outbox, or None."""
+    rows = list(db.query("select * from outbox where id = ?", [outbox_id]))
+    return rows[0] if rows else None
 
 
 def recent_replies(db: Database, to: str, since: str) -> list[str]:

@@ -580,6 +580,113 @@ def m017_old_games_keep_their_rules(db: Database) -> None:
 
 
 @migration
+def m018_openpgp_keys(db: Database) -> None:
+    """OpenPGP (issue #20): a seat's public key (a player's, or a game master's: ``holder`` is ``player`` or
+    ``master``, ``holder_id`` the player's or the game's id), every key ID and fingerprint of it (primary and
+    subkeys) to find it by the ID a signature names, and the signatures already used (their digests: a captured
+    signed mail sent again under a new Message-ID is refused), with when each was made, to refuse a signed mail
+    older than the last one that acted for its seat."""
+    db.table("openpgp_keys").create(
+        {
+            "holder": str,
+            "holder_id": int,
+            "fingerprint": str,
+            "armoured": str,
+            "user_ids": str,  # JSON list
+            "added_at": str,
+        },
+        pk=("holder", "holder_id"),
+        not_null={"fingerprint", "armoured", "added_at"},
+    )
+    db.table("openpgp_key_ids").create(
+        {"key_id": str, "holder": str, "holder_id": int}, pk=("key_id", "holder", "holder_id")
+    )
+    db.table("openpgp_key_ids").create_index(["holder", "holder_id"])
+    db.table("used_signatures").create(
+        {"digest": str, "at": str, "signed_at": str, "holder": str, "holder_id": int}, pk="digest"
+    )
+    db.table("used_signatures").create_index(["holder", "holder_id", "signed_at"])
+    db.table("used_signatures").create_index(["at"])
+
+
+@migration
+def m019_reminders_calendars_and_tries(db: Database) -> None:
+    """Issue #23. Per seat: the reminder lead times the player chose (``reminders``: a JSON list of seconds, ``[]``
+    for SET REMINDER NONE, null for the game's ``reminders`` setting), whether the deadline invitations are mailed
+    (``calendar``: 0 after SET CALENDAR OFF, null or 1 on), and the lead times found passed at the last look
+    (``reminded``: JSON ``{"phase", "leads"}``). Per game: when reminders are next looked at (``remind_at``) and for
+    which deadline that was worked out (``remind_for``: a moved deadline is looked at again at once). Per mail: its
+    iCalendar part (``calendar``, text). Games not finished keep the one reminder they had (12 hours before), as
+    their ``reminders`` setting. A sent mail counts the try that delivered it: ``attempts`` counted only refusals
+    until now (``outbox list`` said "sent 0 tries")."""
+    db.table("players").add_column("reminders", str)
+    db.table("players").add_column("calendar", int)
+    db.table("players").add_column("reminded", str)
+    db.table("games").add_column("remind_at", str)
+    db.table("games").add_column("remind_for", str)
+    db.table("outbox").add_column("calendar", str)
+    for row in list(db.query("select id, settings from games where status != 'finished'")):
+        try:
+            settings = json.loads(row["settings"] or "{}")
+        except ValueError:
+            continue
+        if isinstance(settings, dict) and "reminders" not in settings:
+            settings["reminders"] = [12 * 3600]
+            db.execute("update games set settings = ? where id = ?", [json.dumps(settings), row["id"]])
+    db.execute("update outbox set attempts = coalesce(attempts, 0) + 1 where status = 'sent'")
+
+
+@migration
+def m020_calendar_events(db: Database) -> None:
+    """Issue #23, the deadline invitations: per game, address and phase the one calendar event the judge has mailed
+    (``uid``, fixed when first mailed), the ``sequence`` of its last mailing (raised each time its deadline moves or
+    it is cancelled or sent again after a cancel), the ``deadline`` it was last mailed with (ISO UTC), and whether
+    the last mailing cancelled it."""
+    db.table("calendar_events").create(
+        {
+            "game_id": int,
+            "address": str,
+            "phase": str,
+            "uid": str,
+            "sequence": int,
+            "deadline": str,
+            "cancelled": int,
+            "updated_at": str,
+        },
+        pk=("game_id", "address", "phase"),
+        foreign_keys=[("game_id", "games", "id")],
+        not_null={"uid", "sequence", "deadline"},
+    )
+
+
+@migration
+def m021_player_records(db: Database) -> None:
+    """A player's record (issue #24): per address and game, the deadlines at which the address owed orders
+    (``owed``: a phase played while it held a power that owed orders), those it gave none for (``missed``), those
+    its orders came in only after the deadline, while the judge waited (``late``), the misses the game excused
+    (``excused``), and whether it resigned, was abandoned to civil disorder or ejected there. Counted at each
+    adjudication in the same transaction, so that a join or WHOIS reads a few rows by address instead of every
+    phase of every game. Deadlines played before this migration are not counted (the record starts here)."""
+    db.table("player_records").create(
+        {
+            "email": str,
+            "game_id": int,
+            "owed": int,
+            "missed": int,
+            "late": int,
+            "excused": int,
+            "resigned": int,
+            "abandoned": int,
+            "ejected": int,
+            "updated_at": str,
+        },
+        pk=("email", "game_id"),
+        not_null={"owed", "missed", "late", "excused", "resigned", "abandoned", "ejected"},
+        defaults={"owed": 0, "missed": 0, "late": 0, "excused": 0, "resigned": 0, "abandoned": 0, "ejected": 0},
+    )
+
+
+@migration
 def m0XX_per_mail_indexes(db: Database) -> None:
     """Indexes for the queries run per mail or per round that read a whole growing table (issue 27: the cost of a
     mail must not grow with the tables): the quarantine looked up by a fetched message's digest, the event log by

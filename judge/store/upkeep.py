@@ -5,9 +5,9 @@ What is pruned, and when (``[judge]`` settings): the body and HTML of mail sent 
 status, times); map pictures drawn more than ``picture_retention_days`` ago (default 7) once no mail waiting to be
 sent carries them, and the picture a sent mail carried in its own row (a MAP of the current phase) after as long: a
 sent mail is never sent again, and a played phase's picture is drawn again from the stored boards and orders when
-it is asked for (MAP, ``judge map GAME PHASE``: ``judge.reports.phase_maps``); records of handled mail, sign-on
-failures and quarantined mail older than ``handled_retention_days`` (default 90). Games, phases, orders, the event
-log and ``mail_log`` are never pruned.
+it is asked for (MAP, ``judge map GAME PHASE``: ``judge.reports.phase_maps``); records of handled mail, used OpenPGP
+signatures, sign-on failures and quarantined mail older than ``handled_retention_days`` (default 90). Games,
+phases, orders, the event log and ``mail_log`` are never pruned.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class Pruned:
     handled: int
     signon_failures: int
     quarantine: int
+    signatures: int = 0
 
 
 def prune(
@@ -74,7 +75,10 @@ def prune(
         handled = db.execute("delete from messages where received_at < ?", [handled_cutoff]).rowcount
         failures = db.execute("delete from signon_failures where at < ?", [handled_cutoff]).rowcount
         quarantine = db.execute("delete from quarantine where at < ?", [handled_cutoff]).rowcount
-    return Pruned(bodies, pictures, handled, failures, quarantine)
+        # a used signature is kept as long as handled mail is: longer than max_mail_age_days (the configuration
+        # checks it), past which a signature is refused for its age before its digest is looked at
+        signatures = db.execute("delete from used_signatures where at < ?", [handled_cutoff]).rowcount
+    return Pruned(bodies, pictures, handled, failures, quarantine, signatures)
 
 
 def table_sizes(db: Database) -> list[tuple[str, int, int]]:

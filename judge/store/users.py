@@ -9,6 +9,16 @@ def set_judge_address(db: Database, address: str) -> None:
     db.table("meta").upsert({"key": "judge_address", "value": address.lower()}, pk="key")
 
 
+def set_judge_fingerprint(db: Database, fingerprint: str) -> None:
+    """The fingerprint of the judge's OpenPGP key as ``judge serve`` found it ("" when it has none)."""
+    db.table("meta").upsert({"key": "judge_fingerprint", "value": fingerprint}, pk="key")
+
+
+def judge_fingerprint(db: Database) -> str:
+    rows = list(db.query("select value from meta where key = 'judge_fingerprint'"))
+    return rows[0]["value"] if rows and rows[0]["value"] else ""
+
+
 def known_judge_address(db: Database) -> str:
     """The judge's own address as ``judge serve`` last recorded it ("" when it never ran on this database)."""
     rows = list(db.query("select value from meta where key = 'judge_address'"))

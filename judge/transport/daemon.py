@@ -48,12 +48,14 @@ import judge.wiring  # noqa: F401  (the game server given its variant loader and
 from judge.config import Config
 from judge.game.records import set_create_by_mail_policy, set_default_language, set_judge_address
 from judge.game.service import due_games, remind, tick_game
+from judge.signatures.keys import JudgeKey
 from judge.store import game_rows, is_busy, mail_queue, open_db, write
 from judge.store.upkeep import prune
+from judge.store.users import set_judge_fingerprint
 from judge.timeutil import backoff_pause, parse_iso_utc
 from judge.transport.failures import report_failures
-from judge.transport.imap import Inbox, handle_new_mail
-from judge.transport.smtp import SmtpUnavailable, drain_outbox, next_send_time, release_stale_claims
+from judge.transport.imap import Inbox, handle_new_mail, sender_check_of
+from judge.transport.smtp import SmtpUnavailable, drain_outbox, mail_signer, next_send_time, release_stale_claims
 
 log = logging.getLogger("judge")
 
@@ -152,29 +154,38 @@ def serve(
     clock: Callable[[], datetime] = utcnow,
     stop: threading.Event | None = None,
     pace: Pace | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> int:
-    """Run until ``stop`` is set (or one round with ``once``). Returns the process exit status."""
+    """Run until ``stop`` is set (or one round with ``once``). Returns the process exit status. ``judge_key``: the
+    judge's OpenPGP key (judge.transport.keyfile), which signs every mail sent and decrypts mail sent to it."""
     assert cfg.imap is not None and cfg.smtp is not None
     lock = ServeLock(cfg.db)
     if not lock.acquire():
         log.warning("another judge serve is running on %s (lock %s); this one exits", cfg.db, lock.path)
         return 0
     try:
-        return Daemon(cfg, clock, stop or threading.Event(), pace or Pace()).run(once)
+        return Daemon(cfg, clock, stop or threading.Event(), pace or Pace(), judge_key).run(once)
     finally:
         lock.release()
 
 
 class Daemon:
     def __init__(
-        self, cfg: Config, clock: Callable[[], datetime], stop: threading.Event, pace: Pace | None = None
+        self,
+        cfg: Config,
+        clock: Callable[[], datetime],
+        stop: threading.Event,
+        pace: Pace | None = None,
+        judge_key: JudgeKey | None = None,
     ) -> None:
         assert cfg.imap is not None and cfg.smtp is not None
-        self.cfg, self.clock, self.stop = cfg, clock, stop
+        self.cfg, self.clock, self.stop, self.judge_key = cfg, clock, stop, judge_key
         self.pace = pace or Pace()
         self.poll = self.pace.poll_seconds or float(cfg.imap.poll_seconds)  # the longest wait between two looks
         self.db = open_db(cfg.db, backup_dir=cfg.backup_dir or None)  # migrates, after a backup
         self.inbox = Inbox(cfg.imap)
+        self.sender_check = sender_check_of(cfg)  # [judge] sender_check = "dkim": the check, at the resolver
+        self.sign = mail_signer(cfg)  # [dkim] sign_key: the judge signs its own mail
         self.backoff = {name: Backoff(self.pace.first_backoff) for name in ("deadlines", "mail", "outbox", "upkeep")}
         self.failed: set[str] = set()
         self.next_upkeep = 0.0
@@ -183,6 +194,8 @@ class Daemon:
     def run(self, once: bool) -> int:
         cfg = self.cfg
         log.info("serving %s with %s", cfg.address, cfg.db)
+        for warning in cfg.warnings:
+            log.warning("%s", warning)
         self._step("start", self._start)
         if once:  # a cron round: steps in turn until the wave is done and the due mail sent
             try:
@@ -250,6 +263,7 @@ class Daemon:
             set_default_language(self.db, self.cfg.language)
             set_judge_address(self.db, self.cfg.address)
             set_create_by_mail_policy(self.db, self.cfg.create_by_mail)
+            set_judge_fingerprint(self.db, self.judge_key.fingerprint if self.judge_key else "")
             domain = self.cfg.address.rpartition("@")[2]
             # mail queued before the judge's address was known carries a bare random token: complete it now
             mail_queue.complete_message_ids(self.db, domain)
@@ -304,12 +318,17 @@ class Daemon:
             self.cfg.max_replies_per_hour,
             limit=CHUNK_MAIL,
             max_mail_age_days=self.cfg.max_mail_age_days,
+            sender_check=self.sender_check,
+            judge_key=self.judge_key,
         )
         self.busy = self.busy or handled > 0
 
     def _outbox(self) -> None:
         assert self.cfg.smtp is not None
-        sent = drain_outbox(self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL)
+        sent = drain_outbox(self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL, sign=self.sign)
+        sent = drain_outbox(
+            self.db, self.cfg.smtp, self.cfg.address, self.clock, limit=CHUNK_MAIL, judge_key=self.judge_key
+        )
         self.busy = self.busy or sent > 0
 
     def _outbox_due(self) -> bool:

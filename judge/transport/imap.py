@@ -29,7 +29,9 @@ from imapclient import IMAPClient
 from sqlite_utils import Database
 
 from judge.commands.handler import MAX_MAIL_AGE_DAYS, MAX_MESSAGE_BYTES, Handled, MessageOutcome, handle_message
-from judge.config import Config, ImapConfig
+from judge.config import Config, ImapConfig, resolver_address
+from judge.signatures.dkim import DkimVerdict
+from judge.signatures.keys import JudgeKey
 from judge.store import inbox as inbox_rows
 from judge.store import is_busy, write
 from judge.store.users import known_judge_address
@@ -39,6 +41,21 @@ from judge.transport.idle import ResponseReader
 log = logging.getLogger(__name__)
 
 IDLE_RENEW_SECONDS = 25 * 60  # RFC 2177: re-issue IDLE before 29 minutes
+
+# What [judge] sender_check asks of a message's exact bytes (judge.signatures.dkim.check at the configured resolver)
+SenderCheck = Callable[[bytes], DkimVerdict]
+
+
+def sender_check_of(cfg: Config | None) -> SenderCheck | None:
+    """The DKIM check ``[judge] sender_check = "dkim"`` asks for, at ``[dkim] resolver``; None without one."""
+    if cfg is None or cfg.sender_check != "dkim":
+        return None
+    from judge.signatures.dkim import DkimOptions, check
+    from judge.signatures.resolver import txt_lookup
+
+    lookup = txt_lookup(resolver_address(cfg.dkim.resolver) if cfg.dkim.resolver else None, cfg.dkim.timeout)
+    options = DkimOptions(strict=cfg.dkim.alignment == "strict", authserv_id=cfg.dkim.authserv_id)
+    return lambda raw: check(raw, lookup, options)
 
 
 class Inbox:
@@ -208,9 +225,15 @@ def handle_one(
     position: tuple[str, int, int] | None = None,
     *,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+    sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> Handled:
     """Handle one message exactly as the daemon does (``judge mail handle`` calls this too), in one write
-    transaction; with ``position`` (account, UIDVALIDITY, UID) the inbox position advances in the same one."""
+    transaction; with ``position`` (account, UIDVALIDITY, UID) the inbox position advances in the same one.
+
+    ``sender_check`` runs on ``raw``, the bytes exactly as the server holds them (``BODY.PEEK[]``, never parsed and
+    written again, so the signed body hashes as it was signed), before the transaction: it may wait for DNS."""
+    verdict = sender_check(raw) if sender_check is not None else None
     with write(db):
         handled = handle_message(
             db,
@@ -220,6 +243,8 @@ def handle_one(
             max_replies_per_hour=max_replies_per_hour,
             declared_size=declared_size,
             max_mail_age_days=max_mail_age_days,
+            dkim=verdict,
+            judge_key=judge_key,
         )
         if position is not None:
             _advance(db, position, now)
@@ -283,6 +308,8 @@ def handle_new_mail(
     limit: int | None = None,
     *,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+    sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> int:
     """Handle the messages that arrived since the last one handled (at most ``limit``); return how many."""
     uidvalidity, last_uid = _state(db, inbox.account)
@@ -302,6 +329,8 @@ def handle_new_mail(
         judge_address,
         max_replies_per_hour,
         max_mail_age_days=max_mail_age_days,
+        sender_check=sender_check,
+        judge_key=judge_key,
     )
     # handled before a crash kept them from being moved, or skipped when FETCH did not return them
     leftovers = inbox.leftover_uids(last_uid)
@@ -327,6 +356,8 @@ def _handle_batch(
     *,
     advance: bool,
     max_mail_age_days: float,
+    sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> int:
     """Fetch ``batch`` at once, handle each message (``advance``: new mail, whose UID moves the position on; else
     leftovers of an earlier round), then move them in one command per folder; return how many were handled."""
@@ -350,6 +381,8 @@ def _handle_batch(
             max_replies_per_hour,
             advance=advance,
             max_mail_age_days=max_mail_age_days,
+            sender_check=sender_check,
+            judge_key=judge_key,
         )
         moves.setdefault(folder, []).append(uid)
         count += 1
@@ -370,6 +403,8 @@ def _handle_fetched(
     *,
     advance: bool,
     max_mail_age_days: float = MAX_MAIL_AGE_DAYS,
+    sender_check: SenderCheck | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> str:
     """Handle one fetched message; return the folder it belongs in."""
     position = (inbox.account, inbox.uidvalidity, uid) if advance else None
@@ -380,7 +415,16 @@ def _handle_fetched(
         return quarantine_folder(inbox.cfg)
     try:
         handled = handle_one(
-            db, raw, now, judge_address, max_replies_per_hour, too_large, position, max_mail_age_days=max_mail_age_days
+            db,
+            raw,
+            now,
+            judge_address,
+            max_replies_per_hour,
+            too_large,
+            position,
+            max_mail_age_days=max_mail_age_days,
+            sender_check=sender_check,
+            judge_key=judge_key,
         )
     except Exception as exc:
         if is_busy(exc):

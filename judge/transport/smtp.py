@@ -16,6 +16,9 @@ connection with its own capped backoff.
 
 The results map is carried once per mail: the HTML shows it by ``cid:`` and a text-only client lists the same part
 as the attachment ``map.png``.
+
+With ``[dkim] sign_key`` the judge signs each mail itself (:func:`mail_signer`, for hosts whose mail server does not
+sign): the DKIM-Signature is made over the exact bytes that then go out, and nothing touches them after it.
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.config import SmtpConfig
+from judge.config import Config, SmtpConfig
+from judge.facts import PLACEHOLDER_ORGANIZER
+from judge.signatures.keys import JudgeKey
 from judge.store import game_rows, mail_queue, write
 from judge.timeutil import backoff_pause, iso_utc, parse_iso_utc
 
@@ -48,6 +53,20 @@ MAX_BACKOFF = timedelta(hours=6)
 STALE_CLAIM = timedelta(hours=1)  # a claim older than this belongs to a sender that died
 MAP_CID = "map@judge"
 WIRE = policy.SMTP.clone(cte_type="7bit")  # CRLF lines; text quoted-printable or base64, never raw 8-bit
+
+
+Signer = Callable[[bytes], bytes]  # a mail's bytes with a DKIM-Signature on top
+
+
+def mail_signer(cfg: Config) -> Signer | None:
+    """The judge's own DKIM signature for every mail it sends, with ``[dkim] sign_key``; None without a key.
+    Raises judge.signatures.dkim.KeyProblem for a key that cannot be used (``judge check-config`` says so first)."""
+    if not cfg.dkim.signs:
+        return None
+    from judge.signatures.dkim import sign, signing_key
+
+    key = signing_key(cfg.dkim.key, cfg.dkim.selector, cfg.dkim.domain)
+    return lambda raw: sign(raw, key)
 
 
 class SmtpUnavailable(Exception):
@@ -77,13 +96,15 @@ def message_bytes(
     now: datetime,
     image: bytes | None = None,
     parts: dict[Any, bytes] | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> bytes:
     """The mail for one outbox row, as sent: the headers that keep threads together and loops away, the text (and
     HTML alternative), and the results map once, shown inline by the HTML (``cid:``) and listed as the attachment
     ``map.png`` by text-only readers (multipart/related).
 
     ``parts`` is a cache the caller keeps for a batch: the encoded picture part, and the encoded text of a report
-    that many recipients receive alike, are made once.
+    that many recipients receive alike, are made once. With ``judge_key`` the content is PGP/MIME-signed (RFC 3156):
+    a multipart/signed of the content as built, and its detached signature.
     """
     domain = judge_address.rpartition("@")[2] or "judge.invalid"
     cache = parts if parts is not None else {}
@@ -114,42 +135,127 @@ def message_bytes(
         ("MIME-Version", "1.0"),
     ]
     image = image if image is not None else row.get("image")
-    text_key = ("text", row["body"], row.get("html"))
-    body = cache.get(text_key)
-    if body is None:
-        part = MIMEPart(policy=WIRE)
-        part.set_content(row["body"] or "")
+    calendar = with_organizer(row["calendar"], judge_address) if row.get("calendar") else None
+    if calendar is None:
+        body = _cached(
+            cache, ("text", row["body"], row.get("html")), lambda: _alternatives(row["body"], row.get("html"))
+        )
+    else:  # the text, the HTML and the invitation as alternatives (RFC 6047), the text parts made once per batch
+        pieces = [_cached(cache, ("plain", row["body"]), lambda: _alternatives(row["body"], None))]
         if row.get("html"):
-            part.add_alternative(row["html"], subtype="html")
-        body = part.as_bytes()  # its own Content-Type (and boundary) headers, a blank line, the content
+            pieces.append(_cached(cache, ("html", row["html"]), lambda: _html_part(row["html"])))
+        body = _multipart("alternative", [*pieces, _calendar_part(calendar, "text/calendar", inline=True)])
+    head = b"".join(_header(name, value) for name, value in headers)
+    if image:
+        # multipart/related: first the text (and HTML) alternatives, then the one picture
+        picture = _cached(cache, ("picture", id(image)), lambda: _picture_part(image))
+        alternative = "multipart/alternative" if row.get("html") or calendar else "text/plain"
+        body = _multipart("related", [body, picture], f';\r\n type="{alternative}"')
+    if calendar is not None:  # and the invitation again as the attachment invite.ics, for readers that look there
+        body = _multipart("mixed", [body, _calendar_part(calendar, "application/ics", inline=False)])
+    return head + _signed(body, judge_key)
+
+
+def _cached(cache: dict[Any, bytes], key: Any, make: Callable[[], bytes]) -> bytes:
+    found = cache.get(key)
+    if found is None:
+        found = make()
         if len(cache) > 64:
             cache.clear()
-        cache[text_key] = body
-    head = b"".join(_header(name, value) for name, value in headers)
-    if not image:
-        return head + body
-    # multipart/related: first the text (and HTML) alternatives, then the one picture
-    picture = cache.get(("picture", id(image)))
-    if picture is None:
-        picture = _picture_part(image)
-        cache[("picture", id(image))] = picture
+        cache[key] = found
+    return found
+
+
+def _alternatives(text: str | None, html: str | None) -> bytes:
+    """The text (and its HTML alternative) as an entity: its own Content-Type (and boundary) headers, a blank line,
+    the content."""
+    part = MIMEPart(policy=WIRE)
+    part.set_content(text or "")
+    if html:
+        part.add_alternative(html, subtype="html")
+    return part.as_bytes()
+
+
+def _html_part(html: str) -> bytes:
+    part = MIMEPart(policy=WIRE)
+    part.set_content(html, subtype="html")
+    return part.as_bytes()
+
+
+def _multipart(subtype: str, entities: list[bytes], params: str = "") -> bytes:
+    """A multipart entity of ``entities`` (each with its headers), made by hand as the picture's related part is."""
     boundary = f"=_judge_{secrets.token_hex(12)}"
-    alternative = "multipart/alternative" if row.get("html") else "text/plain"
-    sep = f"--{boundary}".encode()
+    out = [f'Content-Type: multipart/{subtype}; boundary="{boundary}"{params}\r\n\r\n'.encode()]
+    for entity in entities:  # the line break before a boundary belongs to the boundary (RFC 2046 5.1.1)
+        out += [f"--{boundary}\r\n".encode(), entity, b"\r\n"]
+    out.append(f"--{boundary}--\r\n".encode())
+    return b"".join(out)
+
+
+def _calendar_part(calendar: str, kind: str, *, inline: bool) -> bytes:
+    """The invitation as a part: ``text/calendar`` with its method among the alternatives (what Outlook, Gmail and
+    Thunderbird read), or the attachment ``invite.ics`` (what Apple Mail and some others read); base64 unless ASCII."""
+    method = _method_of(calendar)
+    data = calendar.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8")
+    if inline:
+        head = f"Content-Type: text/calendar; charset=UTF-8; method={method}\r\n"
+    else:
+        head = f'Content-Type: {kind}; name="invite.ics"\r\nContent-Disposition: attachment; filename="invite.ics"\r\n'
+    if inline and data.isascii():
+        return f"{head}Content-Transfer-Encoding: 7bit\r\n\r\n".encode() + data
+    encoded = base64.encodebytes(data).replace(b"\n", b"\r\n")
+    return f"{head}Content-Transfer-Encoding: base64\r\n\r\n".encode() + encoded
+
+
+def _method_of(calendar: str) -> str:
+    for line in calendar.splitlines():
+        if line.startswith("METHOD:"):
+            return line[len("METHOD:") :].strip()
+    return "REQUEST"
+
+
+def with_organizer(calendar: str, judge_address: str) -> str:
+    """The invitation with the judge's sending address where it was queued with the placeholder (before ``judge
+    serve`` recorded the address): the lines unfolded, the address put in, folded again as RFC 5545 3.1 says."""
+    if PLACEHOLDER_ORGANIZER not in calendar.replace("\r\n ", "") or judge_address == PLACEHOLDER_ORGANIZER:
+        return calendar
+    lines = calendar.replace("\r\n ", "").split("\r\n")
+    return "\r\n".join(_folded(line.replace(PLACEHOLDER_ORGANIZER, judge_address)) for line in lines)
+
+
+def _folded(line: str) -> str:
+    """An iCalendar content line folded into lines of at most 75 octets, never inside a character (RFC 5545 3.1)."""
+    pieces, current, room = [], "", 75
+    for char in line:
+        if len(current.encode()) + len(char.encode()) > room:
+            pieces.append(current)
+            current, room = "", 74  # a continuation line starts with its space
+        current += char
+    return "\r\n ".join([*pieces, current])
+
+
+def _signed(entity: bytes, judge_key: JudgeKey | None) -> bytes:
+    """The content of a mail (its Content-Type headers, a blank line, its CRLF lines), PGP/MIME-signed with the judge's
+    key when it has one: the signature covers exactly these bytes, as they stand between the boundaries."""
+    if judge_key is None:
+        return entity
+    if not entity.endswith(b"\r\n"):
+        entity += b"\r\n"
+    signature, micalg = judge_key.sign_detached(entity)
+    boundary = f"=_judge_signed_{secrets.token_hex(12)}"
     return b"".join(
         [
-            head,
-            f'Content-Type: multipart/related; boundary="{boundary}";\r\n type="{alternative}"\r\n\r\n'.encode(),
-            sep,
-            b"\r\n",
-            body,
-            b"\r\n",
-            sep,
-            b"\r\n",
-            picture,
-            b"\r\n",
-            sep,
-            b"--\r\n",
+            f'Content-Type: multipart/signed; micalg={micalg};\r\n protocol="application/pgp-signature";\r\n'
+            f' boundary="{boundary}"\r\n\r\n'.encode(),
+            b"This is an OpenPGP/MIME signed message (RFC 4880 and 3156)\r\n",
+            f"--{boundary}\r\n".encode(),
+            entity,
+            f"\r\n--{boundary}\r\n".encode(),
+            b'Content-Type: application/pgp-signature; name="signature.asc"\r\n',
+            b"Content-Description: OpenPGP digital signature\r\n",
+            b'Content-Disposition: attachment; filename="signature.asc"\r\n\r\n',
+            signature.replace("\r\n", "\n").replace("\n", "\r\n").encode("ascii"),
+            f"\r\n--{boundary}--\r\n".encode(),
         ]
     )
 
@@ -221,9 +327,17 @@ def _unclaim(db: Database, ids: list[int]) -> None:
 
 
 def drain_outbox(
-    db: Database, cfg: SmtpConfig, judge_address: str, clock: Callable[[], datetime], limit: int = 500
+    db: Database,
+    cfg: SmtpConfig,
+    judge_address: str,
+    clock: Callable[[], datetime],
+    limit: int = 500,
+    *,
+    sign: Signer | None = None,
+    judge_key: JudgeKey | None = None,
 ) -> int:
-    """Send up to ``limit`` due mails over one connection; return how many the server accepted.
+    """Send up to ``limit`` due mails over one connection; return how many the server accepted. ``sign`` puts the
+    judge's DKIM signature on each (:func:`mail_signer`).
 
     Raises SmtpUnavailable when the server cannot be reached or drops the connection (the unsent mail stays queued).
     """
@@ -235,7 +349,8 @@ def drain_outbox(
     except (OSError, smtplib.SMTPException) as exc:
         _unclaim(db, [r["id"] for r in rows])
         raise SmtpUnavailable(f"cannot connect to {cfg.host}:{cfg.port}: {type(exc).__name__}") from None
-    batch = _Batch(db, cfg, judge_address, clock, rows, client)
+    batch = _Batch(db, cfg, judge_address, clock, rows, client, sign)
+    batch.judge_key = judge_key
     try:
         for index in range(len(rows)):
             batch.send(index)
@@ -258,6 +373,7 @@ class _Batch:
         clock: Callable[[], datetime],
         rows: list[dict[str, Any]],
         client: smtplib.SMTP,
+        sign: Signer | None = None,
     ) -> None:
         self.db, self.cfg, self.judge_address, self.clock, self.rows, self.client = (
             db,
@@ -273,6 +389,8 @@ class _Batch:
         self.pictures: dict[int, bytes] = {}  # one at a time: the mails of a phase come together
         self.parts: dict[Any, bytes] = {}  # message_bytes' cache of encoded parts
         self.prebuilt: dict[int, bytes] = {}
+        self.sign = sign
+        self.judge_key: JudgeKey | None = None  # signs every mail (OpenPGP) when the judge has a key
 
     def build(self, row: dict[str, Any]) -> bytes:
         raw = self.prebuilt.pop(row["id"], None)
@@ -285,7 +403,10 @@ class _Batch:
                 png = mail_queue.picture_png(self.db, pid)
                 self.pictures = {pid: png} if png is not None else {}
             image = self.pictures.get(pid)
-        return message_bytes(row, self.judge_address, self.games.get(row["game_id"]), self.clock(), image, self.parts)
+        raw = message_bytes(
+            row, self.judge_address, self.games.get(row["game_id"]), self.clock(), image, self.parts, self.judge_key
+        )
+        return self.sign(raw) if self.sign is not None else raw  # DKIM last: these bytes go out as they are
 
     def build_ahead(self, index: int) -> None:
         """Build mail ``index`` now, while the server reads the one before it."""
@@ -434,11 +555,11 @@ def _refused(db: Database, row: dict[str, Any], code: int, error: Any, cfg: Smtp
     reason = f"{code} {_text(error)}"
     first = parse_iso_utc(row["first_attempt_at"]) if row.get("first_attempt_at") else now
     if 500 <= code < 600:
-        _fail(db, row["id"], f"refused: {reason}")
+        _fail(db, row["id"], f"refused: {reason}", tried=True)
         log.warning("smtp: message %s refused permanently (%s)", row["id"], code)
         return
     if now - first >= timedelta(days=cfg.max_delivery_days):
-        _fail(db, row["id"], f"gave up after {cfg.max_delivery_days:g} days: {reason}")
+        _fail(db, row["id"], f"gave up after {cfg.max_delivery_days:g} days: {reason}", tried=True)
         log.warning("smtp: message %s given up after %g days (%s)", row["id"], cfg.max_delivery_days, code)
         return
     attempts = (row["attempts"] or 0) + 1
@@ -452,9 +573,9 @@ def retry_pause(attempts: int, rng: random.Random | None = None) -> timedelta:
     return backoff_pause(attempts, FIRST_RETRY, MAX_BACKOFF, 0.25, rng)
 
 
-def _fail(db: Database, outbox_id: int, reason: str) -> None:
+def _fail(db: Database, outbox_id: int, reason: str, *, tried: bool = False) -> None:
     with write(db):
-        mail_queue.mark_failed(db, outbox_id, reason)
+        mail_queue.mark_failed(db, outbox_id, reason, tried=tried)
 
 
 def next_send_time(db: Database) -> datetime | None:

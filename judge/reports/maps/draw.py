@@ -72,6 +72,7 @@ from judge.reports.maps.style import (
     TITLE_SIZE,
     UNKNOWN_POWER,
     Point,
+    palette_colour,
 )
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, Terrain, UnitKind
@@ -112,8 +113,18 @@ class MapDrawing:
 
 
 def power_colours(variant: Variant) -> dict[str, RGB]:
-    """Each power's colour: the palette in the order the variant lists its powers."""
-    return {p: PALETTE[i % len(PALETTE)] for i, p in enumerate(variant.powers)}
+    """Each power's colour: the variant's own (``[colours]``), else the palette by the power's place among the map's
+    powers (France is sky blue on every variant of the classic map) or, for a power of its own, the variant's list."""
+    order = variant.colour_order or variant.powers
+    place = {p: i for i, p in enumerate(order)}
+    out: dict[str, RGB] = {}
+    for i, p in enumerate(variant.powers):
+        given = variant.colours.get(p)
+        if given is not None:
+            out[p] = (int(given[1:3], 16), int(given[3:5], 16), int(given[5:7], 16))
+        else:
+            out[p] = palette_colour(place.get(p, i))
+    return out
 
 
 def render_map(

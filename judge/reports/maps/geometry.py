@@ -44,15 +44,21 @@ def geometry_file(key: str) -> Path:
     return data_dir("variants") / f"{key}.geo.json"
 
 
+def board_file(variant: Variant) -> Path:
+    """Where the variant's board geometry is: the file the catalog found for it (beside its file, its map's, or a
+    map's with the same provinces: ``judge.data.catalog.board_for``), else the shipped ``KEY.geo.json``."""
+    return Path(variant.board_file) if variant.board_file else geometry_file(variant.board_name)
+
+
 def board_geometry(variant: Variant) -> BoardGeometry | None:
     """The variant's board geometry, or None when it has none that fits its provinces."""
-    return _load(variant.key, tuple(p.abbr for p in variant.geo.provinces))
+    return _load(str(board_file(variant)), tuple(p.abbr for p in variant.geo.provinces))
 
 
 @lru_cache(maxsize=32)
-def _load(key: str, abbrs: tuple[str, ...]) -> BoardGeometry | None:
+def _load(path: str, abbrs: tuple[str, ...]) -> BoardGeometry | None:
     try:
-        data = json.loads(geometry_file(key).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
         return parse_geometry(data, abbrs)
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import colorsys
+
 Point = tuple[float, float]
 RGB = tuple[int, int, int]
 
@@ -67,6 +69,19 @@ PALETTE: tuple[RGB, ...] = (
     (160, 170, 30),  # olive
     (20, 20, 20),  # black
 )
+
+
+def palette_colour(index: int) -> RGB:
+    """The ``index``-th power's colour: the palette above, then (Chaos has 34 powers) colours spread round the hue
+    circle by the golden angle, dark and middle shades in turn, none of them the map's pale colours."""
+    if index < len(PALETTE):
+        return PALETTE[index]
+    n = index - len(PALETTE)
+    hue = (n * 0.381966 + 0.05) % 1.0
+    light = (0.32, 0.48, 0.40)[n % 3]
+    red, green, blue = colorsys.hls_to_rgb(hue, light, 0.75)
+    return (round(red * 255), round(green * 255), round(blue * 255))
+
 
 WORDS: dict[str, dict[str, str]] = {
     "en": {

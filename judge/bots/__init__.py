@@ -1,0 +1,1 @@
+"""Bots that play a power nobody plays (pure: they may import the rules engine only)."""
