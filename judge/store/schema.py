@@ -687,7 +687,7 @@ def m021_player_records(db: Database) -> None:
 
 
 @migration
-def m0XX_per_mail_indexes(db: Database) -> None:
+def m022_per_mail_indexes(db: Database) -> None:
     """Indexes for the queries run per mail or per round that read a whole growing table (issue 27: the cost of a
     mail must not grow with the tables): the quarantine looked up by a fetched message's digest, the event log by
     kind and sender (a sender over the reply cap, internal errors), the active games by deadline (every round), and
