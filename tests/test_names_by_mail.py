@@ -191,3 +191,11 @@ def test_history_words_a_phase_played_before_reasons_were_kept_typed(tmp_path: P
     assert "отскок с F ank" in russian and "отскок с A vie" in russian and "bounced" not in russian, russian
     german = t.reply(addr("Germany"), "SIGNON Germany old pw-Germany\nHISTORY old")
     assert "bounced" not in german, german
+
+
+def test_a_split_coast_is_named_with_its_coast_in_the_readers_words(game: Table) -> None:
+    answer = game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\nF stp/sc - nwy")
+    assert "Санкт-Петербург, южный берег (stp/sc)" in answer and "Норвегия (nwy)" in answer, answer
+    english = game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\nSET LANGUAGE en\nF stp/sc - nwy")
+    assert "a fleet in stp/sc cannot reach nwy" in english, english
+    game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\nSET LANGUAGE ru")

@@ -4,9 +4,10 @@ of the day it was played.
 
 A reason is its message id and parameters, ``{"msgid": "{where} is occupied", "params": {"where": {"place":
 "mos"}}}``; a plain reason (``"bounced"``) is its text. A parameter is a place (``{"place": "mos"}``: the province
-named by its abbreviation), a power (``{"power": "France"}``), a reason of its own, a choice (``{"choice": [...]}``:
-"a or b") or a number or text kept as it is. Places and powers are kept by what names them, not by their words, so a
-variant's names are read again when the reason is worded.
+or coast named by its abbreviation; ``"abbr": true`` where English names it so too), a power (``{"power":
+"France"}``), a reason of its own, a choice (``{"choice": [...]}``: "a or b") or a number or text kept as it is.
+Places and powers are kept by what names them, not by their words, so a variant's names are read again when the
+reason is worded.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ def reason_to_json(reason: object) -> Any:
     if reason is None or isinstance(reason, (int, float)):
         return reason
     if isinstance(reason, Named):
-        return {"place": reason.abbr} if reason.abbr else {"power": str(reason)}
+        if not reason.abbr:
+            return {"power": str(reason)}
+        return {"place": reason.abbr, "abbr": True} if str(reason) == reason.abbr else {"place": reason.abbr}
     if isinstance(reason, Reason):
         return {"msgid": reason.msgid, "params": {k: reason_to_json(v) for k, v in reason.params}}
     if isinstance(reason, (tuple, list)):
@@ -37,7 +40,9 @@ def reason_from_json(variant: Variant, data: Any) -> Any:
         return data
     if "place" in data:
         loc = variant.geo.by_loc_name.get(str(data["place"]))
-        return str(data["place"]) if loc is None else variant.geo.province_of(loc).named
+        if loc is None:
+            return str(data["place"])
+        return variant.geo.loc_named(loc, str(data["place"]) if data.get("abbr") else None)
     if "power" in data:
         return variant.power(str(data["power"]))
     if "choice" in data:
