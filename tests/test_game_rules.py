@@ -395,6 +395,7 @@ def test_store_is_wal_and_keeps_every_phase_and_event(t: Table) -> None:
         "typed": {"type": "move", "unit": "A", "at": "par", "to": "bur", "via_convoy": False},
         "outcome": "succeeds",
         "reason": None,
+        "why": None,
     } in results
     kinds = [e["kind"] for e in t.db.query("select kind from events order by id")]
     assert kinds[:2] == ["create", "join"] and "start" in kinds and kinds[-1] == "adjudicate"

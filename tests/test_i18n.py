@@ -19,7 +19,7 @@ def test_text_is_worded_with_its_parameters_in_each_language():
     text = T("signed on as {power} in {game}", power=T("France"), game="g1")
     assert str(text) == "signed on as France in g1"
     assert translate(text, "ru") == "вы вошли как Франция в партии g1"
-    assert translate(text, "de") == "angemeldet als Frankreich in g1"
+    assert translate(text, "de") == "angemeldet als Frankreich in der Partie g1"
     assert translate("plain words", "de") == "plain words"
 
 

@@ -245,6 +245,9 @@ def _play(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Table, set[tup
     t.reply("new-de@p.test", "TAKEOVER g Turkey pw-new-de")  # taken over, at once
     t.reply("gm-ru@p.test", master("g", "REPLACE Italy new-ru@p.test pw-new-ru"))  # seat_change
     t.reply("gm-ru@p.test", master("g", "EJECT Russia"))
+    # HISTORY of the phases played so far (a void support among them), read in Russian and in German
+    t.reply(addr("Austria"), sign("Austria", "g", "HISTORY g"))
+    t.reply(addr("Germany"), sign("Germany", "g", "HISTORY g"))
     # an internal error, told to the game master (a line's handler fails)
     _internal_error(t, monkeypatch, "Germany", "g")
 

@@ -113,8 +113,11 @@ def _cold_war(folder: Path) -> Table:
     t.reply("ivan@p.test", "SIGNON СССР c pw-USSR\nПостроить А Москва\nПостроить Ф Гавана")
     t.reply("hans@p.test", "SIGNON NATO c pw-NATO\nBaue A Paris\nBaue A Los Angeles")
     assert t.cli("game", "process", "c") == 0
-    t.reply("ivan@p.test", "SIGNON СССР c pw-USSR\nLIST c\nWHOGAME c\nSUMMARY c\nORDERS")
-    t.reply("hans@p.test", "SIGNON NATO c pw-NATO\nLIST c\nWHOGAME c\nSUMMARY c\nORDERS")
+    t.reply("ivan@p.test", "SIGNON СССР c pw-USSR\nLIST c\nWHOGAME c\nSUMMARY c\nORDERS\nHISTORY c")
+    t.reply("hans@p.test", "SIGNON NATO c pw-NATO\nLIST c\nWHOGAME c\nSUMMARY c\nORDERS\nHISTORY c")
+    # the game server's refusals name the variant's own powers in the reader's words
+    t.reply("ivan@p.test", "TAKEOVER c NATO pw-x")
+    t.reply("hans@p.test", "TAKEOVER c USSR pw-x")
     assert t.cli("game", "end", "c", "--draw", "USSR", "NATO") == 0
     return t
 
@@ -132,6 +135,8 @@ def test_a_played_game_leaves_no_english_name_in_a_russian_or_german_mail(
     bodies = "\n".join(r["body"] for r in mails)
     ours = "Восточная Германия (ege)" if language == "ru" else "Westdeutschland (wge)"
     assert ours in bodies, bodies
+    refused = "НАТО" if language == "ru" else "UdSSR"
+    assert any(refused in r["body"] and "TAKEOVER" in r["body"] for r in mails), bodies
     left = variant_names_left(mails, language, variant)
     assert not left, "\n".join(f"{w}: {where}" for w, where in sorted(left.items()))
 
@@ -159,3 +164,38 @@ def test_a_the_bat_reply_reads_only_the_players_lines(game: Table) -> None:
     )
     answer = game.reply(addr("Russia"), body)
     assert "OK: A war - gal" in answer and "ОШИБКА" not in answer, answer
+
+
+def test_history_words_a_phase_played_before_reasons_were_kept_typed(tmp_path: Path) -> None:
+    """A phase kept with its reasons as English text only (before reasons were kept typed) is played once more from
+    the board before it and the orders given: HISTORY words its reasons in the reader's language."""
+    import json
+
+    from judge.store import write
+
+    t = Table(tmp_path / "judge.db")
+    t.seven("old", "--deadline", "48h")
+    t.reply(addr("Russia"), "SIGNON Russia old pw-Russia\nSET LANGUAGE ru\nF sev - bla\nA war - gal")
+    t.reply(addr("Turkey"), "SIGNON Turkey old pw-Turkey\nF ank - bla")
+    t.reply(addr("Austria"), "SIGNON Austria old pw-Austria\nA vie - gal")
+    t.reply(addr("Germany"), "SIGNON Germany old pw-Germany\nSET LANGUAGE de")
+    assert t.cli("game", "process", "old") == 0
+    with write(t.db):
+        for row in list(t.db.query("select game_id, phase, results from phases")):
+            lines = [{k: v for k, v in line.items() if k != "why"} for line in json.loads(row["results"])]
+            t.db.execute(
+                "update phases set results = ? where game_id = ? and phase = ?",
+                [json.dumps(lines), row["game_id"], row["phase"]],
+            )
+    russian = t.reply(addr("Russia"), "SIGNON Russia old pw-Russia\nHISTORY old")
+    assert "отскок с F ank" in russian and "отскок с A vie" in russian and "bounced" not in russian, russian
+    german = t.reply(addr("Germany"), "SIGNON Germany old pw-Germany\nHISTORY old")
+    assert "bounced" not in german, german
+
+
+def test_a_split_coast_is_named_with_its_coast_in_the_readers_words(game: Table) -> None:
+    answer = game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\nF stp/sc - nwy")
+    assert "Санкт-Петербург, южный берег (stp/sc)" in answer and "Норвегия (nwy)" in answer, answer
+    english = game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\nSET LANGUAGE en\nF stp/sc - nwy")
+    assert "a fleet in stp/sc cannot reach nwy" in english, english
+    game.reply(addr("Russia"), "SIGNON Russia g pw-Russia\nSET LANGUAGE ru")

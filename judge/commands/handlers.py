@@ -63,7 +63,9 @@ def _order(db: Database, s: Session, item: c.OrderLine) -> Answer:
     if game.status not in PLAYING or game.position is None:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     if not player.active:
-        raise GameError(T("{power} no longer gives orders in {game}", power=T(player.power or ""), game=game.name))
+        raise GameError(
+            T("{power} no longer gives orders in {game}", power=game.variant.power(player.power or ""), game=game.name)
+        )
     text = pasted_order(item.text)
     if s.future_phase is not None:
         return Answer.of(item.text, keep_future_order(db, game, player, s.future_phase, text, s.now))
@@ -127,7 +129,10 @@ def _resign(db: Database, s: Session, item: c.Resign) -> Answer:
         if p.id != player.id:
             outbox.send(db, p.email, "resigned", s.now, game=game, player=player)
     draws.recount(db, game, s.now)
-    return Answer(item.text, T("{power} has resigned; its units are in civil disorder", power=T(player.power or "")))
+    return Answer(
+        item.text,
+        T("{power} has resigned; its units are in civil disorder", power=game.variant.power(player.power or "")),
+    )
 
 
 def _concede(db: Database, s: Session, item: c.Concede) -> Answer:

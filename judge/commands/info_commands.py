@@ -22,6 +22,8 @@ from judge.game.service import GameError
 from judge.i18n import T, Text, format_length, phase_words, translate
 from judge.reports import outbox, phase_maps
 from judge.reports.render import render_mail
+from judge.rules.variant import Variant
+from judge.rules.words import Named
 from judge.store.events import EventKind
 from judge.store.statuses import PLAYING, GameStatus
 
@@ -78,7 +80,7 @@ def _list_text(db: Database, name: str | None, to: str, now: datetime) -> Lines:
             )
         )
     for power, centres in view["supply_centers"].items():
-        lines.append(T("  {power}: supply centres {count}", power=T(power), count=len(centres)))
+        lines.append(T("  {power}: supply centres {count}", power=game.variant.power(power), count=len(centres)))
     return Lines(tuple(lines))
 
 
@@ -92,13 +94,14 @@ def _player_row(p: dict[str, Any], game: Game, playing: bool) -> Row:
         states.append(T("orders in") if p["orders_submitted"] else T("no orders yet"))
         states.append(T("ready") if p["ready"] else T("not ready"))
     who = "" if game.settings.anonymous or p["bot"] else p["email"]
-    power: Text | str = _seat_name(p["power"], p["bot"]) if p["power"] else "?"
+    power: Text | str = _seat_name(game.variant, p["power"], p["bot"]) if p["power"] else "?"
     return Row(((power, 12), (who, 26), (states, 0)), indent="  ", trim=True)
 
 
-def _seat_name(power: str, bot: bool) -> Text:
-    """A power as LIST and WHOGAME name it: "Germany (bot)" while the stand-in bot plays it."""
-    return T("{power} (bot)", power=T(power)) if bot else T(power)
+def _seat_name(variant: Variant, power: str, bot: bool) -> Text | Named:
+    """A power as LIST and WHOGAME name it (the variant's word for it): "Germany (bot)" while the stand-in bot plays
+    it."""
+    return T("{power} (bot)", power=variant.power(power)) if bot else variant.power(power)
 
 
 def _history_text(db: Database, name: str, phase: str | None, language: str) -> Text | str:
@@ -181,7 +184,7 @@ def _whogame(db: Database, s: Session, item: c.WhoGame) -> Answer:
     for seat in seats:
         bot = seat.bot
         states = [T("resigned")] if seat.resigned and not bot else [T("eliminated")] if seat.eliminated else []
-        power: Text | str = _seat_name(seat.power, bot) if seat.power else "?"
+        power: Text | str = _seat_name(game.variant, seat.power, bot) if seat.power else "?"
         email = "" if bot else seat.email or ""
         lines.append(Row(((power, 16), (email, 26), (states, 0)), indent="  ", trim=True))
     if hidden:
@@ -226,11 +229,11 @@ def _summary(db: Database, s: Session, item: c.Summary) -> Answer:
     for power in game.variant.powers:
         if not any(counts.get(power) for _, counts in told.years + table):
             continue
-        cells: list[tuple[Text | str, int]] = [(T(power), 12)]
+        cells: list[tuple[Text | str, int]] = [(game.variant.power(power), 12)]
         cells += [(str(counts.get(power, 0)), 6) for _, counts in table]
         lines.append(Row(tuple(cells), indent="  ", trim=True))
     for power, year in told.eliminated:
-        lines.append(T("{power} was eliminated in {year}", power=T(power), year=year))
+        lines.append(T("{power} was eliminated in {year}", power=game.variant.power(power), year=year))
     for change in told.changes:
         if change.power:
             lines.append(_change_words(change))
@@ -293,7 +296,9 @@ def _house_rules(game: Game, language: str) -> Lines:
     if rule.last_year is not None:
         lines.append(T("After the Fall of {year} the leader wins", year=rule.last_year))
     if rule.tie_break:
-        lines.append(T("A tie of leaders goes by the order {powers}", powers=[T(p) for p in rule.tie_break]))
+        lines.append(
+            T("A tie of leaders goes by the order {powers}", powers=[game.variant.power(p) for p in rule.tie_break])
+        )
     if rule.tie_others is not None:
         lines.append(
             T("A tie that order does not settle is a draw among the tied leaders")

@@ -161,7 +161,9 @@ def _control(db: Database, s: Session, item: c.MasterControl) -> Answer:
 def _eject(db: Database, s: Session, item: c.Eject) -> Answer:
     game = _mastered(db, s)
     seat = master.eject(db, game.name, item.power, s.now, s.msg.sender)
-    return Answer(item.text, T("{power} in {game} has no player now", power=T(seat.power or ""), game=game.name))
+    return Answer(
+        item.text, T("{power} in {game} has no player now", power=game.variant.power(seat.power or ""), game=game.name)
+    )
 
 
 def _terminate(db: Database, s: Session, item: c.Terminate) -> Answer:
@@ -179,7 +181,7 @@ def _replace(db: Database, s: Session, item: c.ReplacePower) -> Answer:
         _masked(item),
         T(
             "{power} in {game} is now played by {address}",
-            power=T(seat.power or ""),
+            power=game.variant.power(seat.power or ""),
             game=game.name,
             address=seat.email,
         ),
@@ -194,13 +196,17 @@ def _takeover(db: Database, s: Session, item: c.TakeOver) -> Answer:
     if outcome is civil_disorder.TakeoverOutcome.ASKED:
         return Answer(
             _masked(item),
-            T("you asked to take over {power} in {game}; the game master decides", power=T(power), game=game.name),
+            T(
+                "you asked to take over {power} in {game}; the game master decides",
+                power=game.variant.power(power),
+                game=game.name,
+            ),
         )
     return Answer(
         _masked(item),
         T(
             "you play {power} in {game} now; sign on with SIGNON {key} {game} and your password",
-            power=T(power),
+            power=game.variant.power(power),
             key=power,  # the name the command takes, in any language
             game=game.name,
         ),

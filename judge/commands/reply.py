@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any, NamedTuple
 
 from judge.i18n import T, Text, translate
-from judge.rules.words import Reason
+from judge.rules.words import Named, Reason
 from judge.timeutil import format_deadline
 
 
@@ -44,8 +44,9 @@ def _cell(value: Text | Reason | str | list[Text], language: str) -> str:
 
 
 def _as_is_or_worded(value: Text | Reason | str, language: str) -> str:
-    """A Text or Reason worded in ``language``; a plain string (a name, an address, an order) as it is."""
-    return translate(value, language) if isinstance(value, (Text, Reason)) else value
+    """A Text or Reason worded in ``language``, a variant's name (a power) in its word for ``language``; a plain
+    string (an address, an order) as it is."""
+    return translate(value, language) if isinstance(value, (Text, Reason, Named)) else value
 
 
 @dataclass(frozen=True)

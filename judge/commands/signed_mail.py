@@ -278,7 +278,7 @@ def _seat_words(seat: Seat) -> Text:
     if seat.holder is Holder.MASTER:
         return T("the game master of {game}", game=seat.game.name)
     power = seat.player.power if seat.player is not None else ""
-    return T("{power} in {game}", power=T(power or ""), game=seat.game.name)
+    return T("{power} in {game}", power=seat.game.variant.power(power or ""), game=seat.game.name)
 
 
 def _seat_refusal(db: Database, s: Session, seat: Seat, why: Text, record: str) -> Refusal:

@@ -32,6 +32,7 @@ from judge.rules.order_json import order_to_json
 from judge.rules.orders import order_text
 from judge.rules.phase import Step
 from judge.rules.position_json import position_to_json
+from judge.rules.reason_json import reason_from_json, reason_to_json
 from judge.rules.turn import TurnResult, play
 from judge.store.events import EventKind
 from judge.store.phases import keep_phase
@@ -84,6 +85,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
             "typed": order_to_json(variant.geo, r.order, before.units) if r.order is not None else None,
             "outcome": r.outcome.value,
             "reason": r.reason,
+            "why": reason_to_json(r.reason),  # the reason typed, worded again in each reader's language later
         }
         for r in turn.results
     ]
@@ -94,7 +96,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         {
             "board_before": json.dumps(position_to_json(variant, before)),
             "orders": json.dumps(submitted),
-            "results": json.dumps(results),
+            "results": json.dumps(results),  # a reason also as its English text, as before
             "board_after": json.dumps(position_to_json(variant, turn.position)),
             "adjudicated_at": iso_utc(now),
         },
@@ -136,7 +138,8 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         EventKind.ADJUDICATE,
         {"phase": phase, "next": turn.position.phase.code, "winner": turn.winner},
     )
-    notices.results(db, game, seats, before, turn, results, now, sides(db, game) if turn.scores else ())
+    told = [{**line, "reason": reason_from_json(variant, line["why"])} for line in results]  # as HISTORY reads it
+    notices.results(db, game, seats, before, turn, told, now, sides(db, game) if turn.scores else ())
     for p in newly_out:
         notices.eliminated(db, game, p, now)
     after_adjudication(db, game, before, submitted, now)

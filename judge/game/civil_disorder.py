@@ -156,7 +156,9 @@ def _disorderly_seat(db: Database, game: Game, power: str) -> Player:
         raise GameError(no_such_power(game, power))
     seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None or not in_civil_disorder(seat):
-        raise GameError(T("{power} is not in civil disorder in {game}", power=T(found), game=game.name))
+        raise GameError(
+            T("{power} is not in civil disorder in {game}", power=game.variant.power(found), game=game.name)
+        )
     return seat
 
 
@@ -175,7 +177,10 @@ def takeover(db: Database, name: str, power: str, email: str, password: str, now
     if game.settings.takeover is Takeover.APPROVE and game.settings.master:
         if master_rows.open_takeover(db, game.id, power_name) is not None:
             raise GameError(
-                T("someone has already asked to take over {power}; the game master decides", power=T(power_name))
+                T(
+                    "someone has already asked to take over {power}; the game master decides",
+                    power=game.variant.power(power_name),
+                )
             )
         master_rows.ask_takeover(db, game.id, power_name, address, hash_password(password), iso_utc(now))
         log_event(db, game.id, now, address, EventKind.TAKEOVER_ASKED, {"power": power_name, "email": address})
@@ -202,7 +207,9 @@ def decide(db: Database, name: str, power: str, approve: bool, now: datetime, se
     found = game.variant.power_named(power)
     request = master_rows.open_takeover(db, game.id, found) if found is not None else None
     if request is None:
-        raise GameError(T("nobody waits to take over {power} in {game}", power=T(found or power), game=game.name))
+        raise GameError(
+            T("nobody waits to take over {power} in {game}", power=game.variant.power(found or power), game=game.name)
+        )
     if not approve:
         master_rows.decide_takeover(db, request["id"], "rejected", iso_utc(now))
         log_event(db, game.id, now, sender, EventKind.TAKEOVER_REJECTED, {"power": found, "email": request["email"]})

@@ -69,7 +69,13 @@ def replace_player(
     found = game.variant.power_named(power)
     seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None:
-        raise GameError(T("nobody plays {power} in {game}", power=T(found) if found else repr(power), game=game.name))
+        raise GameError(
+            T(
+                "nobody plays {power} in {game}",
+                power=game.variant.power(found) if found else repr(power),
+                game=game.name,
+            )
+        )
     return give_seat(db, game, seat, email, hash_password(password), now, sender)
 
 
@@ -96,7 +102,12 @@ def may_hold(db: Database, game: Game, seat: Player, email: str) -> str:
         raise GameError(T("{address} is not a mail address", address=repr(email)))
     if seat.email == address and not seat.resigned:
         raise GameError(
-            T("{address} already plays {power} in {game}", address=address, power=T(seat.power or ""), game=game.name)
+            T(
+                "{address} already plays {power} in {game}",
+                address=address,
+                power=game.variant.power(seat.power or ""),
+                game=game.name,
+            )
         )
     others = [p.power for p in players(db, game.id) if p.role == Role.PLAYER and p.email == address and p.id != seat.id]
     if others and not game.settings.shared_addresses:

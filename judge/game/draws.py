@@ -61,7 +61,9 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime, n
             T("game {game} is {status}: there is no draw to vote on", game=game.name, status=T(game.status))
         )
     if not player.active:
-        raise GameError(T("{power} no longer votes in {game}", power=T(player.power or ""), game=game.name))
+        raise GameError(
+            T("{power} no longer votes in {game}", power=game.variant.power(player.power or ""), game=game.name)
+        )
     row = _open(db, game)
     if action == "propose":
         if row is not None:
@@ -79,7 +81,7 @@ def vote(db: Database, game: Game, player: Player, action: str, now: datetime, n
         if among is not None:
             return recount(db, game, now) or T(
                 "draw among {powers} proposed; every player still in the game must accept",
-                powers=[T(p) for p in among],
+                powers=[game.variant.power(p) for p in among],
             )
         return recount(db, game, now) or T("draw proposed; every player still in the game must accept")
     if row is None or row["status"] != DrawStatus.OPEN:
@@ -111,7 +113,9 @@ def _named_powers(db: Database, game: Game, named: Sequence[str]) -> list[str] |
     still_in = {p.power for p in voters(db, game)}
     out = [p for p in powers if p not in still_in]
     if out:
-        raise GameError(T("{powers} cannot share a draw: no longer in the game", powers=[T(p) for p in out]))
+        raise GameError(
+            T("{powers} cannot share a draw: no longer in the game", powers=[game.variant.power(p) for p in out])
+        )
     if len(powers) < 2:
         raise GameError(T("a draw needs at least two powers"))
     if set(powers) == still_in:
@@ -163,5 +167,8 @@ def concede(db: Database, game: Game, player: Player, now: datetime) -> Text:
     log_event(db, game.id, now, player.email, EventKind.CONCEDE, game.result)
     notices.game_over(db, game, players(db, game.id), now)
     return T(
-        "{power} concedes: {winner} wins game {game}", power=T(player.power or ""), winner=T(winner), game=game.name
+        "{power} concedes: {winner} wins game {game}",
+        power=game.variant.power(player.power or ""),
+        winner=game.variant.power(winner),
+        game=game.name,
     )

@@ -40,7 +40,7 @@ def no_such_power(game: Game, name: str) -> Text:
         "{variant} has no power {name}; it has {powers}",
         variant=game.variant.name,
         name=repr(name),
-        powers=[T(p) for p in game.variant.powers],
+        powers=[game.variant.power(p) for p in game.variant.powers],
     )
 
 

@@ -57,7 +57,7 @@ def _seat(db: Database, game: Game, power: str) -> Player:
         raise GameError(no_such_power(game, power))
     seat = next((p for p in players(db, game.id) if p.role == Role.PLAYER and p.power == found), None)
     if seat is None:
-        raise GameError(T("nobody plays {power} in {game}", power=T(found), game=game.name))
+        raise GameError(T("nobody plays {power} in {game}", power=game.variant.power(found), game=game.name))
     return seat
 
 
@@ -76,7 +76,7 @@ def replace(
         raise Unchanged(
             T(
                 "{power} in {game} is played by {email} already",
-                power=T(seat.power or power),
+                power=game.variant.power(seat.power or power),
                 game=game.name,
                 email=seat.email,
             )
@@ -106,11 +106,15 @@ def eject(db: Database, name: str, power: str, now: datetime, sender: str = "mas
     found = game.variant.power_named(power)
     seated = any(p.role == Role.PLAYER and p.power == found for p in players(db, game.id))
     if found is not None and game.status == GameStatus.FORMING and not seated:
-        raise Unchanged(T("nobody plays {power} in {game}", power=T(found), game=game.name))
+        raise Unchanged(T("nobody plays {power} in {game}", power=game.variant.power(found), game=game.name))
     seat = _seat(db, game, power)
     if seat.resigned:
         raise Unchanged(
-            T("{power} in {game} has no player already (civil disorder)", power=T(found or power), game=game.name)
+            T(
+                "{power} in {game} has no player already (civil disorder)",
+                power=game.variant.power(found or power),
+                game=game.name,
+            )
         )
     if game.status == GameStatus.FORMING:
         game_rows.delete_player_row(db, seat.id)
@@ -157,7 +161,9 @@ def end(
         seats = {p.power: p for p in players(db, game.id) if p.role == Role.PLAYER}
         out = [p for p in powers if p in seats and seats[p].eliminated]
         if out:
-            raise GameError(T("{powers} cannot share a draw: no longer in the game", powers=[T(p) for p in out]))
+            raise GameError(
+                T("{powers} cannot share a draw: no longer in the game", powers=[game.variant.power(p) for p in out])
+            )
         game.result = {"kind": "draw", "powers": [p for p in game.variant.powers if p in powers], "by": "master"}
     else:
         game.result = {"kind": "abandoned", "by": "master"}

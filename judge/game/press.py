@@ -41,7 +41,7 @@ def powers_named(variant: Variant, names: Sequence[str]) -> list[str]:
                     "{variant} has no power {name}; it has {powers}",
                     variant=variant.name,
                     name=repr(name),
-                    powers=[T(p) for p in variant.powers],
+                    powers=[variant.power(p) for p in variant.powers],
                 )
             )
         out += [p for p in found_list if p not in out]
@@ -105,7 +105,7 @@ def send_press(
     post(db, [Notice(address, NoticeKind.PRESS, game, facts) for address in recipients], now)
     detail = {"from": player.power, "to": to_label, "grey": shade is Shade.GREY, "body": body}
     log_event(db, game.id, now, player.email, EventKind.PRESS, detail)
-    told = [T(p) for p in wanted] if to is not None else [T("everyone")]
+    told = [game.variant.power(p) for p in wanted] if to is not None else [T("everyone")]
     if shade is Shade.GREY:
         return T("press sent to {to} without your name (grey press)", to=told)
     return T("press sent to {to}", to=told)

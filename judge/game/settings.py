@@ -187,7 +187,7 @@ class GameSettings:
                 T(
                     "tie_break does not name {powers}: name every power, or say what a tie among the others means "
                     "with tie_others (play-on or draw)",
-                    powers=[T(p) for p in missing],
+                    powers=[variant.power(p) for p in missing],
                 )
             )
         if problems:

@@ -91,7 +91,7 @@ def join_game(
         if found is None:
             raise GameError(no_such_power(game, power))
         if any(p.power == found for p in seated):
-            raise GameError(T("{power} is already taken in {game}", power=T(found), game=game.name))
+            raise GameError(T("{power} is already taken in {game}", power=game.variant.power(found), game=game.name))
         power = found
     _check_preferences(game, preferences)
     if sender != "master":  # the game master seats whom he chooses
@@ -127,7 +127,7 @@ def _check_preferences(game: Game, preferences: tuple[str, ...]) -> None:
                 "{variant} has no power {name}; it has {powers}. Nothing was changed; send JOIN again",
                 variant=game.variant.name,
                 name=repr(unknown[0]),
-                powers=[T(p) for p in game.variant.powers],
+                powers=[game.variant.power(p) for p in game.variant.powers],
             )
         )
 

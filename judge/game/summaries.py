@@ -14,10 +14,12 @@ from judge.game.adjudication import sides
 from judge.game.duties import owing_powers
 from judge.game.notices import centre_history, points_history, points_of, postal_view, shown_scores, tally
 from judge.game.order_sets import order_summary
-from judge.game.records import Game, Player, players
+from judge.game.records import Game, Player, given_orders, players
 from judge.game.views import plays_bot
 from judge.rules.board import Position
 from judge.rules.position_json import position_from_json
+from judge.rules.reason_json import reason_from_json, reason_to_json
+from judge.rules.turn import play
 from judge.store import press_rows
 from judge.store.events import EventKind, events_of
 from judge.store.phases import played_phases
@@ -155,7 +157,7 @@ def phase_results(db: Database, game: Game, phase: str | None = None) -> list[di
         board = json.loads(row["board_after"])
         after = position_from_json(game.variant, board)
         by_power: dict[str, list[dict[str, Any]]] = {}
-        for line in json.loads(row["results"]):
+        for line in _typed_reasons(db, game, row["phase"], before, json.loads(row["results"])):
             by_power.setdefault(line["power"], []).append(line)
         last = i == len(rows) - 1
         fall_ended = row["phase"].startswith("F") and board["phase"][0] in "WS"  # the Fall's last phase: scores
@@ -172,6 +174,28 @@ def phase_results(db: Database, game: Game, phase: str | None = None) -> list[di
                 "postal_press": press.get(i, []),
             }
         )
+    return out
+
+
+def _typed_reasons(
+    db: Database, game: Game, phase: str, before: Position, lines: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """``lines`` with each reason typed, so that it is worded in the reader's language: as kept (``why``), or for a
+    phase played before reasons were kept typed, the reason the rules engine gives again when the phase is played
+    once more from the board before it and the orders given; a reason it does not give again word for word stays the
+    English text kept."""
+    if all("why" in line or not line.get("reason") for line in lines):
+        return [{**line, "reason": reason_from_json(game.variant, line.get("why"))} for line in lines]
+    given = given_orders(db, game, phase)
+    try:
+        turn = play(game.variant, before, [s for orders in given.values() for s in orders], None, sides(db, game))
+    except (KeyError, ValueError, IndexError, AssertionError):  # orders that no longer fit the board: as kept
+        return lines
+    again = {(r.power, str(r.reason)): reason_to_json(r.reason) for r in turn.results if r.reason is not None}
+    out = []
+    for line in lines:
+        why = line["why"] if "why" in line else again.get((line["power"], str(line.get("reason"))))
+        out.append({**line, "reason": reason_from_json(game.variant, why)} if why is not None else line)
     return out
 
 

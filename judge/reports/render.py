@@ -145,7 +145,8 @@ def _variant(context: Any) -> Any:
 @pass_context
 def _place(context: Any, value: Any) -> str:
     """``{{ "bur" | place }}``, ``{{ row.gains | map("place") | join(", ") }}``: a place of the mail's game in the
-    mail's language with the abbreviation the player types beside it ("Бургундия (bur)"); in English its name."""
+    mail's language with the abbreviation the player types beside it ("Бургундия (bur)"), a split coast with its coast
+    ("Испания, северный берег (spa/nc)"); in English its name."""
     language = context.get("language", DEFAULT_LANGUAGE)
     if isinstance(value, Named):
         return value.shown(language)
@@ -153,7 +154,7 @@ def _place(context: Any, value: Any) -> str:
     loc = variant.geo.by_loc_name.get(str(value)) if variant is not None else None
     if loc is None:
         return str(value)
-    return str(variant.geo.province_of(loc).named.shown(language))
+    return str(variant.geo.loc_named(loc).shown(language))
 
 
 @pass_context

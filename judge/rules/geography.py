@@ -93,6 +93,7 @@ class Geography:
     army_adj: tuple[frozenset[int], ...]  # province id -> province ids an army can move to
     fleet_adj: tuple[frozenset[int], ...]  # location id -> location ids a fleet can move to
     coast_words: dict[str, str] = field(default_factory=dict)  # a coast's word in any language ("сб") -> "nc"
+    coast_names: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> "nc" -> "северный берег"
     fleet_reach: tuple[frozenset[int], ...] = field(init=False)  # location id -> provinces a fleet there can enter
     coast_locs: tuple[tuple[int, ...], ...] = field(init=False)  # province id -> its coast locations (split coasts)
     by_loc_name: dict[str, int] = field(init=False)
@@ -152,6 +153,21 @@ class Geography:
                     seen.add(nxt)
                     todo.append(nxt)
         return seen
+
+    def loc_named(self, loc: int, english: str | None = None) -> Named:
+        """A location as a mail names it (``english``, else the province's English name, stands for it in English):
+        a province is its name ("Испания (spa)"); a split coast its province and coast in each language the variant
+        names both in ("Испания, северный берег (spa/nc)", "Spanien, Nordküste (spa/nc)")."""
+        prov = self.province_of(loc)
+        abbr = self.loc_names[loc]
+        if loc == prov.id:
+            return prov.named if english is None else Named(english, prov.words, abbr)
+        coast = abbr.split("/", 1)[1]
+        said = {language: self.coast_names.get(language, {}).get(coast) for language, _ in prov.words}
+        words = tuple(
+            (language, f"{word}, {said[language]}" if said[language] else word) for language, word in prov.words
+        )
+        return Named(prov.name if english is None else english, words, abbr)
 
     def province_of(self, loc: int) -> Province:
         return self.provinces[self.loc_province[loc]]

@@ -30,7 +30,8 @@ ADJUSTMENTS_ONLY = "only builds, removals and waives are given in an adjustment 
 
 
 def _name(geo: Geography, loc: int) -> str:
-    return geo.provinces[geo.loc_province[loc]].named
+    """Where an order's unit stands: its province, and its coast where the order names one."""
+    return geo.loc_named(loc)
 
 
 def own_unit(geo: Geography, units: dict[int, Unit], power: str, order: UnitOrder) -> Unit | str:
@@ -59,14 +60,16 @@ def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
             return Reason(
                 "say which coast of {where}: {coasts}",
                 where=prov.named,
-                coasts=tuple(geo.loc_names[c] for c in reachable),
+                coasts=tuple(geo.loc_named(c, geo.loc_names[c]) for c in reachable),
             )
-        return Reason("a fleet in {src} cannot reach {dest}", src=geo.loc_names[src], dest=prov.named)
+        return Reason(
+            "a fleet in {src} cannot reach {dest}", src=geo.loc_named(src, geo.loc_names[src]), dest=prov.named
+        )
     if dest not in geo.fleet_adj[src]:
         return Reason(
             "a fleet in {src} cannot reach {dest}; it can move to {options}",
-            src=geo.loc_names[src],
-            dest=geo.loc_names[dest],
+            src=geo.loc_named(src, geo.loc_names[src]),
+            dest=geo.loc_named(dest, geo.loc_names[dest]),
             options=", ".join(geo.loc_names[d] for d in geo.destinations(UnitKind.FLEET, src)),
         )
     return dest
@@ -128,7 +131,7 @@ def _check_move(geo: Geography, unit: Unit, order: Move) -> Move | str:
         return Move(kind, src, there, order.via_convoy)
     return Reason(
         "an army in {src} cannot reach {dest}, not even by convoy; it can move to {options}",
-        src=geo.loc_names[src],
+        src=geo.loc_named(src, geo.loc_names[src]),
         dest=geo.provinces[there].named,
         options=", ".join(geo.loc_names[d] for d in geo.destinations(kind, src)),
     )
@@ -145,7 +148,7 @@ def _check_support_hold(geo: Geography, pos: Position, unit: Unit, order: Suppor
     if not geo.can_reach_province(kind, src, target):
         return Reason(
             "{src} cannot support into {dest}: it could not move there",
-            src=geo.loc_names[src],
+            src=geo.loc_named(src, geo.loc_names[src]),
             dest=geo.provinces[target].named,
         )
     return SupportHold(kind, src, target)
@@ -166,7 +169,7 @@ def _check_support_move(geo: Geography, pos: Position, unit: Unit, order: Suppor
     if not geo.can_reach_province(kind, src, there):
         return Reason(
             "{src} cannot support into {dest}: it could not move there",
-            src=geo.loc_names[src],
+            src=geo.loc_named(src, geo.loc_names[src]),
             dest=geo.provinces[there].named,
         )
     mover = pos.units[origin]
@@ -259,13 +262,13 @@ def check_retreat(geo: Geography, pos: Position, power: str, order: Order) -> Un
         if not options:
             return Reason(
                 "{unit} cannot retreat to {dest}; it has nowhere to retreat and must disband",
-                unit=geo.loc_names[dis.unit.loc],
-                dest=geo.loc_names[dest],
+                unit=geo.loc_named(dis.unit.loc, geo.loc_names[dis.unit.loc]),
+                dest=geo.loc_named(dest, geo.loc_names[dest]),
             )
         return Reason(
             "{unit} cannot retreat to {dest}; it can retreat to {allowed}",
-            unit=geo.loc_names[dis.unit.loc],
-            dest=geo.loc_names[dest],
+            unit=geo.loc_named(dis.unit.loc, geo.loc_names[dis.unit.loc]),
+            dest=geo.loc_named(dest, geo.loc_names[dest]),
             allowed=", ".join(geo.loc_names[o] for o in options),
         )
     return Retreat(dis.unit.kind, dis.unit.loc, dest)

@@ -223,7 +223,9 @@ def variant_from_data(data: dict[str, Any], key: str, map_powers: tuple[str, ...
         provinces = [replace(p, home=None) if p.home in absent else p for p in provinces]
     army = tuple(frozenset(army_adj.get(p.id, ())) for p in provinces)
     fleet = tuple(frozenset(fleet_adj.get(loc, ())) for loc in range(len(loc_names)))
-    geo = Geography(tuple(provinces), tuple(loc_names), tuple(loc_province), army, fleet, local.coast_words)
+    geo = Geography(
+        tuple(provinces), tuple(loc_names), tuple(loc_province), army, fleet, local.coast_words, local.coast_names
+    )
 
     all_units = _start_units(data["units"], declared, geo, bad)
     neutral = _neutral_units(data.get("neutral", {}), geo, {geo.loc_province[u.loc] for u in all_units}, bad)
