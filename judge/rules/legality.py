@@ -230,16 +230,16 @@ def _necessary(geo: Geography, pos: Position, convoy: Convoy) -> bool:
 
     def extend(path: list[int]) -> bool:
         last = path[-1]
-        if dest in geo.shore[last]:
+        if dest in geo.fleet_reach[last]:
             return here in path
         for nxt in sorted(seas & geo.fleet_reach[last]):
-            if nxt in path or origin in geo.shore[nxt] or any(nxt in geo.fleet_reach[p] for p in path[:-1]):
+            if nxt in path or origin in geo.fleet_reach[nxt] or any(nxt in geo.fleet_reach[p] for p in path[:-1]):
                 continue
             if extend([*path, nxt]):
                 return True
         return False
 
-    return any(extend([first]) for first in sorted(seas) if origin in geo.shore[first])
+    return any(extend([first]) for first in sorted(seas) if origin in geo.fleet_reach[first])
 
 
 def unconvoyable_moves(geo: Geography, pos: Position, orders: dict[int, UnitOrder]) -> dict[int, str]:
