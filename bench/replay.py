@@ -41,6 +41,7 @@ import judge.wiring  # noqa: E402, F401  (read_position loads the variant throug
 from judge.data.catalog import load_variant  # noqa: E402
 from judge.game.sandbox import read_position  # noqa: E402
 from judge.rules.board import Position  # noqa: E402
+from judge.rules.edition import RulesEdition  # noqa: E402
 from judge.rules.legality import check_movement, retreat_options, unconvoyable_moves  # noqa: E402
 from judge.rules.movement import MovementResult, adjudicate_movement  # noqa: E402
 from judge.rules.orders import UnitOrder  # noqa: E402
@@ -76,7 +77,7 @@ def prepare(variant: Variant, line: dict[str, Any]) -> Case:
     geo = variant.geo
     orders: dict[int, UnitOrder] = {}
     for sub in parse_submissions(variant, pos.phase.step, texts):
-        checked = check_movement(geo, pos, sub.power, sub.order)  # type: ignore[arg-type]
+        checked = check_movement(geo, pos, sub.power, sub.order, RulesEdition.Y2000)  # type: ignore[arg-type]
         if not isinstance(checked, str):
             orders[geo.loc_province[checked.loc]] = checked
     for prov in unconvoyable_moves(geo, pos, orders):
@@ -114,10 +115,11 @@ def time_adjudication(variant: Variant, cases: list[Case], repeat: int) -> tuple
         for case, times in zip(cases, samples, strict=True):
             units, orders = case.position.units, case.orders
             start = clock()
-            adjudicate_movement(geo, units, orders)
+            adjudicate_movement(geo, units, orders, RulesEdition.Y2000)
             times.append(clock() - start)
     agree = sum(
-        board_after(variant, case, adjudicate_movement(geo, case.position.units, case.orders)) == expected(case.line)
+        board_after(variant, case, adjudicate_movement(geo, case.position.units, case.orders, RulesEdition.Y2000))
+        == expected(case.line)
         for case in cases
     )
     return [statistics.median(t) * 1000 for t in samples], agree

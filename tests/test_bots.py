@@ -14,6 +14,7 @@ from judge.cli.demo import choose_orders
 from judge.data.catalog import load_variant
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Dislodged, Position, Unit
+from judge.rules.edition import RulesEdition
 from judge.rules.geography import UnitKind
 from judge.rules.legality import check_order
 from judge.rules.orders import Build, Disband, Hold, Move, Outcome, Retreat, SupportHold, SupportMove
@@ -54,7 +55,7 @@ def assert_legal_and_complete(variant: Variant, pos: Position, power: str, seed:
     geo = variant.geo
     orders = orders_for(variant, pos, power, seed)
     for order in orders:
-        assert check_order(variant, pos, power, order) == order, order
+        assert check_order(variant, pos, power, order, RulesEdition.Y2000) == order, order
     step = pos.phase.step
     if step is Step.MOVEMENT:
         ordered = Counter(geo.loc_province[o.loc] for o in orders)  # type: ignore[union-attr]

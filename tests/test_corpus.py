@@ -17,6 +17,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import replay  # noqa: E402
 
 from judge.data.catalog import load_variant  # noqa: E402
+from judge.rules.edition import RulesEdition  # noqa: E402
 from judge.rules.movement import adjudicate_movement  # noqa: E402
 
 CORPUS = Path(__file__).parent / "data" / "corpus_movement.jsonl"
@@ -32,7 +33,7 @@ def test_all_corpus_phases_agree(cases: list[replay.Case]) -> None:
     variant = load_variant("classic")
     wrong = []
     for case in cases:
-        result = adjudicate_movement(variant.geo, case.position.units, case.orders)
+        result = adjudicate_movement(variant.geo, case.position.units, case.orders, RulesEdition.Y2000)
         if replay.board_after(variant, case, result) != replay.expected(case.line):
             wrong.append(f"game {case.line['game']} {case.line['phase']}")
     assert len(cases) == 1000

@@ -21,6 +21,7 @@ from functools import partial
 from judge.bots.province_values import Values, values_for
 from judge.rules.adjustments import adjustment_delta
 from judge.rules.board import Position, Unit
+from judge.rules.edition import RulesEdition
 from judge.rules.geography import Geography, Terrain, UnitKind
 from judge.rules.legality import check_order, retreat_options
 from judge.rules.orders import Build, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove
@@ -31,9 +32,11 @@ ALTERNATIVE = 0.2  # the chance of taking the next best destination when it is w
 NEARLY = 0.9  # "nearly as much": at least this share of the better value (values may be negative: see _close)
 
 
-def orders_for(variant: Variant, pos: Position, power: str, seed: int) -> list[Order]:
-    """A complete set of legal orders for ``power`` in ``pos``: one per unit (movement), one per dislodged unit
-    (retreats), the builds it can use or the removals it owes (adjustments)."""
+def orders_for(
+    variant: Variant, pos: Position, power: str, seed: int, edition: RulesEdition = RulesEdition.Y2000
+) -> list[Order]:
+    """A complete set of legal orders for ``power`` in ``pos`` by the rules ``edition``: one per unit (movement), one
+    per dislodged unit (retreats), the builds it can use or the removals it owes (adjustments)."""
     rng = random.Random(f"{seed}/{pos.phase.code}/{power}")
     step = pos.phase.step
     if step is Step.MOVEMENT:
@@ -42,11 +45,11 @@ def orders_for(variant: Variant, pos: Position, power: str, seed: int) -> list[O
         chosen = list(_retreats(variant, pos, power))
     else:
         chosen = list(_adjustments(variant, pos, power))
-    return [_checked(variant, pos, power, order) for order in chosen]
+    return [_checked(variant, pos, power, order, edition) for order in chosen]
 
 
-def _checked(variant: Variant, pos: Position, power: str, order: Order) -> Order:
-    checked = check_order(variant, pos, power, order)
+def _checked(variant: Variant, pos: Position, power: str, order: Order, edition: RulesEdition) -> Order:
+    checked = check_order(variant, pos, power, order, edition)
     if not isinstance(checked, str):
         return checked
     if isinstance(order, Retreat):  # pragma: no cover - the bot only retreats to the rules' own options

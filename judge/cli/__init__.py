@@ -290,7 +290,19 @@ def _variant_check(args: argparse.Namespace) -> int:
             )
             board, ok = board_text(variant)
             print(f"  {board}" if ok else f"  warning: {board}")
+            print(f"  {editions_text(variant)}")
     return status
+
+
+def editions_text(variant: Any) -> str:
+    """What the rules editions (a game's ``rules``) mean for this variant: where civil disorder counts from."""
+    from judge.rules.variant import Builds
+
+    homes = "owned centres" if variant.builds is Builds.ALL_HOMES else "home centres"
+    return (
+        f"rules editions: 2000 (default; civil disorder counts moves to the {homes}), datc-3 (to the owned "
+        "centres, fleets over land and sea too)"
+    )
 
 
 def board_text(variant: Any) -> tuple[str, bool]:

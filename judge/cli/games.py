@@ -21,6 +21,7 @@ from judge.cli.common import (
     settings,
 )
 from judge.facts import Assignment, Auth, Bots, PressKind, Resolve, Takeover
+from judge.rules.edition import RulesEdition
 from judge.rules.victory import TieOthers
 from judge.store.statuses import GameStatus, OutboxStatus
 from judge.timeutil import format_duration, parse_duration, parse_iso_utc, parse_lead_times
@@ -163,6 +164,14 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="which mail acts for a seat: its password or a signature by its OpenPGP key (any), or only mail signed "
         "by the seat's key (key; a password sign-on may only register the key: SET KEY)",
     )
+    p.add_argument(
+        "--rules",
+        choices=[e.value for e in RulesEdition],
+        default=RulesEdition.Y2000.value,
+        help="the rules edition: 2000 (the 2000 rulebook as DATC v2.4 prefers; default) or datc-3 (the changes of "
+        "DATC v3.0: no land-route fallback for 'via convoy', an unneeded convoy order is void, civil disorder "
+        "counts to owned centres over land and sea)",
+    )
     p.set_defaults(func=_create)
 
     p = gsub.add_parser("join", parents=[clock], help="seat a player")
@@ -265,7 +274,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "auth (any|key: only mail signed with the seat's OpenPGP key acts for it), "
         "master (an address or none), assignment (before the start), reminders (up to three lead times, e.g. "
         "'24h 2h', or none), bots (none|cd|fill), nmr_wait (a duration or 0), excuses (misses), min_reliability "
-        "(a share, e.g. 0.8, or 0).",
+        "(a share, e.g. 0.8, or 0), rules (2000|datc-3, before the start).",
     )
     p.add_argument("name")
     p.add_argument("key", nargs="?", default=None)
@@ -400,6 +409,7 @@ def _create(args: argparse.Namespace) -> int:
         excuses=args.excuses,
         min_reliability=_share(args.min_reliability),
         auth=Auth(args.auth),
+        rules=RulesEdition(args.rules),
         points=points,
         reminders=_leads(args.reminders),
     )

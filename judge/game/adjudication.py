@@ -76,6 +76,7 @@ def adjudicate(db: Database, game: Game, now: datetime, sender: str) -> TurnResu
         [s for orders in given.values() for s in orders],
         game.settings.victory(variant),
         sides(db, game),
+        edition=game.settings.rules,
     )
     results = [
         {

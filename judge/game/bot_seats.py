@@ -48,7 +48,7 @@ def bot_orders(db: Database, game: Game, given: dict[str, list[Submitted]]) -> d
     for power in bot_powers(db, game):
         if power not in owing or given.get(power):
             continue
-        orders = orders_for(game.variant, pos, power, seed_of(game))
+        orders = orders_for(game.variant, pos, power, seed_of(game), game.settings.rules)
         out[power] = [Submitted(power, order_text(game.variant.geo, o, pos.units), o) for o in orders]
     return out
 

@@ -27,7 +27,7 @@ def _checked(game: Game, power: str, given: Order | OrderError) -> Order | str:
     assert game.position is not None
     if isinstance(given, OrderError):
         return given.reason
-    return check_order(game.variant, game.position, power, given)
+    return check_order(game.variant, game.position, power, given, game.settings.rules)
 
 
 def _key(game: Game, order: Order) -> int | None:
@@ -46,7 +46,7 @@ def _void_on_arrival(game: Game, power: str, kept: list[Submitted], order: Order
     step = pos.phase.step
     if step is Step.ADJUSTMENT:
         earlier = [o for o in (_checked(game, power, s.order) for s in kept) if not isinstance(o, str)]
-        done = adjudicate_adjustments(variant, pos, power, [*earlier, order], dict(pos.units))
+        done = adjudicate_adjustments(variant, pos, power, [*earlier, order], dict(pos.units), game.settings.rules)
         outcome, reason, _ = done.order_outcomes[-1]
         return reason or "void" if outcome is Outcome.VOID else None
     if step is Step.MOVEMENT and isinstance(order, Move):

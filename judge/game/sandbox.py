@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from judge.game.ports import load_variant
 from judge.rules.board import Position
+from judge.rules.edition import RulesEdition
 from judge.rules.orders import order_text
 from judge.rules.position_json import PositionError, position_from_json, position_to_json, read_power
 from judge.rules.turn import TurnResult, parse_submissions, play
@@ -119,7 +120,7 @@ def run(data: Any) -> dict[str, Any]:
         if "id" in data and data["id"] is not None and ident is None:
             raise InputError("id must be a string, a number or null")
         variant, pos = read_position(data)
-        return play_input(ident, variant, pos, data)
+        return play_input(ident, variant, pos, data, edition=read_rules(data))
     except (InputError, PositionError) as exc:
         return _error(ident, str(exc))
     except (RecursionError, MemoryError):
@@ -135,8 +136,11 @@ def play_input(
     data: dict[str, Any],
     victory: Victory | None = None,
     sides: tuple[tuple[str, ...], ...] = (),
+    *,
+    edition: RulesEdition,
 ) -> dict[str, Any]:
-    """Play ``data["orders"]`` from ``pos`` under ``victory`` (the variant's rule when None); raises InputError."""
+    """Play ``data["orders"]`` from ``pos`` by the rules ``edition``, under ``victory`` (the variant's rule when
+    None); raises InputError."""
     orders = data.get("orders") or {}
     if not isinstance(orders, dict):
         raise InputError("orders must be an object: power -> list of order lines")
@@ -152,7 +156,7 @@ def play_input(
         if any(len(x) > MAX_LINE_CHARS for x in lines):
             raise InputError(f"an order line of {power} is longer than {MAX_LINE_CHARS} characters")
         texts.setdefault(power, []).extend(lines)
-    turn = play(variant, pos, parse_submissions(variant, pos.phase.step, texts), victory, sides)
+    turn = play(variant, pos, parse_submissions(variant, pos.phase.step, texts), victory, sides, edition=edition)
     return write_result(ident, variant, pos, turn, victory)
 
 
@@ -175,6 +179,17 @@ def _error(ident: Any, message: str) -> dict[str, Any]:
 
 
 # --- reading ------------------------------------------------------------------------------------------------------
+
+
+def read_rules(data: dict[str, Any]) -> RulesEdition:
+    """The input's ``rules``: the rules edition, "2000" (the default) or "datc-3"."""
+    text = data.get("rules", RulesEdition.Y2000.value)
+    try:
+        return RulesEdition(text) if isinstance(text, str) else RulesEdition("")
+    except ValueError:
+        shown = repr(text)[:40]
+        choices = " or ".join(f'"{e.value}"' for e in RulesEdition)
+        raise InputError(f"rules must be {choices} (the rules edition), not {shown}") from None
 
 
 def read_position(data: dict[str, Any]) -> tuple[Variant, Position]:

@@ -24,7 +24,7 @@ def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
     try:
         if not isinstance(data, dict):
             raise InputError("the input must be a JSON object")
-        for key in ("variant", "phase"):
+        for key in ("variant", "phase", "rules"):
             if data.get(key) is not None:
                 raise InputError(f"a sandbox from a game plays the game's {key}; leave out {key!r}")
         game = load_game(db, name.strip())
@@ -39,7 +39,9 @@ def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
         # an anonymous game that runs keeps who holds which powers to itself: each power counts alone here
         hidden = game.settings.anonymous and game.status != GameStatus.FINISHED
         held = () if hidden else sides(db, game)
-        return play_input(data.get("id"), variant, pos, data, game.settings.victory(variant), held)
+        return play_input(
+            data.get("id"), variant, pos, data, game.settings.victory(variant), held, edition=game.settings.rules
+        )
     except (InputError, PositionError) as exc:
         return _error(None, str(exc))
     except (RecursionError, MemoryError):

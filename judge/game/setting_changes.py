@@ -19,6 +19,7 @@ from judge.game.notices import Announcement, NoticeKind, tell
 from judge.game.records import Game, log_event, players, save_game
 from judge.game.settings import Auth, Bots, GameSettings, Resolve, Takeover, read_points
 from judge.i18n import T, Text, sentences
+from judge.rules.edition import RulesEdition
 from judge.rules.variant import Variant
 from judge.store.events import EventKind
 from judge.store.statuses import GameStatus, Role
@@ -54,6 +55,7 @@ SETTING_KEYS = {
     "nmr_wait": "e.g. 12h, or 0: when orders are missing at a deadline it moves once by this much",
     "excuses": "misses per player excused before abandon_after counts, e.g. 1 (0: none)",
     "min_reliability": "the share of deadlines a joiner must have met, e.g. 0.8 (0: anyone may join)",
+    "rules": "2000 or datc-3 (the rules edition adjudication follows; before the start)",
 }
 
 
@@ -126,6 +128,15 @@ def _takeover(game: Game, value: str, none: bool) -> dict[str, Any]:
         return {"takeover": Takeover(value.strip().lower())}
     except ValueError:
         raise GameError(_one_of("takeover", Takeover)) from None
+
+
+def _rules(game: Game, value: str, none: bool) -> dict[str, Any]:
+    if game.status != GameStatus.FORMING:
+        raise GameError(T("rules can only change before the game starts"))
+    try:
+        return {"rules": RulesEdition(value.strip().lower())}
+    except ValueError:
+        raise GameError(_one_of("rules", RulesEdition)) from None
 
 
 def _auth(game: Game, value: str, none: bool) -> dict[str, Any]:
@@ -205,6 +216,7 @@ _SETTERS: dict[str, Setter] = {
     "nmr_wait": lambda game, value, none: {"nmr_wait": 0 if value.strip() == "0" or none else _seconds(value)},
     "excuses": lambda game, value, none: {"excuses": 0 if none else _whole(value, "excuses")},
     "min_reliability": lambda game, value, none: {"min_reliability": _share(value, none)},
+    "rules": _rules,
 }
 
 

@@ -14,6 +14,7 @@ from judge.facts import Bots as Bots
 from judge.facts import Resolve as Resolve  # the game settings' enums live with the facts the command line reads
 from judge.facts import Takeover as Takeover
 from judge.i18n import T, Text
+from judge.rules.edition import RulesEdition
 from judge.rules.phase import Step
 from judge.rules.variant import Variant
 from judge.rules.victory import TieOthers, Victory
@@ -50,6 +51,7 @@ class GameSettings:
     points: tuple[tuple[str, int], ...] | None = (
         None  # place (abbreviation) -> its victory points; replaces the variant's
     )
+    rules: RulesEdition = RulesEdition.Y2000  # the rules edition adjudication follows; a game stored without it: 2000
 
     def missed_limit(self) -> int:
         """Unexcused misses in a row that put a power in civil disorder (0: never): ``abandon_after``, or the first
@@ -112,6 +114,8 @@ class GameSettings:
             data["auth"] = Auth(data["auth"])
         if "bots" in data:
             data["bots"] = Bots(data["bots"])
+        if "rules" in data:
+            data["rules"] = RulesEdition(data["rules"])
         if "min_reliability" in data:
             data["min_reliability"] = float(data["min_reliability"])
         if isinstance(data.get("reminders"), list):

@@ -5,7 +5,9 @@ the variant's ``builds`` rule, any owned, empty centre); orders
 beyond that are void, in the order given. A power with more units than centres removes the difference; removals it
 did not order are chosen by civil disorder: the units farthest from the power's home centres go first (distance in
 moves; an army may count moves across land and sea, a fleet only the moves it could make), fleets before armies at
-equal distance, then in alphabetical order of the province's name (DATC v2.4, 6.J).
+equal distance, then in alphabetical order of the province's name (DATC v2.4, 6.J). In the datc-3 edition (DATC v3.0,
+the 2023 rule) the distance is to the nearest centre the power owns, and fleets count moves across land and sea as
+armies do.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from judge.rules.board import Position, Unit
+from judge.rules.edition import RulesEdition
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.legality import ADJUSTMENTS_ONLY, check_build, own_unit
 from judge.rules.orders import Build, Disband, Order, Outcome, Waive
@@ -42,9 +45,15 @@ def free_build_sites(variant: Variant, pos: Position, power: str) -> tuple[int, 
 
 
 def adjudicate_adjustments(
-    variant: Variant, pos: Position, power: str, orders: list[Order], units: dict[int, Unit]
+    variant: Variant,
+    pos: Position,
+    power: str,
+    orders: list[Order],
+    units: dict[int, Unit],
+    edition: RulesEdition,
 ) -> AdjustmentOutcome:
-    """Apply one power's orders to ``units`` (changed in place) and report each order's outcome."""
+    """Apply one power's orders to ``units`` (changed in place) by the rules ``edition`` and report each order's
+    outcome."""
     geo = variant.geo
     delta = adjustment_delta(variant, pos, power)
     home = variant.build_sites(pos.owners, power)
@@ -64,7 +73,7 @@ def adjudicate_adjustments(
     disorder: list[Unit] = []
     if delta < 0 and len(removed) < -delta:
         left = [u for p, u in units.items() if u.power == power]
-        far = civil_disorder_order(geo, left, list(variant.removal_homes(pos.owners, power)))
+        far = civil_disorder_order(geo, left, disorder_centres(variant, pos, power, edition), edition)
         for unit in far[: -delta - len(removed)]:
             del units[geo.loc_province[unit.loc]]
             disorder.append(unit)
@@ -124,14 +133,23 @@ def _remove(
     return (Outcome.SUCCEEDS, None, Disband(unit.kind, unit.loc))
 
 
-def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int]) -> list[Unit]:
+def disorder_centres(variant: Variant, pos: Position, power: str, edition: RulesEdition) -> list[int]:
+    """The centres civil disorder measures distance to: the variant's (home centres, or owned ones with
+    ``all-homes``); in the datc-3 edition the centres the power owns."""
+    if edition is RulesEdition.DATC3:
+        return sorted(c for c, owner in pos.owners.items() if owner == power)
+    return list(variant.removal_homes(pos.owners, power))
+
+
+def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int], edition: RulesEdition) -> list[Unit]:
     """Units in the order civil disorder removes them."""
     far = len(geo.provinces) + 1
+    over_all = edition is RulesEdition.DATC3  # fleets too count moves across land and sea
 
     def key(unit: Unit) -> tuple[int, int, str]:
         prov = geo.loc_province[unit.loc]
         return (
-            -_distance(geo, unit, set(homes), far),
+            -_distance(geo, unit, set(homes), far, over_all),
             0 if unit.kind is UnitKind.FLEET else 1,
             geo.provinces[prov].name.lower(),
         )
@@ -139,9 +157,9 @@ def civil_disorder_order(geo: Geography, units: list[Unit], homes: list[int]) ->
     return sorted(units, key=key)
 
 
-def _distance(geo: Geography, unit: Unit, homes: set[int], far: int) -> int:
-    """Moves from the unit to the nearest home centre: an army may cross land and sea, a fleet only its own
-    moves (DATC 6.J, 2000 rules)."""
+def _distance(geo: Geography, unit: Unit, homes: set[int], far: int, over_all: bool) -> int:
+    """Moves from the unit to the nearest of ``homes``: an army may cross land and sea, a fleet only its own
+    moves (DATC 6.J, 2000 rules), or with ``over_all`` land and sea as an army (DATC v3.0, 2023 rules)."""
 
     def fleet_step(loc: int) -> Iterable[int]:
         return geo.fleet_adj[loc]
@@ -150,7 +168,7 @@ def _distance(geo: Geography, unit: Unit, homes: set[int], far: int) -> int:
         return geo.army_adj[prov] | geo.fleet_reach[prov] | _coast_reach(geo, prov)
 
     step: Callable[[int], Iterable[int]]
-    if unit.kind is UnitKind.FLEET:
+    if unit.kind is UnitKind.FLEET and not over_all:
         start = unit.loc
         step = fleet_step
         where: Sequence[int] = geo.loc_province

@@ -8,6 +8,7 @@ disband; void builds do nothing.
 from __future__ import annotations
 
 from judge.rules.board import Position, Unit
+from judge.rules.edition import RulesEdition
 from judge.rules.geography import Geography, Terrain, UnitKind
 from judge.rules.orders import (
     Build,
@@ -75,13 +76,14 @@ def fleet_destination(geo: Geography, src: int, dest: int) -> int | str:
     return dest
 
 
-def check_order(variant: Variant, pos: Position, power: str, order: Order) -> Order | str:
-    """``order`` checked by the rules of the position's phase (the one place that knows which check a phase takes):
-    a movement order, a retreat or disband, or a build, removal or waive in an adjustment phase. Whether a build or
-    removal is within the power's allowance is the adjustment's adjudication (``judge.rules.adjustments``)."""
+def check_order(variant: Variant, pos: Position, power: str, order: Order, edition: RulesEdition) -> Order | str:
+    """``order`` checked by the rules of the position's phase (the one place that knows which check a phase takes)
+    and of the rules ``edition``: a movement order, a retreat or disband, or a build, removal or waive in an
+    adjustment phase. Whether a build or removal is within the power's allowance is the adjustment's adjudication
+    (``judge.rules.adjustments``)."""
     geo = variant.geo
     if pos.phase.step is Step.MOVEMENT:
-        return check_movement(geo, pos, power, order)
+        return check_movement(geo, pos, power, order, edition)
     if pos.phase.step is Step.RETREAT:
         return check_retreat(geo, pos, power, order)
     if isinstance(order, Build):
@@ -95,7 +97,7 @@ def check_order(variant: Variant, pos: Position, power: str, order: Order) -> Or
     return ADJUSTMENTS_ONLY
 
 
-def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> UnitOrder | str:
+def check_movement(geo: Geography, pos: Position, power: str, order: Order, edition: RulesEdition) -> UnitOrder | str:
     if isinstance(order, (Retreat, Disband, Build, Waive)):
         return "only hold, move, support and convoy orders are given in a movement phase"
     unit = own_unit(geo, pos.units, power, order)
@@ -110,7 +112,15 @@ def check_movement(geo: Geography, pos: Position, power: str, order: Order) -> U
     if isinstance(order, SupportMove):
         return _check_support_move(geo, pos, unit, order)
     if isinstance(order, Convoy):
-        return _check_convoy(geo, pos, unit, order)
+        checked = _check_convoy(geo, pos, unit, order)
+        if edition is RulesEdition.DATC3 and not isinstance(checked, str) and not _necessary(geo, pos, checked):
+            return Reason(
+                "the fleet in {here} is not needed for any convoy from {origin} to {dest}",
+                here=geo.provinces[geo.loc_province[unit.loc]].named,
+                origin=geo.provinces[checked.origin].named,
+                dest=geo.provinces[checked.dest].named,
+            )
+        return checked
     return "this order is not for a movement phase"
 
 
@@ -210,6 +220,29 @@ def _check_convoy(geo: Geography, pos: Position, unit: Unit, order: Convoy) -> C
             dest=geo.provinces[there].named,
         )
     return Convoy(kind, src, origin, there)
+
+
+def _necessary(geo: Geography, pos: Position, convoy: Convoy) -> bool:
+    """Whether the convoying fleet is necessary for some convoy route of the army (DATC v3.0, 6.G.19): whether it
+    lies on a chain of fleets at sea from the army's province to its destination in which every fleet is needed, a
+    chain with no shortcut (no fleet of it touches the origin but the first, none the destination but the last, and
+    none borders another but its neighbours in the chain)."""
+    here = geo.loc_province[convoy.loc]
+    origin, dest = convoy.origin, convoy.dest
+    seas = {p for p, u in pos.units.items() if u.kind is UnitKind.FLEET and geo.provinces[p].terrain is Terrain.SEA}
+
+    def extend(path: list[int]) -> bool:
+        last = path[-1]
+        if dest in geo.fleet_reach[last]:
+            return here in path
+        for nxt in sorted(seas & geo.fleet_reach[last]):
+            if nxt in path or origin in geo.fleet_reach[nxt] or any(nxt in geo.fleet_reach[p] for p in path[:-1]):
+                continue
+            if extend([*path, nxt]):
+                return True
+        return False
+
+    return any(extend([first]) for first in sorted(seas) if origin in geo.fleet_reach[first])
 
 
 def unconvoyable_moves(geo: Geography, pos: Position, orders: dict[int, UnitOrder]) -> dict[int, str]:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from judge.rules.board import Dislodged, Unit
+from judge.rules.edition import RulesEdition
 from judge.rules.geography import Geography, UnitKind
 from judge.rules.orders import Convoy, Move, Outcome, SupportHold, SupportMove, UnitOrder
 from judge.rules.words import Reason
@@ -44,14 +45,20 @@ class MovementResult:
     explain: Callable[[int, Outcome], str | None] = field(repr=False, compare=False)  # reason in words, on demand
 
 
-def adjudicate_movement(geo: Geography, units: dict[int, Unit], orders: dict[int, UnitOrder]) -> MovementResult:
-    """Resolve legal orders (from judge.rules.legality) for ``units``; a unit without an order holds."""
-    return _Adjudication(geo, units, orders).run()
+def adjudicate_movement(
+    geo: Geography, units: dict[int, Unit], orders: dict[int, UnitOrder], edition: RulesEdition
+) -> MovementResult:
+    """Resolve legal orders (from judge.rules.legality) for ``units`` by the rules ``edition``; a unit without an
+    order holds."""
+    return _Adjudication(geo, units, orders, edition).run()
 
 
 class _Adjudication:
-    def __init__(self, geo: Geography, units: dict[int, Unit], orders: dict[int, UnitOrder]) -> None:
+    def __init__(
+        self, geo: Geography, units: dict[int, Unit], orders: dict[int, UnitOrder], edition: RulesEdition
+    ) -> None:
         self.geo = geo
+        self.edition = edition
         self.units = units
         self.kind = dict.fromkeys(units, _HOLD)
         self.dest: dict[int, int] = {}  # move: destination province
@@ -146,7 +153,8 @@ class _Adjudication:
 
     def _by_sea(self, orders: dict[int, UnitOrder]) -> dict[int, bool]:
         """Armies moving by convoy: when they must, or when intended ("via convoy" or an own fleet) and a chain of
-        fleets is ordered."""
+        fleets is ordered. In the datc-3 edition the intent alone decides: with no chain ordered the move fails rather
+        than falling back to the land route (DATC v3.0, 6.G.8)."""
         units, geo = self.units, self.geo
         by_sea: dict[int, bool] = {}
         army_adj = geo.army_adj
@@ -159,8 +167,12 @@ class _Adjudication:
                 continue
             fleets = self.convoyers.get(prov)
             order = orders[prov]
-            if fleets and isinstance(order, Move):
-                intent = order.via_convoy or any(units[f].power == unit.power for f in fleets)
+            if not isinstance(order, Move):
+                continue
+            intent = order.via_convoy or any(units[f].power == unit.power for f in fleets or ())
+            if self.edition is RulesEdition.DATC3:
+                by_sea[prov] = intent  # no fallback to the land route
+            elif fleets:
                 by_sea[prov] = intent and self._route(prov, q, fleets, geo.fleet_reach)
         return by_sea
 

@@ -13,6 +13,7 @@ from functools import partial
 
 from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta, can_build_somewhere
 from judge.rules.board import Position, Unit
+from judge.rules.edition import RulesEdition
 from judge.rules.legality import check_order, unconvoyable_moves
 from judge.rules.movement import adjudicate_movement
 from judge.rules.orders import Build, Disband, Hold, Order, Outcome, Result, Retreat, UnitOrder, Waive
@@ -54,16 +55,19 @@ def play(
     submitted: list[Submitted],
     victory: Victory | None = None,
     sides: tuple[tuple[str, ...], ...] = (),
+    *,
+    edition: RulesEdition = RulesEdition.Y2000,
 ) -> TurnResult:
-    """Play one phase. ``victory`` overrides the variant's victory rule (a game's own solo count or last year);
-    ``sides``: powers held by one player whose scores count together for victory."""
+    """Play one phase by the rules ``edition`` (a game's ``rules`` setting). ``victory`` overrides the variant's
+    victory rule (a game's own solo count or last year); ``sides``: powers held by one player whose scores count
+    together for victory."""
     step = pos.phase.step
     rule = victory or variant.victory
     if step is Step.MOVEMENT:
-        return _movement(variant, pos, submitted, rule, sides)
+        return _movement(variant, pos, submitted, rule, sides, edition)
     if step is Step.RETREAT:
-        return _retreats(variant, pos, submitted, rule, sides)
-    return _adjustments(variant, pos, submitted)
+        return _retreats(variant, pos, submitted, rule, sides, edition)
+    return _adjustments(variant, pos, submitted, edition)
 
 
 def _void(sub: Submitted, reason: str) -> Result:
@@ -76,6 +80,7 @@ def _unit_orders(
     pos: Position,
     submitted: list[Submitted],
     owners: dict[int, str],
+    edition: RulesEdition,
 ) -> tuple[dict[int, tuple[int, UnitOrder]], list[Result | None], set[int]]:
     """Checked orders by unit province (the last order for a unit wins), a result slot per submission, and the
     provinces of units whose owner gave them only void orders (they get no "no order" line). A movement or retreat
@@ -88,7 +93,7 @@ def _unit_orders(
         if isinstance(sub.order, OrderError):
             results.append(_void(sub, sub.order.reason))
             continue
-        checked = check_order(variant, pos, sub.power, sub.order)
+        checked = check_order(variant, pos, sub.power, sub.order, edition)
         assert not isinstance(checked, Build | Waive)
         if isinstance(checked, str):
             results.append(_void(sub, checked))
@@ -106,17 +111,22 @@ def _unit_orders(
 
 
 def _movement(
-    variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory, sides: tuple[tuple[str, ...], ...]
+    variant: Variant,
+    pos: Position,
+    submitted: list[Submitted],
+    rule: Victory,
+    sides: tuple[tuple[str, ...], ...],
+    edition: RulesEdition,
 ) -> TurnResult:
     geo = variant.geo
     owners = {prov: unit.power for prov, unit in pos.units.items()}
-    chosen, results, voided = _unit_orders(variant, pos, submitted, owners)
+    chosen, results, voided = _unit_orders(variant, pos, submitted, owners, edition)
     for prov, why in unconvoyable_moves(geo, pos, {p: o for p, (_, o) in chosen.items()}).items():
         i = chosen.pop(prov)[0]
         results[i] = _void(submitted[i], why)
         voided.add(prov)
     orders = {prov: order for prov, (_, order) in chosen.items()}
-    outcome = adjudicate_movement(geo, pos.units, orders)
+    outcome = adjudicate_movement(geo, pos.units, orders, edition)
     for prov, (i, order) in chosen.items():
         out = outcome.outcomes[prov]
         results[i] = Result(submitted[i].power, order, submitted[i].text, out, outcome.explain(prov, out))
@@ -143,11 +153,16 @@ def _movement(
 
 
 def _retreats(
-    variant: Variant, pos: Position, submitted: list[Submitted], rule: Victory, sides: tuple[tuple[str, ...], ...]
+    variant: Variant,
+    pos: Position,
+    submitted: list[Submitted],
+    rule: Victory,
+    sides: tuple[tuple[str, ...], ...],
+    edition: RulesEdition,
 ) -> TurnResult:
     geo = variant.geo
     owners = {prov: dis.unit.power for prov, dis in pos.dislodged.items()}
-    chosen, results, voided = _unit_orders(variant, pos, submitted, owners)
+    chosen, results, voided = _unit_orders(variant, pos, submitted, owners, edition)
     orders = {p: o for p, (_, o) in chosen.items() if isinstance(o, Retreat | Disband)}  # check_retreat gives no other
     units, outcomes = adjudicate_retreats(geo, pos, orders)
     for prov, (i, order) in chosen.items():
@@ -168,7 +183,7 @@ def _retreats(
     return _season_end(variant, pos.phase, units, pos.owners, final, rule, sides)
 
 
-def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) -> TurnResult:
+def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted], edition: RulesEdition) -> TurnResult:
     results: list[Result] = []
     units = dict(pos.units)
     by_power: dict[str, list[Submitted]] = {}
@@ -180,7 +195,7 @@ def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted]) ->
     for power in variant.powers:
         subs = by_power.get(power, [])
         orders = [s.order for s in subs if not isinstance(s.order, OrderError)]  # errors were taken out above
-        done = adjudicate_adjustments(variant, pos, power, orders, units)
+        done = adjudicate_adjustments(variant, pos, power, orders, units, edition)
         for sub, (out, reason, order) in zip(subs, done.order_outcomes, strict=True):
             results.append(Result(power, order, sub.text, out, reason))
         for unit in done.civil_disorder:
