@@ -337,14 +337,14 @@ REFUSALS = [
             ],
             "ru": [
                 "партия g уже идёт",
-                "в варианте Classic нет державы 'Atlantis'; есть Австрия, Англия, Франция, Германия, Италия, Россия, "
+                "в варианте Классика нет державы 'Atlantis'; есть Австрия, Англия, Франция, Германия, Италия, Россия, "
                 "Турция",
                 "'90d' — слишком долго; срок может быть не дальше чем через 60 дн.",
                 "ОШИБКА: срок может быть не дальше чем через 60 дн.",
             ],
             "de": [
                 "die Partie g läuft bereits",
-                "Classic hat keine Macht 'Atlantis'; es gibt Österreich, England, Frankreich, Deutschland, Italien, "
+                "Klassik hat keine Macht 'Atlantis'; es gibt Österreich, England, Frankreich, Deutschland, Italien, "
                 "Russland, Türkei",
                 "'90d' ist zu lang; eine Frist darf höchstens 60 Tage entfernt sein",
                 "FEHLER: eine Frist darf höchstens 60 Tage entfernt sein",

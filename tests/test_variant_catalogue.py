@@ -198,6 +198,7 @@ def test_absent_powers_units_become_neutral_or_leave() -> None:
         ('[homes]\nFrance = ["bur"]\n', "home centre of France is not a supply centre"),
         ('[start]\nyear = 1901\nseason = "fall"\n', "season must be one of spring, winter"),
         ('powers = ["Neutral", "B"]\n', "owner of neutral units"),
+        ("[names.ru]\ntitle = 3\n", "[names.ru] title: the variant's name in the language, in quotes"),
     ],
 )
 def test_rules_sections_are_checked(extra: str, problem: str) -> None:
@@ -418,3 +419,42 @@ def test_chaos_by_mail_from_the_first_builds(tmp_path: Path, capsys: Any) -> Non
     shown = _over(t, capsys)
     assert shown["result"]["kind"] == "solo" and shown["result"]["winner"] == "Paris"  # 2 centres, alone ahead
     assert json.dumps(shown)
+
+
+@pytest.mark.parametrize(
+    "variant", ["build_anywhere", "chaos", "fleet_rome", "france_austria", "england_turkey", "germany_italy"]
+)
+def test_a_played_game_of_each_variant_leaves_no_english_name_in_a_russian_or_german_mail(
+    tmp_path: Path, capsys: Any, variant: str
+) -> None:
+    """Issue 22 for every shipped variant (Classic and Cold War are played in test_mail_words and test_names_by_mail):
+    a reader in Russian and one in German get two phases' results and the information commands, and no
+    English place or power name of the variant's data is in what they read."""
+    from tests.test_mail_words import variant_names_left
+
+    data = load_variant(variant)
+    t = Table(tmp_path / "judge.db")
+    _seated(t, capsys, variant, data.powers)
+    readers = {data.powers[0]: "ru", data.powers[1]: "de"}
+    for power, language in readers.items():
+        _orders(t, power, f"SET LANGUAGE {language}")
+    chosen = max(r["id"] for r in t.outbox())  # the start mail went out in English, before they chose
+    for _ in range(2):
+        t.later(hours=49)
+        assert t.cli("game", "process", "g1") == 0
+    for power in readers:
+        _orders(t, power, "LIST g1", "SUMMARY g1", "HISTORY g1", "ORDERS")
+    for power, language in readers.items():
+        mails = [r for r in t.outbox() if r["to_addr"] == addr(power) and r["id"] > chosen]
+        assert len(mails) >= 3, [m["subject"] for m in mails]
+        assert variant_names_left(mails, language, variant) == {}, language
+
+
+def test_a_variant_is_named_in_the_readers_language_and_never_by_its_maps_title() -> None:
+    assert load_variant("germany_italy").title.word("ru") == "Германия против Италии"
+    assert load_variant("germany_italy").title.word("de") == "Deutschland gegen Italien"
+    assert load_variant("classic").title.word("de") == "Klassik"
+    assert str(load_variant("classic").title) == "Classic"  # English is the name itself
+    base = {"name": "Classic", "names": {"ru": {"title": "Классика", "powers": {"Russia": "Россия"}}}}
+    merged = inherit({"name": "Mine", "map": "classic"}, base)
+    assert merged["names"]["ru"] == {"powers": {"Russia": "Россия"}}

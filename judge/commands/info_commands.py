@@ -60,7 +60,7 @@ def _list_text(db: Database, name: str | None, to: str, now: datetime) -> Lines:
         T(
             "{game} ({variant}): {status}, {phase}",
             game=game.name,
-            variant=game.variant.name,
+            variant=game.variant.title,
             status=T(game.status),
             phase=phase,
         )
@@ -138,9 +138,9 @@ def _my_orders(db: Database, s: Session, item: c.MyOrders) -> Answer:
         raise GameError(T("game {game} is {status}: no orders are due", game=game.name, status=T(game.status)))
     lines: list[Text | Row] = []
     for held in summaries.my_order_sets(db, game, player):
-        lines.append(T("{power}, {phase}:", power=T(held["power"]), phase=phase_words(held["phase"])))
+        lines.append(T("{power}, {phase}:", power=game.variant.power(held["power"]), phase=phase_words(held["phase"])))
         if not held["owes"]:
-            lines.append(_indented(T("{power} owes no orders in this phase", power=T(held["power"]))))
+            lines.append(_indented(T("{power} owes no orders in this phase", power=game.variant.power(held["power"]))))
             continue
         lines += [_indented(order) for order in held["orders"]] or [_indented(T("no orders yet"))]
         if held["missing"]:
@@ -176,7 +176,7 @@ def _whogame(db: Database, s: Session, item: c.WhoGame) -> Answer:
         T(
             "{game} ({variant}): {status}, {phase}",
             game=game.name,
-            variant=game.variant.name,
+            variant=game.variant.title,
             status=T(game.status),
             phase=phase,
         )
@@ -265,7 +265,7 @@ def _house_rules(game: Game, language: str) -> Lines:
     rule = st.victory(variant)
     year = game.position.phase.year if game.position is not None else variant.start_year
     lines: list[Text] = [
-        T("House rules of {game} ({variant}):", game=game.name, variant=variant.name),
+        T("House rules of {game} ({variant}):", game=game.name, variant=variant.title),
         T(
             "Deadlines: movement {movement}, retreats {retreats}, adjustments {adjustments}",
             movement=format_length(st.movement_deadline, language),
@@ -338,7 +338,7 @@ def _map(db: Database, s: Session, item: c.MapOf) -> Answer:
             raise GameError(T("{game} has not started yet", game=game.name))
         raise GameError(T("{game} has no phase {phase}", game=game.name, phase=item.phase))
     if picture.png is None:
-        raise GameError(T("the map of {variant} cannot be drawn", variant=game.variant.name))
+        raise GameError(T("the map of {variant} cannot be drawn", variant=game.variant.title))
     outbox.send(
         db,
         s.reply_to,

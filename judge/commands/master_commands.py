@@ -110,7 +110,7 @@ def _create(db: Database, s: Session, item: c.CreateGame) -> Answer:
         T(
             "created {game} ({variant}); you are its game master; players join with: JOIN {game} <password>",
             game=game.name,
-            variant=game.variant.name,
+            variant=game.variant.title,
         ),
     )
 

@@ -38,7 +38,7 @@ def no_such_power(game: Game, name: str) -> Text:
     """Why ``name`` names no power of the game's variant, with the powers it has (each in the reader's words)."""
     return T(
         "{variant} has no power {name}; it has {powers}",
-        variant=game.variant.name,
+        variant=game.variant.title,
         name=repr(name),
         powers=[game.variant.power(p) for p in game.variant.powers],
     )

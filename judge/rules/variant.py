@@ -105,6 +105,7 @@ class Variant:
     power_words: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict, compare=False)
     power_short: dict[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
     coast_names: dict[str, dict[str, str]] = field(default_factory=dict, compare=False)  # language -> nc -> name
+    titles: tuple[tuple[str, str], ...] = field(default=(), compare=False)  # the variant's name in other languages
     description: str = ""
     map: str = ""  # the map whose board it is drawn on (``map = "classic"``); its own key when empty
     start_season: Season = Season.SPRING
@@ -115,6 +116,11 @@ class Variant:
     colours: dict[str, str] = field(default_factory=dict, compare=False)  # power -> "#rrggbb" ([colours])
     colour_order: tuple[str, ...] = ()  # the powers whose place gives a colour (the map's powers, then its own)
     board_file: str | None = field(default=None, compare=False)  # the board geometry found for it (judge.data)
+
+    @property
+    def title(self) -> Named:
+        """The variant's name in every language it gives (``[names.<language>] title``), for the reader's mail."""
+        return Named(self.name, self.titles)
 
     @property
     def board_name(self) -> str:
@@ -256,6 +262,7 @@ def variant_from_data(data: dict[str, Any], key: str, map_powers: tuple[str, ...
         {p: w for p, w in local.power_words.items() if p in keep},
         {p: w for p, w in local.power_short.items() if p in keep},
         local.coast_names,
+        titles=local.titles,
         description=data.get("description", ""),
         map=board.lower(),
         start_season=season,
@@ -388,8 +395,13 @@ def inherit(data: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
     """A variant file that names a map (``map = "classic"``) merged with the map's own file: every section the
     variant does not give is the map's (its provinces, army and fleet edges, powers, units, start, victory, rules);
     ``[names.<language>]`` tables are merged group by group (a variant with its own powers names only them). The
-    map's name, description and colours stay its own."""
+    map's name (and its ``title`` in each language), description and colours stay its own."""
     merged = {k: v for k, v in base.items() if k not in ("name", "description", "map", "colours")}
+    if isinstance(merged.get("names"), dict):  # the map's title in each language is its own, as its name is
+        merged["names"] = {
+            lang: {g: n for g, n in groups.items() if g != "title"} if isinstance(groups, dict) else groups
+            for lang, groups in merged["names"].items()
+        }
     for k, v in data.items():
         if k == "names" and isinstance(v, dict) and isinstance(merged.get("names"), dict):
             names = dict(merged["names"])
@@ -423,6 +435,7 @@ class _Local:
     power_short: dict[str, tuple[str, ...]] = field(default_factory=dict)
     coast_names: dict[str, dict[str, str]] = field(default_factory=dict)
     coast_words: dict[str, str] = field(default_factory=dict)
+    titles: tuple[tuple[str, str], ...] = ()  # language -> the variant's name in it ([names.<language>] title)
 
 
 def _name_value(value: Any, where: str, bad: Any) -> tuple[str, tuple[str, ...]] | None:
@@ -454,10 +467,11 @@ def _names(table: Any, powers: tuple[str, ...], provinces: list[Province], bad: 
         elif not isinstance(spec, dict):
             bad(f"{where}: must be a table with powers, provinces and coasts")
         else:
-            bad_keys = [k for k in spec if k not in NAMES_KEYS]
+            bad_keys = [k for k in spec if k not in (*NAMES_KEYS, "title")]
             for k in bad_keys:
-                bad(f"{where} unknown key {k!r}{_nearest(k, NAMES_KEYS)}")
+                bad(f"{where} unknown key {k!r}{_nearest(k, (*NAMES_KEYS, 'title'))}")
             local.languages += (language,)
+            local.titles += _title(spec.get("title"), language, where, bad)
             for group in NAMES_KEYS:
                 for key, name, forms in _group_names(language, group, spec.get(group, {}), known[group], bad):
                     gathered[group].setdefault(key, []).append((language, name, forms))
@@ -471,6 +485,16 @@ def _names(table: Any, powers: tuple[str, ...], provinces: list[Province], bad: 
     _name_clashes(provinces, local.words, local.short, bad)
     _power_clashes(powers, local.power_words, local.power_short, bad)
     return local
+
+
+def _title(value: Any, language: str, where: str, bad: Any) -> tuple[tuple[str, str], ...]:
+    """``[names.<language>] title``: the variant's name in the language (none when not given)."""
+    if value is None:
+        return ()
+    if isinstance(value, str) and value.strip():
+        return ((language, value.strip()),)
+    bad(f"{where} title: the variant's name in the language, in quotes, not {value!r}")
+    return ()
 
 
 def _split(
