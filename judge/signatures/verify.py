@@ -125,7 +125,24 @@ def verify_detached(
 ) -> Verified | Refused:
     """A detached signature (``signature``, armoured) over ``signed``, the exact bytes: for PGP/MIME, the first part
     of the multipart/signed with its MIME headers, in canonical CRLF form (:func:`canonical`)."""
-    read = _read_signature(signature)
+    checked = _signature_to_verify(_read_signature(signature), keys_for, now, max_age)
+    if isinstance(checked, Refused):
+        return checked
+    read, certs = checked
+    try:
+        from pysequoia import verify
+
+        result = verify(bytes=signed, store=lambda _ids: certs, signature=read.sig)
+    except Exception:  # noqa: BLE001 - the library raises when no signature is good
+        return Refused(SignatureProblem.BAD, read.issuer, read.created)
+    return _verified(result.valid_sigs, read, None)
+
+
+def _signature_to_verify(
+    read: _Sig | SignatureProblem, keys_for: KeysFor, now: datetime, max_age: timedelta
+) -> tuple[_Sig, Any] | Refused:
+    """A signature read, with the keys of the issuer it names, when it is one to verify: not unreadable, by a key the
+    judge knows, and neither too old nor from the future."""
     if isinstance(read, SignatureProblem):
         return Refused(read)
     certs = _certs(keys_for, [read.issuer])
@@ -134,13 +151,7 @@ def verify_detached(
     late = _dated(read, now, max_age)
     if late is not None:
         return late
-    try:
-        from pysequoia import verify
-
-        result = verify(bytes=signed, store=lambda _ids: certs, signature=read.sig)
-    except Exception:  # noqa: BLE001 - the library raises when no signature is good
-        return Refused(SignatureProblem.BAD, read.issuer, read.created)
-    return _verified(result.valid_sigs, read, None)
+    return read, certs
 
 
 def _verified(valid: list[Any], read: _Sig, content: bytes | None) -> Verified | Refused:
@@ -161,15 +172,10 @@ def verify_cleartext(armoured: bytes, keys_for: KeysFor, now: datetime, max_age:
     block = _CLEARTEXT_SIGNATURE.search(armoured)
     if block is None:
         return Refused(SignatureProblem.UNREADABLE)
-    read = _read_signature(block.group(0))
-    if isinstance(read, SignatureProblem):
-        return Refused(read)
-    certs = _certs(keys_for, [read.issuer])
-    if not certs:
-        return Refused(SignatureProblem.UNKNOWN_KEY, read.issuer, read.created)
-    late = _dated(read, now, max_age)
-    if late is not None:
-        return late
+    checked = _signature_to_verify(_read_signature(block.group(0)), keys_for, now, max_age)
+    if isinstance(checked, Refused):
+        return checked
+    read, certs = checked
     try:
         from pysequoia import verify
 
