@@ -5,8 +5,10 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
+from typing import Any
 
 from judge.facts import MAX_DEADLINE_DAYS, Assignment, PressKind
 from judge.facts import Auth as Auth
@@ -102,22 +104,9 @@ class GameSettings:
         data = json.loads(text) if text else {}
         if isinstance(data.get("tie_break"), list):
             data["tie_break"] = tuple(data["tie_break"])
-        if "press" in data:
-            data["press"] = PressKind(data["press"])
-        if "assignment" in data:
-            data["assignment"] = Assignment(data["assignment"])
-        if "resolve" in data:
-            data["resolve"] = Resolve(data["resolve"])
-        if "takeover" in data:
-            data["takeover"] = Takeover(data["takeover"])
-        if "auth" in data:
-            data["auth"] = Auth(data["auth"])
-        if "bots" in data:
-            data["bots"] = Bots(data["bots"])
-        if "rules" in data:
-            data["rules"] = RulesEdition(data["rules"])
-        if "min_reliability" in data:
-            data["min_reliability"] = float(data["min_reliability"])
+        for key, read in _STORED_AS.items():  # closed sets (and a number) are stored as their plain values
+            if key in data:
+                data[key] = read(data[key])
         if isinstance(data.get("reminders"), list):
             data["reminders"] = tuple(int(lead) for lead in data["reminders"])
         if isinstance(data.get("points"), list):
@@ -292,3 +281,16 @@ def read_points(text: str) -> tuple[tuple[str, int], ...]:
     if not out:
         raise ValueError(T("points: give places and their points, e.g. par:3,bur:2 (or none for the variant's)"))
     return tuple(out)
+
+
+# the settings read back from their stored JSON by a type of their own (GameSettings.from_json)
+_STORED_AS: dict[str, Callable[[Any], Any]] = {
+    "press": PressKind,
+    "assignment": Assignment,
+    "resolve": Resolve,
+    "takeover": Takeover,
+    "auth": Auth,
+    "bots": Bots,
+    "rules": RulesEdition,
+    "min_reliability": float,
+}
