@@ -115,6 +115,7 @@ TABLES = {
     "judge.game.setting_changes._OPTION_ALIASES",
     "judge.game.setting_changes._SETTERS",
     "judge.game.settings._DEADLINES",
+    "judge.game.settings._STORED_AS",
     "judge.i18n._OUTCOMES",
     "judge.i18n._SEASONS",
     "judge.i18n._STEPS",
