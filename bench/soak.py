@@ -15,7 +15,8 @@ each player mail's APPEND to the judge's reply reaching the sink (matched by In-
 It writes to ``--out`` (default: a new folder under /tmp): ``samples.csv``, ``summary.json`` (the RSS slope after the
 warm-up, latency percentiles for the whole run and per part, warnings and tracebacks in the daemon's log, mail sent
 and answered) and ``soak.png`` (RSS and reply latency over time), and prints the summary. Dovecot is the one CI
-installs (Debian's dovecot-imapd); pymap comes with the demo extra.
+installs (Debian's dovecot-imapd); pymap comes with the demo extra. Ctrl-C (SIGINT) ends a run early and still writes
+all three for the minutes run (`minutes_run` in the summary).
 """
 
 from __future__ import annotations
@@ -402,6 +403,8 @@ def main() -> int:
             }
             rows.append(row)
             print(json.dumps(row), flush=True)
+    except KeyboardInterrupt:
+        print("soak: stopped early (SIGINT); the summary covers the minutes run", flush=True)
     finally:
         feeder.stop.set()
         master.stop.set()
@@ -431,6 +434,7 @@ def main() -> int:
     summary = {
         "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "minutes": args.minutes,
+        "minutes_run": round(rows[-1]["t"] / 60, 1) if rows else 0.0,
         "rate": args.rate,
         "games": args.games,
         "imap": args.imap,
