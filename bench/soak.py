@@ -15,7 +15,7 @@ each player mail's APPEND to the judge's reply reaching the sink (matched by In-
 It writes to ``--out`` (default: a new folder under /tmp): ``samples.csv``, ``summary.json`` (the RSS slope after the
 warm-up, latency percentiles for the whole run and per part, warnings and tracebacks in the daemon's log, mail sent
 and answered) and ``soak.png`` (RSS and reply latency over time), and prints the summary. Dovecot is the one CI
-installs (Debian's dovecot-imapd); pymap comes with the demo extra. Ctrl-C (SIGINT) ends a run early and still writes
+installs (Debian's dovecot-imapd); pymap comes with the demo extra. Ctrl-C or SIGTERM ends a run early and still writes
 all three for the minutes run (`minutes_run` in the summary).
 """
 
@@ -319,6 +319,10 @@ def plot(rows: list[dict[str, Any]], target: Path, title: str) -> None:
     image.save(target)
 
 
+def _stop_early(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=180)
@@ -378,6 +382,8 @@ def main() -> int:
     rows: list[dict[str, Any]] = []
     started = time.monotonic()
     end = started + args.minutes * 60
+    for stop_signal in (signal.SIGINT, signal.SIGTERM):  # a run in the background ignores SIGINT unless told
+        signal.signal(stop_signal, _stop_early)
     print(f"soak: {args.minutes:g} min, {args.rate:g} mails/s, {args.games} games, {args.imap}; out {out}", flush=True)
     try:
         while time.monotonic() < end and daemon.poll() is None:
@@ -404,7 +410,7 @@ def main() -> int:
             rows.append(row)
             print(json.dumps(row), flush=True)
     except KeyboardInterrupt:
-        print("soak: stopped early (SIGINT); the summary covers the minutes run", flush=True)
+        print("soak: stopped early; the summary covers the minutes run", flush=True)
     finally:
         feeder.stop.set()
         master.stop.set()
