@@ -26,7 +26,15 @@ from judge.rules.turn import Submitted, play
 from judge.rules.variant import NEUTRAL, Absent, Builds, VariantError, inherit, variant_from_data
 
 SHIPPED = data_dir("variants")
-CATALOGUE = ("build_anywhere", "chaos", "england_turkey", "fleet_rome", "france_austria", "germany_italy")
+CATALOGUE = (
+    "build_anywhere",
+    "chaos",
+    "england_turkey",
+    "fleet_rome",
+    "fog_of_war",
+    "france_austria",
+    "germany_italy",
+)
 
 
 def _host_file(folder: Path, name: str, text: str) -> Path:
@@ -422,7 +430,8 @@ def test_chaos_by_mail_from_the_first_builds(tmp_path: Path, capsys: Any) -> Non
 
 
 @pytest.mark.parametrize(
-    "variant", ["build_anywhere", "chaos", "fleet_rome", "france_austria", "england_turkey", "germany_italy"]
+    "variant",
+    ["build_anywhere", "chaos", "fleet_rome", "fog_of_war", "france_austria", "england_turkey", "germany_italy"],
 )
 def test_a_played_game_of_each_variant_leaves_no_english_name_in_a_russian_or_german_mail(
     tmp_path: Path, capsys: Any, variant: str

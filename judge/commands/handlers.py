@@ -174,7 +174,7 @@ def _sandbox(db: Database, s: Session, item: c.Sandbox) -> Answer:
     from judge.game.sandbox_game import from_game
 
     game_name = item.from_game
-    note = run_sandbox_text(item.body, lambda data: from_game(db, game_name, data), game_name)
+    note = run_sandbox_text(item.body, lambda data: from_game(db, game_name, data, s.reply_to), game_name)
     return Answer("SANDBOX", T("see below"), note=note)
 
 

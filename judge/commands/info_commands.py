@@ -16,7 +16,7 @@ from judge.commands.reply import Answer, DeadlineLine, Lines, Row
 from judge.commands.session import Session, signed
 from judge.commands.signed_mail import judge_key_text
 from judge.facts import PressKind
-from judge.game import service, summaries
+from judge.game import fog, service, summaries
 from judge.game.records import Game, user_settings
 from judge.game.service import GameError
 from judge.i18n import T, Text, format_length, phase_words, translate
@@ -35,7 +35,7 @@ def _list(db: Database, s: Session, item: c.ListGames) -> Answer:
 def _history(db: Database, s: Session, item: c.History) -> Answer:
     _costly(s, "HISTORY")
     language = user_settings(db, s.reply_to)["language"]
-    return Answer(item.text, T("see below"), note=_history_text(db, item.game, item.phase, language))
+    return Answer(item.text, T("see below"), note=_history_text(db, item.game, item.phase, language, s.reply_to))
 
 
 # --- the longer answers ---------------------------------------------------------------------------------------------
@@ -104,11 +104,13 @@ def _seat_name(variant: Variant, power: str, bot: bool) -> Text | Named:
     return T("{power} (bot)", power=variant.power(power)) if bot else variant.power(power)
 
 
-def _history_text(db: Database, name: str, phase: str | None, language: str) -> Text | str:
+def _history_text(db: Database, name: str, phase: str | None, language: str, reader: str | None = None) -> Text | str:
     """HISTORY: the results of every played phase (the latest 30 in full, the earlier ones named), or of one phase,
-    each as its results mail told it, in the reader's language."""
+    each as its results mail told it, in the reader's language (in a Fog of War game, as the reader's powers saw
+    it)."""
     game = service.get_game(db, name)
-    told = summaries.phase_results(db, game, phase.upper() if phase else None)
+    powers = fog.reader_powers(db, game, reader)
+    told = summaries.phase_results(db, game, phase.upper() if phase else None, powers)
     if phase is not None and not told:
         raise GameError(T("{game} has no played phase {phase}", game=game.name, phase=phase.upper()))
     if not told:
@@ -331,8 +333,16 @@ def _map(db: Database, s: Session, item: c.MapOf) -> Answer:
     _costly(s, "MAP")
     game = service.get_game(db, _named_game(s, item.game, "MAP"))
     language = user_settings(db, s.reply_to)["language"]
+    powers = fog.reader_powers(db, game, s.reply_to)
+    if powers is not None and not powers:
+        raise GameError(
+            T(
+                "{game} is played in the fog of war: its board is shown to its players alone until it ends",
+                game=game.name,
+            )
+        )
     # a played phase's picture: the kept one, else drawn again from the stored boards and kept again a while
-    picture = phase_maps.phase_map(db, game, item.phase, language, s.now, keep=True)
+    picture = phase_maps.phase_map(db, game, item.phase, language, s.now, keep=True, powers=powers)
     if picture is None:
         if item.phase is None:
             raise GameError(T("{game} has not started yet", game=game.name))

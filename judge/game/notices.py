@@ -17,7 +17,7 @@ from typing import Any
 from sqlite_utils import Database
 
 from judge.facts import Bots, PressKind, is_bot_address
-from judge.game import invitations, ports
+from judge.game import fog, invitations, ports
 from judge.game.duties import owing_powers
 from judge.game.invitations import Invitation, Why
 from judge.game.records import Game, Player, players, user_settings
@@ -28,6 +28,7 @@ from judge.rules.board import Position
 from judge.rules.phase import Step
 from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.turn import TurnResult
+from judge.rules.visibility import fogged
 from judge.store import press_rows
 from judge.store.phases import played_phases
 from judge.store.statuses import GameStatus, Role
@@ -79,6 +80,7 @@ class MapRequest:
     position: Position
     lines: Sequence[Mapping[str, Any]] = ()
     after: Position | None = None
+    seen: frozenset[int] | None = None  # Fog of War: the provinces the reader sees on the board drawn (None: all)
 
 
 @dataclass(frozen=True)
@@ -170,6 +172,14 @@ def game_started(
     for p in seats:
         if taken_over is not None and p.id != taken_over.id:
             continue
+        seats_shown = table
+        shown_picture: MapRequest | None = picture
+        powers = fog.reader_powers(db, game, p.email)
+        if powers is not None:  # Fog of War: the units he sees, on a picture of his own
+            seen = fog.sight(game.variant, powers, pos).after
+            seats_shown = [{**row, "units": [u for u in row["units"] if _at(game, u) in seen]} for row in table]
+            key = f"{picture.phase} {fog.viewer_key(powers)}"
+            shown_picture = MapRequest(key, pos, seen=seen) if powers else None
         language = user_settings(db, p.email)["language"]
         lengths = {
             "movement": format_length(st.movement_deadline, language),
@@ -180,7 +190,7 @@ def game_started(
         facts = {
             "player": p,
             "powers": {s.power: "" if anonymous else s.email for s in seats if s.power},
-            "seats": table,
+            "seats": seats_shown,
             "anonymous": anonymous,
             "lengths": lengths,
             "press_rule": _PRESS_RULES[PressKind.GREY]
@@ -189,9 +199,17 @@ def game_started(
             "master": st.master or "",
             "taken_over": taken_over is not None,
         }
+        if shown_picture is None:  # an observer of a Fog of War game: no picture of the board
+            facts["has_map"] = False
         invitation = invitations.request(db, game, seats, p.email, now)
-        out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, picture, invitation=invitation))
+        out.append(Notice(p.email, NoticeKind.GAME_STARTED, game, facts, shown_picture, invitation=invitation))
     post(db, out, now)
+
+
+def _at(game: Game, unit: str) -> int | None:
+    """The province of a unit written ``A par`` or ``F stp/sc``."""
+    loc = game.variant.geo.by_loc_name.get(unit.split()[-1])
+    return game.variant.geo.loc_province[loc] if loc is not None else None
 
 
 def announce(
@@ -300,10 +318,33 @@ def results(
     picture = MapRequest(before.phase.code, before, lines, after)
     waited = after.phase.step is Step.MOVEMENT or any(p.active and p.power in owing_powers(game) for p in seats)
     out = []
+    fogged_pictures: dict[tuple[frozenset[int], frozenset[int], tuple[int, ...]], MapRequest] = {}
     for to in everyone(game, seats):
         # the next deadline; none for a phase nobody is waited for (it is played at once) or after the end
         invitation = invitations.request(db, game, seats, to, now) if waited else None
-        out.append(Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True, invitation=invitation))
+        powers = fog.reader_powers(db, game, to)
+        if powers is None:
+            out.append(Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True, invitation=invitation))
+            continue
+        # Fog of War: his own results, and his own picture (shared by the readers who see the same)
+        seen = fog.sight(game.variant, powers, before, after)
+        shown_lines = fog.lines_seen(game.variant, lines, seen)
+        own: MapRequest | None = None
+        if powers:
+            key = (seen.either, seen.after, tuple(id(line) for line in shown_lines))
+            own = fogged_pictures.get(key)
+            if own is None:
+                own = fogged_pictures[key] = MapRequest(
+                    f"{before.phase.code} {fog.viewer_key(powers)}",
+                    fogged(before, seen.either),
+                    shown_lines,
+                    after,
+                    seen=seen.after,
+                )
+        told = fog.results_seen(game.variant, facts, before, after, powers)
+        if own is None:  # an observer: no picture of the board
+            told["has_map"] = False
+        out.append(Notice(to, NoticeKind.RESULTS, game, told, own, invitation=invitation))
     post(db, out, now)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.game import fog
 from judge.game.adjudication import sides
 from judge.game.records import load_game
 from judge.game.sandbox import InputError, _error, play_input
@@ -19,8 +20,10 @@ from judge.rules.variant import Variant
 from judge.store.statuses import GameStatus
 
 
-def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
-    """The sandbox result of ``data`` (changes and orders) played from game ``name``; never raises."""
+def from_game(db: Database, name: str, data: Any, reader: str | None = None) -> dict[str, Any]:
+    """The sandbox result of ``data`` (changes and orders) played from game ``name``; never raises. ``reader``: the
+    address the result goes to (None: the host's command line, which sees everything); in a Fog of War game that
+    has not ended, a player's sandbox starts from the board as his powers see it, and nobody else's has a board."""
     try:
         if not isinstance(data, dict):
             raise InputError("the input must be a JSON object")
@@ -34,7 +37,13 @@ def from_game(db: Database, name: str, data: Any) -> dict[str, Any]:
         if game.position is None:
             raise InputError(f"game {game.name} has not started: it has no position yet")
         variant = game.variant
-        base = _changed(variant, position_to_json(variant, game.position), data)
+        powers = fog.reader_powers(db, game, reader)
+        start = game.position
+        if powers is not None:
+            if not powers:
+                raise InputError(f"game {game.name} is played in the fog of war: only its players see its board")
+            start = fog.position_seen(variant, start, powers)
+        base = _changed(variant, position_to_json(variant, start), data)
         pos = position_from_json(variant, base)
         # an anonymous game that runs keeps who holds which powers to itself: each power counts alone here
         hidden = game.settings.anonymous and game.status != GameStatus.FINISHED

@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.game import fog
 from judge.game.adjudication import sides
 from judge.game.duties import owing_powers
 from judge.game.notices import centre_history, points_history, points_of, postal_view, shown_scores, tally
@@ -140,11 +141,14 @@ def phase_picture(db: Database, game: Game, phase: str | None) -> PhasePicture |
     return None
 
 
-def phase_results(db: Database, game: Game, phase: str | None = None) -> list[dict[str, Any]]:
+def phase_results(
+    db: Database, game: Game, phase: str | None = None, powers: tuple[str, ...] | None = None
+) -> list[dict[str, Any]]:
     """The facts the results mail of each played phase was written from (all phases, first to last, or the one
     named): the phase, each power's orders and results, the board after, the centre tally with its changes, the
     solo line, the victory points after a Fall (rebuilt from the board after it, in a game that counts points), the
-    postal press published with it, the next phase and the winner of a solo won in it."""
+    postal press published with it, the next phase and the winner of a solo won in it. With ``powers`` (Fog of War,
+    judge.game.fog.reader_powers): each phase as those powers saw it."""
     out = []
     result = game.result or {}
     rows = played_phases(db, game.id)
@@ -161,19 +165,18 @@ def phase_results(db: Database, game: Game, phase: str | None = None) -> list[di
             by_power.setdefault(line["power"], []).append(line)
         last = i == len(rows) - 1
         fall_ended = row["phase"].startswith("F") and board["phase"][0] in "WS"  # the Fall's last phase: scores
-        out.append(
-            {
-                "phase": before.phase,
-                "results": by_power,
-                "board": board,
-                "next_phase": after.phase,
-                "tally": tally(game, after, before),
-                "winner": result.get("winner") if last and result.get("kind") == "solo" else None,
-                "threshold": game.settings.solo_line(game.variant, before.phase.year),
-                "scores": shown_scores(game, points_of(game, after), held) if fall_ended else None,
-                "postal_press": press.get(i, []),
-            }
-        )
+        facts = {
+            "phase": before.phase,
+            "results": by_power,
+            "board": board,
+            "next_phase": after.phase,
+            "tally": tally(game, after, before),
+            "winner": result.get("winner") if last and result.get("kind") == "solo" else None,
+            "threshold": game.settings.solo_line(game.variant, before.phase.year),
+            "scores": shown_scores(game, points_of(game, after), held) if fall_ended else None,
+            "postal_press": press.get(i, []),
+        }
+        out.append(facts if powers is None else fog.results_seen(game.variant, facts, before, after, powers))
     return out
 
 

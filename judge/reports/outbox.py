@@ -97,8 +97,9 @@ def with_calendar_note(mail: Mail, language: str, invitation: Invitation) -> Mai
 
 
 def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
-    """Render and queue one event's notices, in order; a picture is drawn and kept once per language, and a shared
-    notice is rendered once per language and time zone."""
+    """Render and queue one event's notices, in order; a picture is drawn and kept once per language (in a Fog of
+    War game, once per language for each picture the game server asks for: the readers who see the same share one),
+    and a shared notice is rendered once per language and time zone."""
     pictures: dict[tuple[int, str], int | None] = {}  # (the request's identity, language) -> kept picture
     rendered: dict[tuple[str, str], Any] = {}
     for notice in notices:
@@ -126,13 +127,20 @@ def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
 
 
 def _kept_picture(db: Database, game: Game, request: MapRequest, language: str, now: datetime) -> int | None:
-    png = map_picture(game, request.position, list(request.lines), language, request.after)
+    png = map_picture(game, request.position, list(request.lines), language, request.after, request.seen)
     return store_picture(db, game, request.phase, language, palette_png(png), now) if png is not None else None
 
 
-def map_picture(game: Game, pos: Any, lines: list[Any], language: str, after: Any | None = None) -> bytes | None:
+def map_picture(
+    game: Game,
+    pos: Any,
+    lines: list[Any],
+    language: str,
+    after: Any | None = None,
+    seen: frozenset[int] | None = None,
+) -> bytes | None:
     """The PNG of the phase's orders drawn on the board (after the phase when ``after`` is given, as the results
-    mail shows it), or None when the variant cannot be drawn."""
+    mail shows it), or None when the variant cannot be drawn; ``seen``: a Fog of War reader's own picture."""
     from judge.reports.map_words import map_title, map_words
     from judge.reports.maps import render_map
 
@@ -145,6 +153,7 @@ def map_picture(game: Game, pos: Any, lines: list[Any], language: str, after: An
             language=language,
             after=after,
             words=map_words(game.variant, language),
+            seen=seen,
         )
     except ValueError:
         return None

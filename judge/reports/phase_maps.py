@@ -15,10 +15,12 @@ from datetime import datetime
 
 from sqlite_utils import Database
 
+from judge.game import fog
 from judge.game.records import Game
-from judge.game.summaries import phase_picture
+from judge.game.summaries import PhasePicture, phase_picture
 from judge.reports.outbox import map_picture, palette_png, store_picture
 from judge.rules.phase import Phase
+from judge.rules.visibility import fogged
 from judge.store.mail_queue import kept_picture, picture_png
 
 
@@ -36,21 +38,32 @@ class PhaseMap:
 
 
 def phase_map(
-    db: Database, game: Game, phase: str | None, language: str, now: datetime | None = None, *, keep: bool = False
+    db: Database,
+    game: Game,
+    phase: str | None,
+    language: str,
+    now: datetime | None = None,
+    *,
+    keep: bool = False,
+    powers: tuple[str, ...] | None = None,
 ) -> PhaseMap | None:
     """The picture of ``game``'s ``phase`` (a played phase's code; None or the current phase's code: the current
     board) in ``language``: the kept one, else drawn now; with ``keep`` (and ``now``), a played phase's picture drawn
-    now is kept again, for ``picture_retention_days`` from ``now``. None when the game has no such phase."""
+    now is kept again, for ``picture_retention_days`` from ``now``. None when the game has no such phase. With
+    ``powers`` (Fog of War, judge.game.fog.reader_powers): the picture as those powers see the phase."""
     picture = phase_picture(db, game, phase)
     if picture is None:
         return None
+    seen: frozenset[int] | None = None
+    if powers is not None:
+        picture, seen = _seen_picture(game, picture, powers)
     played = picture.after is not None
     if played:
         kept = kept_picture(db, game.id, picture.phase, language)
         png = picture_png(db, kept) if kept is not None else None
         if kept is not None and png is not None:
             return PhaseMap(picture.before.phase, True, png, kept, drawn=False)
-    drawing = map_picture(game, picture.before, picture.lines, language, picture.after)
+    drawing = map_picture(game, picture.before, picture.lines, language, picture.after, seen)
     if drawing is None:
         return PhaseMap(picture.before.phase, played, None, None, drawn=True)
     png = palette_png(drawing)
@@ -59,3 +72,13 @@ def phase_map(
         assert now is not None, "a picture kept again needs the time it is kept from"
         picture_id = store_picture(db, game, picture.phase, language, png, now)
     return PhaseMap(picture.before.phase, played, png, picture_id, drawn=True)
+
+
+def _seen_picture(game: Game, picture: PhasePicture, powers: tuple[str, ...]) -> tuple[PhasePicture, frozenset[int]]:
+    """The phase as ``powers`` see it, kept under a name of its own (``S1901M France``), and the provinces seen on the
+    board drawn."""
+    sight = fog.sight(game.variant, powers, picture.before, picture.after)
+    lines = [dict(line) for line in fog.lines_seen(game.variant, picture.lines, sight)]
+    before = fogged(picture.before, sight.either) if picture.after is not None else picture.before
+    key = f"{picture.phase} {fog.viewer_key(powers)}"
+    return PhasePicture(key, before, lines, picture.after), sight.after

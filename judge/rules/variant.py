@@ -65,7 +65,7 @@ LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}$")
 START_KEYS = ("year", "season")
 START_SEASONS = ("spring", "winter")  # a game opens with Spring movement, or with Winter builds (Chaos)
 VICTORY_KEYS = ("solo", "by_year", "last_year", "tie_break", "tie_others", "points", "defender")
-RULES_KEYS = ("builds",)
+RULES_KEYS = ("builds", "fog")
 PLAYERS_KEYS = ("powers", "absent")
 NEUTRAL_KEYS = ("units",)
 NEUTRAL = "neutral"  # the owner of neutral units: never a power, never ordered
@@ -116,6 +116,7 @@ class Variant:
     colours: dict[str, str] = field(default_factory=dict, compare=False)  # power -> "#rrggbb" ([colours])
     colour_order: tuple[str, ...] = ()  # the powers whose place gives a colour (the map's powers, then its own)
     board_file: str | None = field(default=None, compare=False)  # the board geometry found for it (judge.data)
+    fog: bool = False  # Fog of War ([rules] fog): each power sees only what is near it (judge.rules.visibility)
 
     @property
     def title(self) -> Named:
@@ -240,7 +241,7 @@ def variant_from_data(data: dict[str, Any], key: str, map_powers: tuple[str, ...
         neutral += tuple(replace(u, power=NEUTRAL) for u in all_units if u.power not in played)
     year, season = _start(data["start"], bad)
     victory = _victory(data["victory"], played, provinces, year, bad)
-    builds = _rules(data.get("rules", {}), bad)
+    builds, fog = _rules(data.get("rules", {}), bad)
     colours = _colours(data.get("colours", {}), declared, bad)
     board = data.get("map", "")
     if not isinstance(board, str) or (board and not re.fullmatch(r"[A-Za-z0-9_\-]+", board)):
@@ -272,6 +273,7 @@ def variant_from_data(data: dict[str, Any], key: str, map_powers: tuple[str, ...
         absent_rule=absent_rule,
         colours=colours,
         colour_order=(*map_powers, *(p for p in declared if p not in map_powers)),
+        fog=fog,
     )
 
 
@@ -359,20 +361,24 @@ def _neutral_units(table: Any, geo: Geography, taken: set[int], bad: Any) -> tup
     return tuple(out)
 
 
-def _rules(table: Any, bad: Any) -> Builds:
-    """``[rules]``: ``builds`` (where powers build)."""
+def _rules(table: Any, bad: Any) -> tuple[Builds, bool]:
+    """``[rules]``: ``builds`` (where powers build) and ``fog`` (Fog of War: true or false)."""
     if not isinstance(table, dict):
         bad(f'[rules] must be a table like builds = "owned", not {table!r}')
-        return Builds.HOME
+        return Builds.HOME, False
     for k in table:
         if k not in RULES_KEYS:
             bad(f"[rules] unknown key {k!r}{_nearest(k, RULES_KEYS)}")
+    fog = table.get("fog", False)
+    if not isinstance(fog, bool):
+        bad(f"[rules] fog must be true or false, not {fog!r}")
+        fog = False
     raw = table.get("builds", Builds.HOME.value)
     try:
-        return Builds(raw)
+        return Builds(raw), fog
     except ValueError:
         bad(f"[rules] builds must be one of {', '.join(b.value for b in Builds)}, not {raw!r}")
-        return Builds.HOME
+        return Builds.HOME, fog
 
 
 def _colours(table: Any, declared: tuple[str, ...], bad: Any) -> dict[str, str]:

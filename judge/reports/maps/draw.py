@@ -54,6 +54,8 @@ from judge.reports.maps.style import (
     DISLODGED_LINE,
     FAILED_MARK,
     FLEET_EDGE,
+    FOG,
+    FOG_CENTRE,
     LABEL_INK,
     LABEL_SIZE,
     LAND_AREA,
@@ -77,6 +79,7 @@ from judge.reports.maps.style import (
 from judge.rules.board import Position, Unit
 from judge.rules.geography import Geography, Terrain, UnitKind
 from judge.rules.variant import Variant
+from judge.rules.visibility import fogged
 
 # --- drawing -------------------------------------------------------------------------------------------------------
 
@@ -136,6 +139,7 @@ def render_map(
     language: str = "en",
     after: Position | None = None,
     words: Mapping[str, str] | None = None,
+    seen: frozenset[int] | None = None,
 ) -> bytes:
     """The PNG picture of ``position``, with the orders of ``results`` (as the game server stores them: dicts with
     "power", "typed" (the order as JSON, judge.rules.order_json) and "outcome") drawn over it. With ``after`` (the
@@ -143,8 +147,12 @@ def render_map(
     units, who holds what, the legend's centres) with the phase's orders drawn from where the units stood. ``words``
     overrides the legend's words (keys as in ``legend_words``). A variant with board geometry is drawn as a board (a
     palette PNG), any other as a diagram. The same input gives the same bytes. MapError when the variant has no
-    coordinates."""
-    return draw_map(variant, position, results, title=title, language=language, after=after, words=words).png()
+    coordinates. With ``seen`` (Fog of War: the provinces the reader sees on the board drawn), the units, the
+    dislodged units and the centres' owners elsewhere are left out and the land there is drawn in the fog's grey; the
+    legend's centre counts stay every power's (they are public)."""
+    return draw_map(
+        variant, position, results, title=title, language=language, after=after, words=words, seen=seen
+    ).png()
 
 
 def draw_map(
@@ -156,6 +164,7 @@ def draw_map(
     language: str = "en",
     after: Position | None = None,
     words: Mapping[str, str] | None = None,
+    seen: frozenset[int] | None = None,
 ) -> MapDrawing:
     """The picture as a Pillow image together with its layout and legend (see ``render_map``)."""
     shown_words = legend_words(language)
@@ -172,9 +181,13 @@ def draw_map(
         if o is not None
     ]
     shown = after if after is not None else position
+    counted = shown  # the legend's centre counts: every power's, even in the fog
+    if seen is not None:
+        shown = fogged(shown, seen)
+        position = shown if after is None else position
     heading = title or f"{variant.name} — {shown.phase.long_name}"
     if has_board(variant):
-        return _draw_board(variant, position, shown, orders, heading, shown_words, after is not None)
+        return _draw_board(variant, position, shown, orders, heading, shown_words, after is not None, seen, counted)
     layout = map_layout(variant)
     canvas = _ScaledCanvas(layout.width, layout.height + _legend_height(variant))
     colours = power_colours(variant)
@@ -186,7 +199,7 @@ def draw_map(
     _draw_units(canvas, layout, shown, colours, pieces.dislodged)
     _draw_orders(canvas, layout, pieces, orders, colours, played)
     _draw_labels(canvas, geo, layout, pieces.labels, None, pieces.crossed)  # letters over a line that crosses them
-    legend = _draw_legend(canvas, variant, shown, layout, shown_words, colours, heading)
+    legend = _draw_legend(canvas, variant, counted, layout, shown_words, colours, heading)
     image = canvas.image.reduce(SCALE)
     return MapDrawing(image, layout, legend, shown_words, (pieces,))
 
@@ -199,8 +212,11 @@ def _draw_board(
     heading: str,
     words: Mapping[str, str],
     played: bool,
+    seen: frozenset[int] | None = None,
+    counted: Position | None = None,
 ) -> MapDrawing:
-    """The board: areas tinted by who holds them, centres, units, orders, labels and the legend, in palette colours."""
+    """The board: areas tinted by who holds them, centres, units, orders, labels and the legend, in palette colours;
+    with ``seen``, the land not seen in the fog's grey (``counted``: the board whose centres the legend counts)."""
     base = base_layer(variant)
     layout, geo = base.layout, variant.geo
     colours = power_colours(variant)
@@ -211,17 +227,24 @@ def _draw_board(
         table[slot] = land
     for held, power in held_by(variant, shown).items():
         table[base.slot0 + held] = palette(tint(colours.get(power, UNKNOWN_POWER)))
+    if seen is not None:
+        fog = palette(FOG)
+        for prov in geo.provinces:
+            if prov.id not in seen and prov.terrain is not Terrain.SEA:
+                table[base.slot0 + prov.id] = fog
     image = base.image.point(table)
     canvas = BoardCanvas(image, palette)
     inset = layout.inset
     panel = None if inset is None else image.crop((0, layout.inset_at, inset.width, layout.inset_at + inset.height))
-    parts = [_draw_pieces(canvas, geo, layout, 0, base, before, shown, orders, colours, played)]
+    parts = [_draw_pieces(canvas, geo, layout, 0, base, before, shown, orders, colours, played, seen)]
     if inset is not None and panel is not None:  # the inset's region again, enlarged, drawn on its own panel
         on_panel = BoardCanvas(panel, palette)
-        parts.append(_draw_pieces(on_panel, geo, inset, layout.inset_at, base, before, shown, orders, colours, played))
+        parts.append(
+            _draw_pieces(on_panel, geo, inset, layout.inset_at, base, before, shown, orders, colours, played, seen)
+        )
         ImageDraw.Draw(panel).rectangle((0, 0, panel.width - 1, panel.height - 1), outline=palette(OUTLINE))
         image.paste(panel, (0, layout.inset_at))
-    legend = _draw_board_legend(canvas, variant, shown, layout, words, colours, heading)
+    legend = _draw_board_legend(canvas, variant, counted or shown, layout, words, colours, heading)
     image.putpalette(palette.flat())
     return MapDrawing(image, layout, legend, dict(words), tuple(parts))
 
@@ -237,6 +260,7 @@ def _draw_pieces(
     orders: list[DrawnOrder],
     colours: Mapping[str, RGB],
     played: bool,
+    seen: frozenset[int] | None = None,
 ) -> Pieces:
     """What changes from picture to picture on a part of the board (the map or its inset, from the picture's row
     ``top``): the centres' owners, the labels (moved off the phase's lines where they can be), the units and the
@@ -247,6 +271,8 @@ def _draw_pieces(
         if prov.centre:
             owner = shown.owners.get(prov.id)
             fill = NEUTRAL if owner is None else colours.get(owner, UNKNOWN_POWER)
+            if seen is not None and prov.id not in seen:
+                fill = FOG_CENTRE
             canvas.circle(layout.centre_marker(prov.id), CENTRE - 0.5, fill, OUTLINE, 1.5)
     box = (0, top, layout.width, top + layout.height)
     labels, mask = base.labels.crop(box), base.label_mask.crop(box)

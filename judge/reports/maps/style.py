@@ -52,6 +52,8 @@ CONVOY_INK: RGB = (0, 122, 128)
 FAILED_MARK: RGB = (214, 0, 0)
 NEUTRAL: RGB = (255, 255, 255)
 UNKNOWN_POWER: RGB = (150, 150, 150)
+FOG: RGB = (208, 208, 208)  # Fog of War: a land province the reader does not see
+FOG_CENTRE: RGB = (160, 160, 160)  # ... and a supply centre whose owner he does not see
 
 # One colour per power, by its place in the variant's list of powers: distinct from each other and from the
 # map's pale colours.
