@@ -33,12 +33,13 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def setup(db_path: str, games: int) -> dict[str, Any]:
+def setup(db_path: str, games: int, variant: str = "classic") -> dict[str, Any]:
     from judge.cli.demo import choose_orders
     from judge.game import records, service
     from judge.game.passwords import hash_password
     from judge.game.records import Player
     from judge.game.settings import GameSettings
+    from judge.rules.turn import parse_submissions
     from judge.store import open_db, write
 
     db = open_db(db_path)
@@ -48,22 +49,18 @@ def setup(db_path: str, games: int) -> dict[str, Any]:
     for i in range(games):
         name = f"w{i:04d}"
         with write(db):
-            game = service.create_game(db, name, "classic", GameSettings(movement_deadline=86400), START)
+            game = service.create_game(db, name, variant, GameSettings(movement_deadline=86400), START)
             for power in POWERS:
                 records.insert_player(
                     db, Player(0, game.id, power, f"{power.lower()}.{i}@players.test", password_hash), START
                 )
             game = service.start_game(db, name, START, rng)
             assert game.position is not None
+            step = game.position.phase.step
             for power in POWERS:
-                records.set_orders(
-                    db,
-                    game.id,
-                    game.position.phase.code,
-                    power,
-                    choose_orders(game.variant, game.position, power, rng),
-                    START,
-                )
+                lines = choose_orders(game.variant, game.position, power, rng)
+                given = parse_submissions(game.variant, step, {power: lines})
+                records.set_orders(db, game, game.position.phase.code, power, given, START)
     with write(db):
         db.execute("update outbox set status = 'sent', sent_at = created_at")
         db.execute("update games set deadline = ?", [(START + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")])
@@ -76,12 +73,14 @@ def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
     from judge.transport.daemon import deadline_chunk
 
     map_seconds = [0.0]
+    drawn = [0]
     real_picture, real_palette = outbox.map_picture, outbox.palette_png
 
     def timed_picture(*a: Any, **k: Any) -> Any:
         if not draw_map:
             return None
         t = time.perf_counter()
+        drawn[0] += 1
         try:
             return real_picture(*a, **k)
         finally:
@@ -112,6 +111,7 @@ def wave(db_path: str, draw_map: bool) -> dict[str, Any]:
         "queued": queued,
         "games_per_s": round(done / elapsed, 1),
         "map_s": round(map_seconds[0], 2),
+        "pictures": drawn[0],
         "map_share": round(map_seconds[0] / elapsed, 3) if elapsed else 0,
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "rss_before_wave_mb": round(rss_before, 1),
@@ -228,6 +228,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--no-map", action="store_true", help="leave the map picture out (to see its share)")
+    parser.add_argument("--variant", default="classic", help="the games' variant (fog_of_war: bench/fog_wave.py)")
     parser.add_argument("--dir", default=None, help="keep the database here (default: a temp dir)")
     parser.add_argument("--stage", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--db", default=None, help=argparse.SUPPRESS)
@@ -235,7 +236,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.stage:
         result = {
-            "setup": lambda: setup(args.db, args.games),
+            "setup": lambda: setup(args.db, args.games, args.variant),
             "wave": lambda: wave(args.db, not args.no_map),
             "sizes": lambda: sizes(args.db),
             "send": lambda: send(args.db),
@@ -248,7 +249,9 @@ def main() -> int:
     db = str(base / "wave.db")
     if os.path.exists(db):
         os.remove(db)
-    report: dict[str, Any] = {"setup": stage("setup", "--db", db, "--games", str(args.games))}
+    report: dict[str, Any] = {
+        "setup": stage("setup", "--db", db, "--games", str(args.games), "--variant", args.variant)
+    }
     report["wave"] = stage("wave", "--db", db, *(["--no-map"] if args.no_map else []))
     report["sizes"] = stage("sizes", "--db", db)
     report["send"] = stage("send", "--db", db)

@@ -66,6 +66,7 @@ CACHES: dict[str, tuple[str, int | None]] = {
     # containers kept by hand
     "judge.game.passwords._verified": (LRU, passwords._CACHE_SIZE),  # sign-ons verified, by HMAC
     "judge.game.records._POSITIONS": (LRU, 256),  # boards by their stored text
+    "judge.reports.maps.draw._LEGENDS": (LRU, 32),  # a picture's legend, by its title and counts
     "judge.reports.maps.areas._BASES": (FIXED, 16),  # a map's base layer, by variant
     "judge.reports.maps.layout._PLACES": (LRU, 1024),  # label places by layout and location
     "judge.game.ports._installed": (FIXED, 1),  # the wiring

@@ -51,8 +51,11 @@ class _Palette:
         self.colours: list[RGB] = list(colours)
         self.index: dict[RGB, int] = {c: i for i, c in enumerate(self.colours)}
         self.limit = limit
+        self.asked: dict[RGB, None] | None = None  # while set: every colour asked for, in the order first asked
 
     def __call__(self, colour: RGB) -> int:
+        if self.asked is not None:
+            self.asked.setdefault(colour, None)
         found = self.index.get(colour)
         if found is None:
             if len(self.colours) >= self.limit:

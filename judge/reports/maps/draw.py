@@ -244,7 +244,7 @@ def _draw_board(
         )
         ImageDraw.Draw(panel).rectangle((0, 0, panel.width - 1, panel.height - 1), outline=palette(OUTLINE))
         image.paste(panel, (0, layout.inset_at))
-    legend = _draw_board_legend(canvas, variant, counted or shown, layout, words, colours, heading)
+    legend = _kept_board_legend(canvas, variant, counted or shown, layout, words, colours, heading)
     image.putpalette(palette.flat())
     return MapDrawing(image, layout, legend, dict(words), tuple(parts))
 
@@ -703,6 +703,52 @@ def _sample(
     else:
         canvas.circle(mid, DISC, land, LAND_LINE, 1.2)
         canvas.circle((mid[0] + CENTRE_AT[0], mid[1] + CENTRE_AT[1]), CENTRE, sample_colour, OUTLINE, 1.1)
+
+
+_LEGENDS: dict[tuple[Any, ...], tuple[Image.Image, tuple[RGB, ...], tuple[RGB, ...], tuple[LegendEntry, ...]]] = {}
+_LEGENDS_KEPT = 32  # the legends of the last pictures drawn (a Fog of War phase draws 7 with the same legend)
+
+
+def _kept_board_legend(
+    canvas: BoardCanvas,
+    variant: Variant,
+    position: Position,
+    layout: MapLayout,
+    words: Mapping[str, str],
+    colours: Mapping[str, RGB],
+    title: str,
+) -> tuple[LegendEntry, ...]:
+    """The legend (``_draw_board_legend``), drawn once for the pictures that share it (the same title, words and
+    centre counts: every power's picture of a Fog of War phase) and pasted into the others. The colours it uses are
+    asked of the picture's palette in the order the drawing first asked for them, so a pasted legend gives the same
+    palette, and the same bytes, as one drawn."""
+    counts = tuple(position.centre_count(p) for p in variant.powers)
+    neutral = len(variant.centres) - sum(1 for c in position.owners if c in variant.centres)
+    key: tuple[Any, ...] = (variant.key, variant.board_file, layout.width, layout.bottom, title)
+    key += (tuple(sorted(words.items())), counts, neutral, tuple(sorted(colours.items())))
+    box = (0, layout.bottom, layout.width, layout.bottom + board_legend_height(variant))
+    palette = canvas.palette
+    kept = _LEGENDS.get(key)
+    if kept is None:
+        palette.asked = {}
+        try:
+            entries = _draw_board_legend(canvas, variant, position, layout, words, colours, title)
+            asked = tuple(palette.asked)
+        finally:
+            palette.asked = None
+        if len(_LEGENDS) >= _LEGENDS_KEPT:
+            _LEGENDS.pop(next(iter(_LEGENDS)))
+        _LEGENDS[key] = (canvas.image.crop(box), tuple(palette.colours), asked, entries)
+        return entries
+    pixels, then, asked, entries = kept
+    for colour in asked:
+        palette(colour)
+    table = list(range(256))
+    for _count, index in pixels.getcolors(256) or ():
+        assert isinstance(index, int), "a legend is drawn in palette indices"
+        table[index] = palette(then[index])
+    canvas.image.paste(pixels.point(table), box[:2])
+    return entries
 
 
 def _draw_board_legend(
