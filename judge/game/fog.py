@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from judge.game.records import Game, players
+from judge.game.records import Game, Player, players
 from judge.rules.board import Position
 from judge.rules.position_json import position_to_json
 from judge.rules.variant import Variant
@@ -27,9 +27,12 @@ def fog_on(game: Game) -> bool:
     return game.variant.fog and game.status != GameStatus.FINISHED
 
 
-def reader_powers(db: Database, game: Game, address: str | None) -> tuple[str, ...] | None:
+def reader_powers(
+    db: Database, game: Game, address: str | None, seats: Sequence[Player] | None = None
+) -> tuple[str, ...] | None:
     """What ``address`` sees of ``game``: None for everything (no fog now, the game master, or no address: the host's
-    command line); else the powers of its seats not given up (none: an observer, or anyone else, sees no board)."""
+    command line); else the powers of its seats not given up (none: an observer, or anyone else, sees no board).
+    ``seats``: the game's seats, when the caller has them."""
     if not fog_on(game) or address is None:
         return None
     address = address.lower()
@@ -38,7 +41,7 @@ def reader_powers(db: Database, game: Game, address: str | None) -> tuple[str, .
     order = {p: i for i, p in enumerate(game.variant.powers)}
     held = {
         p.power
-        for p in players(db, game.id)
+        for p in (players(db, game.id) if seats is None else seats)
         if p.role == Role.PLAYER and p.power and p.email.lower() == address and not p.resigned
     }
     return tuple(sorted(held, key=lambda p: order.get(p, len(order))))
@@ -72,10 +75,10 @@ def sight(variant: Variant, powers: Sequence[str], before: Position, after: Posi
     return Sight(tuple(powers), seen_before, seen_after)
 
 
-def board_seen(variant: Variant, pos: Position, seen: frozenset[int]) -> dict[str, Any]:
-    """The board as JSON (judge.rules.position_json) with only what stands in ``seen``: units, dislodged units (with
-    their retreats as the whole board allows them), standoffs and centres."""
-    board = position_to_json(variant, pos)
+def board_seen(variant: Variant, whole: Mapping[str, Any], seen: frozenset[int]) -> dict[str, Any]:
+    """The board ``whole`` as JSON (judge.rules.position_json) with only what stands in ``seen``: units, dislodged
+    units (with their retreats as the whole board allows them), standoffs and centres."""
+    board = dict(whole)
     geo = variant.geo
 
     def here(name: str) -> bool:
@@ -144,7 +147,7 @@ def results_seen(
     return {
         **facts,
         "results": by_power,
-        "board": board_seen(variant, after, seen.after),
+        "board": board_seen(variant, facts.get("board") or position_to_json(variant, after), seen.after),
         "tally": tally_seen(facts["tally"], seen, variant),
         "fog": True,
     }

@@ -174,7 +174,7 @@ def game_started(
             continue
         seats_shown = table
         shown_picture: MapRequest | None = picture
-        powers = fog.reader_powers(db, game, p.email)
+        powers = fog.reader_powers(db, game, p.email, seats)
         if powers is not None:  # Fog of War: the units he sees, on a picture of his own
             seen = fog.sight(game.variant, powers, pos).after
             seats_shown = [{**row, "units": [u for u in row["units"] if _at(game, u) in seen]} for row in table]
@@ -322,7 +322,7 @@ def results(
     for to in everyone(game, seats):
         # the next deadline; none for a phase nobody is waited for (it is played at once) or after the end
         invitation = invitations.request(db, game, seats, to, now) if waited else None
-        powers = fog.reader_powers(db, game, to)
+        powers = fog.reader_powers(db, game, to, seats)
         if powers is None:
             out.append(Notice(to, NoticeKind.RESULTS, game, facts, picture, shared=True, invitation=invitation))
             continue
