@@ -151,6 +151,24 @@ def test_a_hidden_unit_leaves_no_pixel_on_the_picture() -> None:
     assert render_map(FOG, near, seen=seen) != render_map(FOG, _without(near, {_prov("nth")}), seen=seen)
 
 
+def test_a_legend_drawn_once_is_pasted_with_the_same_bytes() -> None:
+    """The seven pictures of a phase share their legend (drawn once, then pasted): each is the same PNG as the one
+    drawn with its own legend, in whatever order they are drawn."""
+    from judge.reports.maps import draw
+
+    start = FOG.start_position()
+    sights = {p: visible_provinces(GEO, start, [p]) for p in POWERS}
+    cold = {}
+    for power, seen in sights.items():
+        draw._LEGENDS.clear()
+        cold[power] = render_map(FOG, start, title="g — S1901M", seen=seen)
+    draw._LEGENDS.clear()
+    for power in reversed(POWERS):
+        assert render_map(FOG, start, title="g — S1901M", seen=sights[power]) == cold[power], power
+    assert len(draw._LEGENDS) == 1
+    assert render_map(FOG, start, title="g — F1901M", seen=sights["France"]) != cold["France"]
+
+
 # --- a game by mail ---------------------------------------------------------------------------------------------------
 
 
@@ -231,6 +249,8 @@ def test_each_power_is_told_only_what_it_sees(tmp_path: Path, capsys: Any) -> No
     again = [m for m in _mails(t, addr("England"), mark) if "map" in m["subject"].lower() and "Re:" not in m["subject"]]
     assert again and _picture(t, again[-1]) == pictures["England"]
     assert "fog of war" in t.reply("fan@p.test", "MAP g1")
+    watched = t.reply("fan@p.test", "HISTORY g1")
+    assert "F kie" not in watched and "A par" not in watched and "France" in watched
     summary = t.reply("fan@p.test", "SUMMARY g1")
     assert "France" in summary and "3" in summary  # the counts are public
 

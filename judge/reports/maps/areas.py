@@ -12,7 +12,7 @@ the text's colour and the white halo behind it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -220,6 +220,15 @@ class _Base:
     palette: _Palette
     slot0: int  # land province p is filled with index slot0 + p
     layout: MapLayout
+    parts: dict[tuple[int, int, int, int], tuple[Image.Image, Image.Image]] = field(default_factory=dict)
+
+    def label_part(self, box: tuple[int, int, int, int]) -> tuple[Image.Image, Image.Image]:
+        """The labels and their mask on the part ``box`` of the picture (the map, or its inset's panel), cut once per
+        part: a picture that moves no label pastes them as they are (one that moves some changes a copy)."""
+        found = self.parts.get(box)
+        if found is None:
+            found = self.parts[box] = (self.labels.crop(box), self.label_mask.crop(box))
+        return found
 
 
 def has_board(variant: Variant) -> bool:

@@ -275,8 +275,9 @@ def _draw_pieces(
                 fill = FOG_CENTRE
             canvas.circle(layout.centre_marker(prov.id), CENTRE - 0.5, fill, OUTLINE, 1.5)
     box = (0, top, layout.width, top + layout.height)
-    labels, mask = base.labels.crop(box), base.label_mask.crop(box)
+    labels, mask = base.label_part(box)
     if pieces.moved:
+        labels, mask = labels.copy(), mask.copy()
         on_labels = BoardCanvas(labels, canvas.palette)
         for loc in sorted(pieces.moved):
             erase_label(mask, geo, layout, loc, layout.labels[loc])
