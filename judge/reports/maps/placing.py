@@ -142,10 +142,12 @@ def _counter(mask: Image.Image, weight: float) -> Callable[[Box], float]:
     width, height = mask.size
     grid = mask.reduce(CELL)
     cells, columns, rows = grid.tobytes(), grid.width, grid.height
+    drawn = mask.getbbox() or (0, 0, 0, 0)  # where any pixel is set: a box clear of it covers nothing (a picture
+    # of few lines, as a Fog of War player's, answers most boxes here)
 
     def covers(box: Box) -> float:
-        x0, y0 = max(0, math.floor(box[0])), max(0, math.floor(box[1]))
-        x1, y1 = min(width, math.ceil(box[2])), min(height, math.ceil(box[3]))
+        x0, y0 = max(0, math.floor(box[0]), drawn[0]), max(0, math.floor(box[1]), drawn[1])
+        x1, y1 = min(width, math.ceil(box[2]), drawn[2]), min(height, math.ceil(box[3]), drawn[3])
         if x1 <= x0 or y1 <= y0:
             return 0.0
         c0, c1 = x0 // CELL, min(columns, -(-x1 // CELL))
