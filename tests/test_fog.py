@@ -48,6 +48,15 @@ def test_the_catalogue_has_fog_of_war_on_the_classic_board() -> None:
     assert FOG.start_position() == load_variant("classic").start_position()
 
 
+def test_variant_show_tells_the_fog(capsys: Any, tmp_path: Path) -> None:
+    from judge.cli import main
+
+    assert main(["variant", "show", "fog_of_war", "-o", str(tmp_path / "fog.png")]) == 0
+    assert "Fog of War: each power sees only" in capsys.readouterr().out
+    assert main(["variant", "show", "classic", "-o", str(tmp_path / "classic.png")]) == 0
+    assert "Fog of War" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("value", ['"yes"', "1", "[true]"])
 def test_fog_must_be_true_or_false(tmp_path: Path, value: str) -> None:
     with pytest.raises(VariantError) as err:

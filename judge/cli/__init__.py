@@ -363,6 +363,11 @@ def rules_text(variant: Any) -> list[str]:
         }[variant.builds]
     )
     lines.append("victory: " + victory_text(variant))
+    if variant.fog:
+        lines.append(
+            "Fog of War: each power sees only the provinces of its units and centres and those next to them; "
+            "centre counts are public; the end shows the whole game"
+        )
     if len(variant.powers) == 2:
         lines.append("CONCEDE by mail ends the game with a win for the other power")
     return lines
