@@ -20,10 +20,13 @@ from judge.game.records import load_game
 from judge.game.sandbox_game import from_game
 from judge.reports.maps import render_map
 from judge.rules.board import Position, Unit
+from judge.rules.edition import DEFAULT_EDITION
 from judge.rules.geography import Terrain, UnitKind
+from judge.rules.legality import check_order, unconvoyable_moves
+from judge.rules.orders import Convoy, Hold, Move, SupportHold, SupportMove
 from judge.rules.phase import Phase
 from judge.rules.variant import VariantError
-from judge.rules.visibility import fogged, neighbours, order_seen, own_places, visible_provinces
+from judge.rules.visibility import fogged, imagined, neighbours, order_seen, own_places, visible_provinces
 
 FOG = load_variant("fog_of_war")
 GEO = FOG.geo
@@ -136,6 +139,41 @@ def test_visibility_properties(pos: Position, power: str, extra: int) -> None:
     # a player of two powers sees what each of them sees
     other = POWERS[(POWERS.index(power) + 1) % len(POWERS)]
     assert visible_provinces(GEO, pos, [power, other]) == seen | visible_provinces(GEO, pos, [other])
+
+
+@settings(max_examples=200, deadline=None)
+@given(positions(), st.sampled_from(POWERS), st.data())
+def test_an_order_is_answered_the_same_whatever_stands_out_of_sight(pos: Position, power: str, data: Any) -> None:
+    """An order checked on arrival (judge.game.order_sets) is checked on the board the power imagines: the answer
+    is the same when the units out of its sight are taken away, so no answer tells where they stand."""
+    mine = [u for u in pos.units.values() if u.power == power]
+    if not mine:
+        return
+    unit = data.draw(st.sampled_from(mine))
+    places = st.sampled_from(range(len(GEO.provinces)))
+    a, b = data.draw(places), data.draw(places)
+    order = data.draw(
+        st.sampled_from(
+            [
+                Move(None, unit.loc, a, False),
+                SupportHold(None, unit.loc, a),
+                SupportMove(None, unit.loc, a, b),
+                Convoy(None, unit.loc, a, b),
+                Hold(None, a),
+            ]
+        )
+    )
+    seen = visible_provinces(GEO, pos, [power])
+    bare = Position(pos.phase, {p: u for p, u in pos.units.items() if p in seen}, pos.owners)
+    assert visible_provinces(GEO, bare, [power]) == seen
+
+    def answer(board: Position) -> Any:
+        shown = imagined(GEO, board, seen, order)
+        checked = check_order(FOG, shown, power, order, DEFAULT_EDITION)
+        moves = {unit.loc: checked} if isinstance(checked, Move) else {}
+        return checked, unconvoyable_moves(GEO, shown, moves)
+
+    assert answer(pos) == answer(bare)
 
 
 # --- the picture ------------------------------------------------------------------------------------------------------
@@ -262,6 +300,10 @@ def test_each_power_is_told_only_what_it_sees(tmp_path: Path, capsys: Any) -> No
     assert "F kie" not in watched and "A par" not in watched and "France" in watched
     summary = t.reply("fan@p.test", "SUMMARY g1")
     assert "France" in summary and "3" in summary  # the counts are public
+
+    # an order is answered on the board he sees: France's fleet in Brest and the empty Picardy alike
+    probe = t.reply(addr("England"), "SIGNON England g1 pw-England\nF nth S F bre - eng\nF nth S F pic - eng")
+    assert probe.count("OK: F nth S F") == 2, probe
 
     # the sandbox from the game: his board
     sandbox = t.reply(addr("England"), "SANDBOX FROM GAME g1\nENDSANDBOX")

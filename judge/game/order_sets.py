@@ -12,22 +12,37 @@ from typing import Any
 
 from sqlite_utils import Database
 
+from judge.game import fog
 from judge.game.records import Game, Player, given_orders, set_orders
 from judge.i18n import T, Text
 from judge.rules.adjustments import adjudicate_adjustments, adjustment_delta
+from judge.rules.board import Position
 from judge.rules.legality import check_order, unconvoyable_moves
 from judge.rules.orders import Move, Order, Outcome, Waive, order_text
 from judge.rules.parse import OrderError, parse_order
 from judge.rules.phase import Step
 from judge.rules.turn import Submitted
+from judge.rules.visibility import imagined, visible_provinces
 
 
 def _checked(game: Game, power: str, given: Order | OrderError) -> Order | str:
-    """The order ``given`` means for this power in this phase, or why it is not valid."""
+    """The order ``given`` means for this power in this phase, or why it is not valid (in a Fog of War game, on the
+    board as the power sees it: ``_board``)."""
     assert game.position is not None
     if isinstance(given, OrderError):
         return given.reason
-    return check_order(game.variant, game.position, power, given, game.settings.rules)
+    return check_order(game.variant, _board(game, power, given), power, given, game.settings.rules)
+
+
+def _board(game: Game, power: str, order: Order) -> Position:
+    """The board ``order`` of ``power`` is checked on when it arrives: the game's, or in a Fog of War game that runs
+    the one the power sees, with a unit imagined where the order names one out of its sight
+    (judge.rules.visibility.imagined), so that no answer tells where another power's hidden units stand."""
+    assert game.position is not None
+    if not fog.fog_on(game):
+        return game.position
+    seen = visible_provinces(game.variant.geo, game.position, [power])
+    return imagined(game.variant.geo, game.position, seen, order)
 
 
 def _key(game: Game, order: Order) -> int | None:
@@ -51,7 +66,7 @@ def _void_on_arrival(game: Game, power: str, kept: list[Submitted], order: Order
         return reason or "void" if outcome is Outcome.VOID else None
     if step is Step.MOVEMENT and isinstance(order, Move):
         prov = variant.geo.loc_province[order.loc]
-        return unconvoyable_moves(variant.geo, pos, {prov: order}).get(prov)
+        return unconvoyable_moves(variant.geo, _board(game, power, order), {prov: order}).get(prov)
     return None
 
 
@@ -81,7 +96,7 @@ def merge_given(db: Database, game: Game, player: Player, given: Submitted, now:
     if void is not None:  # it would be void at the deadline: say so now, and keep the order set as it was
         return T("ERROR: {reason}", reason=void)
     set_orders(db, game, phase, player.power, [*kept, given], now)
-    return T("OK: {order}", order=order_text(game.variant.geo, order, game.position.units))
+    return T("OK: {order}", order=order_text(game.variant.geo, order, _board(game, player.power, order).units))
 
 
 def order_summary(db: Database, game: Game, player: Player) -> dict[str, Any]:
@@ -94,7 +109,7 @@ def order_summary(db: Database, game: Game, player: Player) -> dict[str, Any]:
         order = _checked(game, player.power, given.order)
         if isinstance(order, str):
             continue
-        orders.append(order_text(geo, order, pos.units))
+        orders.append(order_text(geo, order, _board(game, player.power, order).units))
         if not isinstance(order, Waive):
             covered.add(geo.loc_province[order.loc])
     step = pos.phase.step

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from judge.rules.board import Position
-from judge.rules.geography import Geography
+from judge.rules.board import Position, Unit
+from judge.rules.geography import Geography, Terrain, UnitKind
+from judge.rules.orders import Convoy, Move, Order, SupportHold, SupportMove, Waive
 
 
 def neighbours(geo: Geography, province: int) -> frozenset[int]:
@@ -68,3 +69,35 @@ def order_seen(geo: Geography, typed: Mapping[str, Any] | None, seen: frozenset[
         if loc is not None and geo.loc_province[loc] in seen:
             return True
     return False
+
+
+UNSEEN = "?"  # the owner of a unit imagined where a power does not see (never a power's name)
+
+
+def imagined(geo: Geography, pos: Position, seen: frozenset[int], order: Order) -> Position:
+    """The board an order of a power that sees ``seen`` is checked on when it arrives, so that the answer never
+    depends on what the power does not see: what stands where it sees, and nothing elsewhere — but for a unit
+    imagined where the order names one out of sight (the unit it supports or convoys), and a fleet imagined in every
+    sea out of sight where an army may go by convoy (which may pass through them). At the deadline the order is
+    played on the real board."""
+    shown = fogged(pos, seen)
+    here = geo.loc_province[order.loc] if not isinstance(order, Waive) else None
+    out_of_sight = {p.id for p in geo.provinces if p.id not in seen and p.id != here}
+    wanted: dict[int, UnitKind] = {}
+    convoyed = isinstance(order, Move | Convoy)
+    if isinstance(order, SupportHold):
+        target = geo.loc_province[order.target]
+        wanted[target] = UnitKind.FLEET if geo.provinces[target].terrain is Terrain.SEA else UnitKind.ARMY
+    elif isinstance(order, SupportMove):
+        origin, there = geo.loc_province[order.origin], geo.loc_province[order.dest]
+        by_land = there in geo.army_adj[origin] or geo.provinces[there].terrain is Terrain.COAST
+        army = geo.provinces[origin].terrain is not Terrain.SEA and by_land
+        wanted[origin] = UnitKind.ARMY if army else UnitKind.FLEET
+        convoyed = army and there not in geo.army_adj[origin]
+    elif isinstance(order, Convoy):
+        wanted[geo.loc_province[order.origin]] = UnitKind.ARMY
+    if convoyed:
+        wanted.update({p.id: UnitKind.FLEET for p in geo.provinces if p.terrain is Terrain.SEA and p.id not in wanted})
+    units = dict(shown.units)
+    units.update({prov: Unit(UNSEEN, kind, prov) for prov, kind in wanted.items() if prov in out_of_sight})
+    return Position(shown.phase, units, shown.owners, shown.dislodged, shown.standoffs)
