@@ -346,3 +346,17 @@ def test_fog_of_war_played_by_mail_to_its_end_then_shown_whole(tmp_path: Path, c
     assert "A par" in history and "A mun" in history  # the end shows the whole game
     t.reply(addr("England"), "MAP g1 W1901A")
     assert "A par" in json.dumps(from_game(t.db, "g1", {}, addr("England")))
+
+
+def test_an_observer_from_the_start_gets_no_board(tmp_path: Path) -> None:
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g1", "--variant", "fog_of_war") == 0
+    for power in POWERS:
+        assert t.cli("game", "join", "g1", "--power", power, "--email", addr(power), "--password", f"pw-{power}") == 0
+    assert "observe" in t.reply("fan@p.test", "OBSERVE g1").lower()
+    assert t.cli("game", "start", "g1") == 0
+    started = _mails(t, "fan@p.test", 0, "started")
+    assert started and started[0]["picture_id"] is None and started[0]["image"] is None
+    assert not any(unit in started[0]["body"] for unit in ("A par", "F lon", "A vie"))
+    mine = _mails(t, addr("Austria"), 0, "started")[0]
+    assert "A vie" in mine["body"] and "F lon" not in mine["body"] and mine["picture_id"] is not None
