@@ -86,6 +86,7 @@ class GameResult:
     powers: tuple[str, ...] = ()
     by: str | None = None
     conceded: str | None = None
+    named: bool = False  # a draw the players voted, naming its powers
 
 
 @dataclass(frozen=True)
@@ -355,6 +356,7 @@ def _result(result: dict[str, Any] | None) -> GameResult | None:
         tuple(result.get("powers") or ()),
         result.get("by"),
         result.get("conceded"),
+        bool(result.get("named")),
     )
 
 
