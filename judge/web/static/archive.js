@@ -1,4 +1,4 @@
-// The public archive (judge/web): one phase at a time, ←/→ (or the buttons, or a phase's link) step through them
+// The public archive (judge/web): one phase at a time; ←/→ (Home/End, the buttons, a phase's link) step through them
 // and the board swaps in place. Without scripts the page shows every phase one below the other.
 (function () {
   "use strict";
@@ -36,6 +36,8 @@
     if (t === "INPUT" || t === "TEXTAREA" || t === "SELECT") return;
     if (e.key === "ArrowLeft") { show(at - 1, true); e.preventDefault(); }
     else if (e.key === "ArrowRight") { show(at + 1, true); e.preventDefault(); }
+    else if (e.key === "Home") { show(0, true); e.preventDefault(); }
+    else if (e.key === "End") { show(phases.length - 1, true); e.preventDefault(); }
   });
   window.addEventListener("hashchange", function () {
     var k = find(location.hash.slice(1));
