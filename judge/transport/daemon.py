@@ -65,6 +65,7 @@ MAX_WAIT = 300.0
 MAX_BACKOFF = 30.0
 CHUNK_GAMES = 25  # games adjudicated between two looks at the mail
 CHUNK_SECONDS = 1.0  # and at most this long (a writer waiting for the lock waits about this long)
+WEB_GAMES = 5  # games whose archive pages a round writes (a wave's others in the next rounds: mail is read between)
 CHUNK_PAUSE = 0.2  # seconds the ticker leaves the database to other writers between chunks
 CHUNK_MAIL = 200  # messages read, and mails sent, per round
 UPKEEP_EVERY = timedelta(hours=1)
@@ -331,7 +332,7 @@ class Daemon:
         (judge.web.archive.refresh: a failure there is logged and never stops the rest)."""
         from judge.web.archive import refresh
 
-        written = refresh(self.db, self.cfg.web.dir)
+        written = refresh(self.db, self.cfg.web.dir, limit=WEB_GAMES)
         if written:
             log.info("web: archive pages written for %s", ", ".join(written))
 

@@ -27,7 +27,7 @@ from sqlite_utils import Database
 from judge.facts import LANGUAGES
 from judge.game.lookup import get_game
 from judge.game.records import Game
-from judge.game.story import Story, StoryPhase, Viewer, story_of
+from judge.game.story import Story, StoryPhase, Viewer, result_of, story_of
 from judge.reports.phase_maps import phase_map
 from judge.rules.position_json import position_to_json
 from judge.store import write
@@ -52,14 +52,15 @@ def build_all(db: Database, web_dir: str | Path, base_url: str = "") -> Path:
     return _build(db, folder, names=None)
 
 
-def refresh(db: Database, web_dir: str | Path) -> list[str]:
+def refresh(db: Database, web_dir: str | Path, limit: int | None = None) -> list[str]:
     """The pages of the games whose mark changed since the archive last wrote them (a game adjudicated, ended,
-    paused or rolled back), and the index when any did; the games written. Never raises: a failure is logged and
-    the archive left as it was (the next call tries again)."""
+    paused or rolled back), at most ``limit`` of them (the rest at the next call), and the index when any changed;
+    the games written. Never raises: a failure is logged and the archive left as it was (the next call tries
+    again)."""
     try:
         folder = Path(web_dir)
         marks = archive_marks(db)
-        changed = [name for name, mark in marks.items() if _read_mark(folder / name) != mark]
+        changed = [name for name, mark in marks.items() if _read_mark(folder / name) != mark][:limit]
         if not changed and not _gone(folder, marks) and (folder / page_name("en")).exists():
             return []
         _build(db, folder, names=changed)
@@ -83,11 +84,12 @@ def _build(db: Database, folder: Path, names: Iterable[str] | None) -> Path:
         game = get_game(db, name)
         if game.status == GameStatus.FORMING:
             continue
-        story = story_of(db, game, Viewer.PUBLIC)
         if name in wanted:
-            write_game(db, game, story, folder / name)
+            write_game(db, game, story_of(db, game, Viewer.PUBLIC), folder / name)
             _write(folder / name / MARK, marks.get(name, "").encode())
-        entries.append(IndexEntry(story))
+        finished = game.status == GameStatus.FINISHED
+        phase = game.position.phase if game.position is not None and not finished else None
+        entries.append(IndexEntry(game.name, game.variant, game.status, phase, result_of(game)))
     for language in LANGUAGES:
         _write(folder / page_name(language), index_page(entries, language).encode())
     return folder / page_name("en")

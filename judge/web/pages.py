@@ -17,11 +17,14 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
 from markupsafe import Markup
 
 from judge.facts import LANGUAGES
-from judge.game.story import ANONYMOUS_SENDER, OrderLine, Story
+from judge.game.story import ANONYMOUS_SENDER, GameResult, OrderLine, Story
 from judge.i18n import T, Text, gettext, ngettext, pgettext, phase_words, result_words, translate
 from judge.reports.maps.draw import power_colours
 from judge.rules.orders import Outcome
+from judge.rules.phase import Phase
+from judge.rules.variant import Variant
 from judge.rules.words import Named, Reason
+from judge.store.statuses import GameStatus
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"  # archive.css and archive.js, copied to the archive's top folder
@@ -45,10 +48,17 @@ class Picture:
 
 @dataclass(frozen=True)
 class IndexEntry:
-    """One game in the index of games."""
+    """One game in the index of games: the phase now (None when it is over) and how it ended."""
 
-    story: Story
-    pictures: int = 0
+    name: str
+    variant: Variant
+    status: GameStatus
+    phase: Phase | None
+    result: GameResult | None
+
+    @property
+    def finished(self) -> bool:
+        return self.status == GameStatus.FINISHED
 
 
 def game_page(story: Story, language: str, pictures: Mapping[str, Picture]) -> str:
@@ -71,8 +81,8 @@ def game_page(story: Story, language: str, pictures: Mapping[str, Picture]) -> s
 
 def index_page(entries: Sequence[IndexEntry], language: str) -> str:
     """The index of games in ``language``: running games first (by name), then finished ones."""
-    running = sorted((e for e in entries if not e.story.finished), key=lambda e: e.story.name)
-    done = sorted((e for e in entries if e.story.finished), key=lambda e: e.story.name)
+    running = sorted((e for e in entries if not e.finished), key=lambda e: e.name)
+    done = sorted((e for e in entries if e.finished), key=lambda e: e.name)
     return (
         _env()
         .get_template("index.html.j2")
