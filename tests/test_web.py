@@ -6,7 +6,9 @@ tests/test_web_browser.py."""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import replace
 from pathlib import Path
 
@@ -217,3 +219,15 @@ def test_the_pictures_on_disk_are_never_written_again(tmp_path: Path) -> None:
     assert {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (web / "g").glob("*.png")} == files
     assert len(files) == 2 * len(LANGUAGES) and (web / "g" / "index.html").stat().st_ino != page  # the page is new
     assert [p for p in POWERS if p in (web / "g" / "index.html").read_text(encoding="utf-8")] == POWERS
+
+
+def test_the_web_server_may_read_what_the_confined_service_writes(tmp_path: Path) -> None:
+    t = played(tmp_path)
+    web = tmp_path / "web"
+    old = os.umask(0o077)  # the service's umask (systemd/judge.service)
+    try:
+        build_all(t.db, web)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((web / "g").stat().st_mode) == 0o755 and stat.S_IMODE(web.stat().st_mode) == 0o755
+    assert {stat.S_IMODE(p.stat().st_mode) for p in web.rglob("*") if p.is_file()} == {0o644}
