@@ -65,8 +65,13 @@ def refresh(db: Database, web_dir: str | Path, limit: int | None = None) -> list
             return []
         _build(db, folder, names=changed)
         return changed
-    except Exception:  # the archive is a courtesy: adjudication and mail go on without it
-        log.exception("the public archive in %s could not be written; it is tried again after the next phase", web_dir)
+    except OSError as exc:  # a folder not writable, a disk full: one line
+        log.error(
+            "the public archive in %s could not be written (%s); it is tried again at the next change", web_dir, exc
+        )
+        return []
+    except Exception:  # a bug: its traceback; still, adjudication and mail go on without the archive
+        log.exception("the public archive in %s could not be written; it is tried again at the next change", web_dir)
         return []
 
 
