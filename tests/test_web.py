@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from gamekit import POWERS, Table
 
+from judge import __version__
 from judge.cli import main
 from judge.config import load_config
 from judge.facts import LANGUAGES
@@ -133,6 +134,9 @@ def test_the_archive_is_written_after_each_adjudication_and_a_failure_stops_noth
     assert t.cli("game", "process", "g") == 0  # the command's games are written after it
     assert 'id="S1902M"' in (web / "g" / "index.html").read_text(encoding="utf-8")
     assert refresh(t.db, web) == []  # nothing changed: nothing written
+    mark = web / "g" / archive.MARK
+    mark.write_text("0.0.1|" + mark.read_text().partition("|")[2])  # written by an older judge
+    assert refresh(t.db, web) == ["g"] and mark.read_text().startswith(f"{__version__}|")
     pictures = sorted(p.name for p in (web / "g").glob("*.png"))
     assert t.cli("game", "rollback", "g", "F1901M") == 0  # the phase played is gone again, and its picture
     left = sorted(p.name for p in (web / "g").glob("*.png"))

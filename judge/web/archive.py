@@ -24,6 +24,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from judge import __version__
 from judge.facts import LANGUAGES
 from judge.game.lookup import get_game
 from judge.game.records import Game
@@ -38,7 +39,7 @@ from judge.web.pages import STATIC, IndexEntry, Picture, game_page, index_page, 
 
 log = logging.getLogger("judge.web")
 
-MARK = ".mark"  # in each game's folder: the store's mark of what its pages show (judge.store.game_rows.archive_marks)
+MARK = ".mark"  # in each game's folder: what its pages show (judge.store.game_rows.archive_marks), by which judge
 
 
 def build_all(db: Database, web_dir: str | Path, base_url: str = "") -> Path:
@@ -59,7 +60,7 @@ def refresh(db: Database, web_dir: str | Path, limit: int | None = None) -> list
     again)."""
     try:
         folder = Path(web_dir)
-        marks = archive_marks(db)
+        marks = _marks(db)
         changed = [name for name, mark in marks.items() if _read_mark(folder / name) != mark][:limit]
         if not changed and not _gone(folder, marks) and (folder / page_name("en")).exists():
             return []
@@ -80,7 +81,7 @@ def _build(db: Database, folder: Path, names: Iterable[str] | None) -> Path:
     _make_folder(folder)
     for source in sorted(STATIC.iterdir()):
         _write_if_changed(folder / source.name, source.read_bytes())
-    marks = archive_marks(db)
+    marks = _marks(db)
     for name in _gone(folder, marks):  # a game deleted: its folder (one the archive wrote: it has a mark) goes too
         shutil.rmtree(folder / name, ignore_errors=True)
     wanted = set(game_names(db)) if names is None else set(names)
@@ -150,6 +151,12 @@ def _png_size(path: Path) -> tuple[int, int] | None:
         return None
     width, height = struct.unpack(">II", head[16:24])
     return int(width), int(height)
+
+
+def _marks(db: Database) -> dict[str, str]:
+    """Each game's mark (judge.store.game_rows.archive_marks) with the judge's version: a judge upgraded writes every
+    page again (its templates may have changed), a few games a round."""
+    return {name: f"{__version__}|{mark}" for name, mark in archive_marks(db).items()}
 
 
 def _gone(folder: Path, marks: dict[str, str]) -> list[str]:
