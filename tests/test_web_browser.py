@@ -135,6 +135,7 @@ def test_the_arrow_keys_step_through_the_phases_and_every_picture_loads(browser:
         page.keyboard.press("ArrowRight")
         assert shown(page) == phases[1] and page.evaluate("location.hash") == f"#{phases[1]}"
         assert page.inner_text("#now") == page.inner_text(f"#{phases[1]} h2")
+        assert page.get_attribute(f".phases a[href='#{phases[1]}']", "aria-current") == "step"
         assert all(page.eval_on_selector_all("img", "a => a.map(i => i.alt.length > 10)"))  # text alternatives
         assert page.get_attribute("svg", "role") == "img"
         ARTEFACTS.mkdir(exist_ok=True)

@@ -20,6 +20,11 @@
     now.textContent = phase.querySelector("h2").textContent;
     prev.disabled = at === 0;
     next.disabled = at === phases.length - 1;
+    var links = document.querySelectorAll(".phases a");
+    for (var n = 0; n < links.length; n++) {
+      if (links[n].getAttribute("href") === "#" + phase.id) links[n].setAttribute("aria-current", "step");
+      else links[n].removeAttribute("aria-current");
+    }
     var img = phase.querySelector("img");
     if (img) img.loading = "eager";
     if (remember && history.replaceState) history.replaceState(null, "", "#" + phase.id);
