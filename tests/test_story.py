@@ -85,3 +85,14 @@ def _fogged(variant: object) -> object:
     fogged = replace(variant)  # type: ignore[type-var]
     object.__setattr__(fogged, "fog", True)
     return fogged
+
+
+def test_diaries_are_told_once_the_game_is_over(tmp_path: Path) -> None:
+    t = played(Table(tmp_path / "judge.db"))
+    t.reply(addr("Turkey"), sign("Turkey", "DIARY", "I shall take Vienna", "ENDDIARY"))
+    assert not [p for p in story_of(t.db, get_game(t.db, "g")).press if p.venue is PressVenue.DIARY]
+    assert t.cli("game", "end", "g", "--abandoned") == 0
+    story = story_of(t.db, get_game(t.db, "g"))
+    diaries = [(p.sender, p.phase, p.body.strip()) for p in story.press if p.venue is PressVenue.DIARY]
+    assert diaries == [("Turkey", "F1901M", "I shall take Vienna")]
+    assert story.result is not None and story.result.kind is ResultKind.ABANDONED
