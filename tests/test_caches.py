@@ -72,6 +72,8 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.data.resources._HOST": (FIXED, 2),  # the host's data folders
 }
 TABLES = {
+    "judge.cli.demo.LANGUAGES",
+    "judge.cli.demo_orders.ORDER_WORDS",
     "judge.commands.arguments.SHADES",
     "judge.commands.body._ARMOUR",
     "judge.commands.grammar.MASTER_COMMANDS",
