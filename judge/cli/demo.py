@@ -188,7 +188,9 @@ class _Demo:
         _send(self.smtp_port, f"{user.lower()}@{DOMAIN}", "\n".join(lines), subject)
 
     def signed_on(self, power: str, *lines: str, subject: str) -> None:
-        self.mail(power, f"SIGNON {power} {GAME} pw-{power}", *lines, subject=subject)
+        """A mail from the power's player, signed on with the power named in the player's language."""
+        name = _game(self.db).variant.power(power).word(LANGUAGES[power])
+        self.mail(power, f"SIGNON {name} {GAME} pw-{power}", *lines, subject=subject)
 
     def happened(self, kind: EventKind) -> bool:
         return bool(events_of(self.db, _game(self.db).id, kind))
