@@ -280,7 +280,7 @@ def _write_mails(boxes: dict[str, list[bytes]], folder: Path) -> int:
         box.mkdir(parents=True, exist_ok=True)
         for number, raw in enumerate(raws, 1):
             subject = str(message_from_bytes(raw, policy=policy.default)["Subject"] or "")
-            name = re.sub(r'[\\/:*?"<>|\x00-\x1f]+', " ", subject).strip()[:80]
+            name = " ".join(re.sub(r'[\\/:*?"<>|\x00-\x1f]', " ", subject).split())[:80]  # a name any system takes
             (box / f"{number:03d} {name}.eml").write_bytes(raw)
     return sum(len(raws) for raws in boxes.values())
 
