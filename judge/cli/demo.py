@@ -63,7 +63,7 @@ LANGUAGES = {
 }
 PROPOSER = "Russia"  # proposes the draw (another power still in the game if Russia is out)
 BROADCASTER = "Germany"  # broadcasts in German once the press is grey
-SHOWN = ("England", "Germany", "Russia")  # whose first orders the demo prints: one player per language
+SHOWN = ("England", "Germany", "Russia")  # one player per language: their first orders and mails are printed
 BROADCAST = "Frieden im Norden! Wer mit uns zieht, zieht nicht gegen uns."
 
 
