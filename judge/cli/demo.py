@@ -100,7 +100,7 @@ def run_demo(
     base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="judge-demo-"))
     base.mkdir(parents=True, exist_ok=True)
     db_path = Path(database) if database else base / "judge.db"
-    web = (base / "web").resolve()  # where the game's archive is written (judge.web), when it is
+    web = (base / "web").resolve()  # the game's web archive: named at the end when its index.html is there
     users = ["judge"] + [p.lower() for p in LANGUAGES] + ["gm"]
     imap = EmbeddedImap(base / "mail", users, PASSWORD).start()
     smtp = EmbeddedSmtp(imap, DOMAIN).start()
@@ -145,7 +145,7 @@ def run_demo(
         tally = ", ".join(f"{p} {len(c)}" for p, c in shown["supply_centers"].items())
         print(
             f"judge demo: {phases} phases played by mail in {elapsed:.1f} s; {_ending(_game(db))}; centres: {tally}\n"
-            f"mailboxes: {base / 'mail'} (IMAP user/password: <power>/{PASSWORD}), database: {db_path}\n"
+            f"mailboxes: {base / 'mail'} (IMAP users: the powers and gm, password {PASSWORD}), database: {db_path}\n"
             f"mails: {base / 'mails'} (the {written} mails the judge sent, a .eml file each: a folder per player, "
             "and gm for the game master)",
             file=out,
