@@ -165,3 +165,30 @@ def test_pure_by_mail_to_a_solo_at_four_centres(tmp_path: Path, capsys: Any) -> 
     assert shown["status"] == "finished" and shown["result"] == {"kind": "solo", "winner": "France"}
     over = [m for m in t.outbox() if "is over" in m["subject"] and m["to_addr"] == _addr("Italy")]
     assert over and "France" in over[0]["body"]
+
+
+def test_a_russian_and_a_german_reader_of_pure_read_no_english_name(tmp_path: Path, capsys: Any) -> None:
+    """As every shipped variant (test_variant_catalogue): two phases' results and the information commands in
+    Russian and German carry no English place, power or variant name of Pure's."""
+    from tests.test_mail_words import variant_names_left
+
+    t = Table(tmp_path / "judge.db")
+    assert t.cli("game", "create", "g1", "--variant", "pure", "--deadline", "48h") == 0
+    for power in POWERS:
+        assert "joined g1" in t.reply(_addr(power), f"JOIN g1 pw-{power} {power}")
+    assert t.cli("game", "start", "g1", "--seed", "3") == 0
+    readers = {"Russia": "ru", "Germany": "de"}
+    for power, language in readers.items():
+        _orders(t, power, f"SET LANGUAGE {language}")
+    chosen = max(r["id"] for r in t.outbox())
+    _orders(t, "France", "A par - ber")
+    _orders(t, "England", "A lon S A par - ber")
+    for _ in range(2):
+        t.later(hours=49)
+        assert t.cli("game", "process", "g1") == 0
+    for power in readers:
+        _orders(t, power, "LIST g1", "SUMMARY g1", "HISTORY g1", "ORDERS")
+    for power, language in readers.items():
+        mails = [r for r in t.outbox() if r["to_addr"] == _addr(power) and r["id"] > chosen]
+        assert len(mails) >= 3, [m["subject"] for m in mails]
+        assert variant_names_left(mails, language, "pure") == {}, language
