@@ -93,6 +93,7 @@ TABLES = {
     "judge.commands.master_commands.HANDLERS",
     "judge.commands.master_grammar.MASTER_COMMANDS",
     "judge.commands.master_grammar.MASTER_SETTINGS",
+    "judge.commands.sandbox_reply._HEADER_VALUES",  # the words of a text SANDBOX header line
     "judge.commands.set_grammar.MASTER_SETTINGS",
     "judge.commands.set_grammar.SHADES",
     "judge.commands.set_grammar._SETTINGS",

@@ -669,7 +669,7 @@ def _show(args: argparse.Namespace) -> int:
             return EXIT_OK
         print(
             f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
-            f"deadline {shown['deadline'] or '-'}"
+            f"deadline {shown['deadline'] or '-'}, rules edition {shown['rules']}"
         )
         print(f"  {'power':<16} {'player':<30} {'orders':<8} {'ready':<6} {'status':<10} record")
         for p in shown["players"]:
