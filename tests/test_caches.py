@@ -72,6 +72,7 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.data.resources._HOST": (FIXED, 2),  # the host's data folders
 }
 TABLES = {
+    "judge.exports.mila.RESULTS",  # the judge's outcomes to MILA's result codes
     "judge.commands.arguments.SHADES",
     "judge.commands.body._ARMOUR",
     "judge.commands.grammar.MASTER_COMMANDS",

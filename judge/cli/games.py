@@ -298,6 +298,10 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = gsub.add_parser("tick", parents=[clock], help="adjudicate every game whose deadline has passed")
     p.set_defaults(func=_tick)
 
+    from judge.cli.game_export import add_export_command
+
+    add_export_command(gsub, clock)
+
     mail = sub.add_parser("mail", help="handle mail by hand")
     msub = mail.add_subparsers(title="mail commands", metavar="ACTION", required=True)
     p = msub.add_parser(
