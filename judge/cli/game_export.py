@@ -33,7 +33,13 @@ def add_export_command(gsub: Any, clock: argparse.ArgumentParser) -> None:
         "plays until it ends; a Fog of War game exports nothing until it ends.",
     )
     p.add_argument("name", help="the game's name")
-    p.add_argument("--format", required=True, choices=FORMATS, dest="export_format")
+    p.add_argument(
+        "--format",
+        required=True,
+        choices=FORMATS,
+        dest="export_format",
+        help="json (the judge's own), mila (MILA's saved game) or gif (an animated board)",
+    )
     p.add_argument(
         "-o",
         "--output",
