@@ -110,6 +110,7 @@ def _result_to_json(result: GameResult | None) -> dict[str, Any] | None:
         "powers": list(result.powers),
         "by": result.by,
         "conceded": result.conceded,
+        "named": result.named,
     }
 
 
@@ -198,7 +199,14 @@ def _press_from_json(data: Mapping[str, Any]) -> PressItem:
 def _result_from_json(data: Mapping[str, Any] | None) -> GameResult | None:
     if data is None:
         return None
-    return GameResult(ResultKind(data["kind"]), data["winner"], tuple(data["powers"]), data["by"], data["conceded"])
+    return GameResult(
+        ResultKind(data["kind"]),
+        data["winner"],
+        tuple(data["powers"]),
+        data["by"],
+        data["conceded"],
+        bool(data["named"]),
+    )
 
 
 def _counts(data: Mapping[str, Any]) -> dict[str, int]:

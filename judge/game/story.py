@@ -49,6 +49,7 @@ __all__ = [
     "StorySeat",
     "Viewer",
     "fog_of_war",
+    "result_of",
     "story_of",
 ]
 
@@ -86,6 +87,7 @@ class GameResult:
     powers: tuple[str, ...] = ()
     by: str | None = None
     conceded: str | None = None
+    named: bool = False  # a draw the players voted, naming its powers
 
 
 @dataclass(frozen=True)
@@ -231,7 +233,7 @@ def story_of(db: Database, game: Game, viewer: Viewer = Viewer.PUBLIC) -> Story:
         points=None,
         eliminated=(),
         press=(),
-        result=_result(game.result) if finished else None,
+        result=result_of(game),
         started_at=started[0][0] if started else None,
         finished_at=finished_at,
     )
@@ -342,6 +344,11 @@ def _outcome(value: Any) -> Outcome | None:
         return None
 
 
+def result_of(game: Game) -> GameResult | None:
+    """How ``game`` ended (None while it runs, or for a result this judge does not know)."""
+    return _result(game.result) if game.status == GameStatus.FINISHED else None
+
+
 def _result(result: dict[str, Any] | None) -> GameResult | None:
     if not result:
         return None
@@ -355,6 +362,7 @@ def _result(result: dict[str, Any] | None) -> GameResult | None:
         tuple(result.get("powers") or ()),
         result.get("by"),
         result.get("conceded"),
+        bool(result.get("named")),
     )
 
 
