@@ -319,3 +319,47 @@ def test_a_gif_is_not_written_to_a_terminal(played: Table) -> None:
         os.close(main)
     assert run.returncode == 2
     assert b"a GIF is binary and standard output is a terminal: give -o FILE" in run.stderr
+
+
+def sign(power: str, *lines: str) -> str:
+    return "\n".join([f"SIGNON {power} g pw-{power}", *lines])
+
+
+def test_a_finished_game_with_press_exports_its_result_and_public_press_only(tmp_path: Path) -> None:
+    """One phase played with a broadcast, press to one power (private: never exported) and grey press, then a draw
+    the game master declares: the JSON tells the result and the public press, MILA's messages the signed
+    broadcast, and both read back."""
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--press", "both", reuse=True)
+    t.reply("france@p.test", sign("France", "BROADCAST", "Peace in our time", "ENDPRESS"))
+    t.reply("germany@p.test", sign("Germany", "PRESS TO France", "A secret deal", "ENDPRESS"))
+    t.reply("italy@p.test", sign("Italy", "BROADCAST GREY", "Who am I?", "ENDPRESS"))
+    t.later(minutes=5)
+    t.reply("france@p.test", sign("France", "A par - bur", "A mar S A par - bur", "READY"))
+    t.reply("germany@p.test", sign("Germany", "A mun - bur", "READY"))
+    for power in ("Austria", "England", "Italy", "Russia", "Turkey"):
+        t.reply(f"{power.lower()}@p.test", sign(power, "READY"))
+    assert t.cli("game", "end", "g", "--draw", "France", "Germany") == 0
+    story = story_of(t.db, game_of(t), Viewer.PUBLIC)
+    data = json.loads(json.dumps(game_to_json(story)))
+    assert data["status"] == "finished" and data["finished_at"] is not None
+    assert data["result"]["kind"] == "draw" and data["result"]["powers"] == ["France", "Germany"]
+    assert [p["phase"] for p in data["phases"]] == ["S1901M"]  # a finished game has no phase being played
+    bodies = {(p["sender"], p["body"].strip()) for p in data["press"]}
+    assert ("France", "Peace in our time") in bodies and ("an anonymous power", "Who am I?") in bodies
+    assert "A secret deal" not in json.dumps(data)
+    assert game_to_json(game_from_json(data, CLASSIC)) == data
+    germany = [o for o in data["phases"][0]["orders"] if o["power"] == "Germany" and o["written"]]
+    assert germany[0]["outcome"] == "bounced" and germany[0]["reason"] == "bounced with A par"
+
+    saved = game_to_mila(story)
+    messages = [m for p in saved["phases"] for m in p["messages"]]
+    assert [(m["sender"], m["recipient"], m["message"].strip()) for m in messages] == [
+        ("FRANCE", "GLOBAL", "Peace in our time")
+    ]
+    assert "NO_PRESS" not in saved["rules"]
+    assert saved["phases"][0]["orders"]["FRANCE"] == ["A PAR - BUR", "A MAR S A PAR - BUR", "F BRE H"]
+    assert saved["phases"][0]["results"]["A MUN"] == ["bounce"]
+    loaded = from_saved_game_format(saved)
+    assert loaded.get_current_phase() == "F1901M" and "A BUR" in loaded.get_units("FRANCE")
+    assert [m.message.strip() for m in loaded.message_history["S1901M"].values()] == ["Peace in our time"]
