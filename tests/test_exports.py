@@ -32,7 +32,7 @@ from judge.data.catalog import load_variant
 from judge.exports import ExportError
 from judge.exports.gif import FRAME_WIDTH, MAX_BYTES, NARROWER, Frame, _captioned, animated_gif, gif_at, story_frames
 from judge.exports.judge_json import FORMAT_VERSION, game_from_json, game_to_json, line_from_json, line_to_json
-from judge.exports.mila import game_to_mila, mila_rules
+from judge.exports.mila import game_to_mila, mila_order, mila_rules
 from judge.game import records
 from judge.game.story import OrderLine, Story, Viewer, story_of
 from judge.i18n import phase_words, translate
@@ -53,6 +53,7 @@ from judge.rules.orders import (
     order_text,
 )
 from judge.rules.phase import Step
+from judge.rules.position_json import position_from_json
 
 CLASSIC = load_variant("classic")
 LAST_YEAR = 1920
@@ -363,3 +364,26 @@ def test_a_finished_game_with_press_exports_its_result_and_public_press_only(tmp
     loaded = from_saved_game_format(saved)
     assert loaded.get_current_phase() == "F1901M" and "A BUR" in loaded.get_units("FRANCE")
     assert [m.message.strip() for m in loaded.message_history["S1901M"].values()] == ["Peace in our time"]
+
+
+@pytest.mark.parametrize(
+    "typed,mila",
+    [
+        ({"type": "hold", "unit": "A", "at": "par"}, "A PAR H"),
+        ({"type": "move", "unit": "A", "at": "lon", "to": "nwy", "via_convoy": True}, "A LON - NWY VIA"),
+        ({"type": "move", "unit": "F", "at": "mao", "to": "spa/nc", "via_convoy": False}, "F MAO - SPA/NC"),
+        ({"type": "support", "unit": "F", "at": "gas", "target": "mao", "to": "spa/nc"}, "F GAS S F MAO - SPA"),
+        ({"type": "support", "unit": "A", "at": "bur", "target": "par"}, "A BUR S A PAR"),
+        ({"type": "support", "unit": "A", "at": "bur", "target": "ruh"}, None),  # no unit there: no words for it
+        ({"type": "convoy", "unit": "F", "at": "nth", "target": "lon", "to": "nwy"}, "F NTH C A LON - NWY"),
+        ({"type": "retreat", "unit": "F", "at": "stp/sc", "to": "bot"}, "F STP/SC R BOT"),
+        ({"type": "disband", "unit": "A", "at": "mun"}, "A MUN D"),
+        ({"type": "build", "unit": "F", "at": "stp/nc"}, "F STP/NC B"),
+        ({"type": "waive"}, "WAIVE"),
+        ({"type": "hold", "unit": None, "at": "par"}, None),
+    ],
+)
+def test_each_kind_of_order_in_milas_words(typed: dict[str, Any], mila: str | None) -> None:
+    board = {"units": {"France": ["A par", "F mao"], "England": ["A lon"]}}
+    pos = position_from_json(CLASSIC, {"phase": "S1901M", **board})
+    assert mila_order(CLASSIC, typed, pos) == mila
