@@ -129,6 +129,8 @@ CASES = [
     (["check-config", "--config", "."], USAGE, "folder"),
     (["demo", "--years", "many"], USAGE, "invalid int"),
     (["map", "nosuch", *DB], RUNTIME, "no game called"),
+    (["web", "build", *DB], USAGE, "set [web] dir"),
+    (["web", "build", "--dir", "site", "--db", "nosuch.db"], RUNTIME, "no database"),
     (["map", "g", "--db", "nosuch.db"], RUNTIME, "no database"),
     (["db"], USAGE, "ACTION"),
     (["db", "stats", "--db", "nosuch.db"], RUNTIME, "no database"),

@@ -6,7 +6,9 @@ tests/test_web_browser.py."""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import replace
 from pathlib import Path
 
@@ -115,7 +117,7 @@ def test_a_fog_of_war_game_shows_nothing_until_it_ends(tmp_path: Path) -> None:
 
 
 def test_the_archive_is_written_after_each_adjudication_and_a_failure_stops_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     t = played(tmp_path)
     web = tmp_path / "web"
@@ -139,8 +141,12 @@ def test_the_archive_is_written_after_each_adjudication_and_a_failure_stops_noth
     (web / "g" / "index.html").unlink()
     (web / "g" / "index.html").mkdir()
     before = len(t.outbox())
+    caplog.clear()
     assert t.cli("game", "process", "g") == 0
     assert get_game(t.db, "g").phase == "S1902M" and len(t.outbox()) > before
+    said = [r for r in caplog.records if r.name == "judge.web"]
+    assert [r.levelname for r in said] == ["ERROR"] and "could not be written" in said[0].getMessage()
+    assert said[0].exc_info is None  # one line, no traceback
 
 
 def test_results_mails_link_to_the_page_in_the_readers_language(tmp_path: Path) -> None:
@@ -153,6 +159,9 @@ def test_results_mails_link_to_the_page_in_the_readers_language(tmp_path: Path) 
     assert f"The game's page: {BASE}/g/" in results[addr("France")]["body"]
     assert f"Страница партии: {BASE}/g/index.ru.html" in results[addr("Russia")]["body"]
     assert f'<a href="{BASE}/g/">' in results[addr("France")]["html"]
+    assert t.cli("game", "end", "g", "--draw", "France", "Russia") == 0
+    over = {m["to_addr"]: m["body"] for m in t.outbox() if " is over" in m["subject"] or "окончена" in m["subject"]}
+    assert f"{BASE}/g/" in over[addr("France")] and f"{BASE}/g/index.ru.html" in over[addr("Russia")]
 
 
 def test_without_a_base_url_the_mails_name_no_page(tmp_path: Path) -> None:
@@ -217,3 +226,15 @@ def test_the_pictures_on_disk_are_never_written_again(tmp_path: Path) -> None:
     assert {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (web / "g").glob("*.png")} == files
     assert len(files) == 2 * len(LANGUAGES) and (web / "g" / "index.html").stat().st_ino != page  # the page is new
     assert [p for p in POWERS if p in (web / "g" / "index.html").read_text(encoding="utf-8")] == POWERS
+
+
+def test_the_web_server_may_read_what_the_confined_service_writes(tmp_path: Path) -> None:
+    t = played(tmp_path)
+    web = tmp_path / "web"
+    old = os.umask(0o077)  # the service's umask (systemd/judge.service)
+    try:
+        build_all(t.db, web)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((web / "g").stat().st_mode) == 0o755 and stat.S_IMODE(web.stat().st_mode) == 0o755
+    assert {stat.S_IMODE(p.stat().st_mode) for p in web.rglob("*") if p.is_file()} == {0o644}

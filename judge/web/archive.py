@@ -65,14 +65,19 @@ def refresh(db: Database, web_dir: str | Path, limit: int | None = None) -> list
             return []
         _build(db, folder, names=changed)
         return changed
-    except Exception:  # the archive is a courtesy: adjudication and mail go on without it
-        log.exception("the public archive in %s could not be written; it is tried again after the next phase", web_dir)
+    except OSError as exc:  # a folder not writable, a disk full: one line
+        log.error(
+            "the public archive in %s could not be written (%s); it is tried again at the next change", web_dir, exc
+        )
+        return []
+    except Exception:  # a bug: its traceback; still, adjudication and mail go on without the archive
+        log.exception("the public archive in %s could not be written; it is tried again at the next change", web_dir)
         return []
 
 
 def _build(db: Database, folder: Path, names: Iterable[str] | None) -> Path:
     """The pages of ``names`` (None: every game) and the index of every game."""
-    folder.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder)
     for source in sorted(STATIC.iterdir()):
         _write_if_changed(folder / source.name, source.read_bytes())
     marks = archive_marks(db)
@@ -98,7 +103,7 @@ def _build(db: Database, folder: Path, names: Iterable[str] | None) -> Path:
 def write_game(db: Database, game: Game, story: Story, folder: Path) -> None:
     """The game's page in every language, with the pictures of its phases; pictures no page shows any more (a
     phase rolled back, the board of a phase since played) are removed."""
-    folder.mkdir(parents=True, exist_ok=True)
+    _make_folder(folder)
     kept: set[str] = set()
     digests = {phase.code: _digest(game, phase) for phase in story.phases}
     for language in LANGUAGES:
@@ -152,6 +157,14 @@ def _gone(folder: Path, marks: dict[str, str]) -> list[str]:
     if not folder.is_dir():
         return []
     return sorted(d.name for d in folder.iterdir() if d.name not in marks and (d / MARK).is_file())
+
+
+def _make_folder(folder: Path) -> None:
+    """``folder`` made where missing, readable by the web server's user whatever the judge's umask (the service
+    runs with 0077); a folder that exists keeps the host's mode."""
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, 0o755)
 
 
 def _read_mark(folder: Path) -> str | None:
