@@ -3,7 +3,7 @@ or drawn again: ``judge.reports.phase_maps``; a played phase's results picture, 
 being played) scaled down, under a caption naming the phase in the export's language. Pillow writes it with one
 adaptive palette for the whole game (127 colours) and each frame stored as its difference from the one before
 (unchanged pixels transparent), the pictures scaled with a box filter so that flat colours stay flat and frames
-differ little: a game of 20 years (60 to 100 frames) is some 0.8 MB at 560 pixels wide; a longer one is written
+differ little: a game of 20 years (86 frames) is some 0.9 MB at 560 pixels wide; a longer one is written
 narrower until it fits ``MAX_BYTES`` (tests/test_exports.py measures it).
 
 ``animated_gif`` is pure (frames in, bytes out); ``story_frames`` asks the store for the pictures.
