@@ -60,6 +60,7 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.reports.maps.geometry._load": (FIXED, 32),  # by variant
     "judge.reports.maps.layout._label_size": (FIXED, 4096),  # by label
     "judge.reports.render._env_for": (FIXED, 4),  # by template folders
+    "judge.web.pages._env": (FIXED, 1),  # the archive's one template folder
     "judge.rules.parse._words": (LRU, 4096),  # by a word of an order as a player typed it
     "judge.timeutil._zone_cities": (FIXED, None),
     "judge.timeutil._zone_names": (FIXED, None),
@@ -74,6 +75,7 @@ CACHES: dict[str, tuple[str, int | None]] = {
 TABLES = {
     "judge.cli.demo.LANGUAGES",
     "judge.cli.demo_orders.ORDER_WORDS",
+    "judge.exports.mila.RESULTS",  # the judge's outcomes to MILA's result codes
     "judge.commands.arguments.SHADES",
     "judge.commands.body._ARMOUR",
     "judge.commands.grammar.MASTER_COMMANDS",
@@ -111,6 +113,7 @@ TABLES = {
     "judge.rules.parse._LOCAL_KEYWORDS",
     "judge.rules.parse._LOCAL_KINDS",
     "judge.facts._CATALOGS",
+    "judge.web.pages.AUTONYMS",
     "judge.game.future_orders._SEASON_ORDER",
     "judge.game.future_orders._STEP_ORDER",
     "judge.game.notices._PRESS_RULES",

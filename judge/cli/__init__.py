@@ -62,7 +62,12 @@ def _run(argv: list[str] | None) -> int:
     try:
         if args.command not in NO_CONFIG:
             settings(args)
-        return int(args.func(args))
+        status = int(args.func(args))
+        if getattr(args, "archive", False):  # a command that may have played or ended a game
+            from judge.cli.public_archive import refresh_archive
+
+            refresh_archive(args)
+        return status
     except ConfigError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except VariantError as exc:
@@ -170,11 +175,13 @@ def _parser() -> argparse.ArgumentParser:
 
     from judge.cli.games import add_game_commands
     from judge.cli.pictures import add_map_command
+    from judge.cli.public_archive import add_web_commands
     from judge.cli.server import add_serve_commands
 
     add_game_commands(sub, common)
     add_serve_commands(sub, common)
     add_map_command(sub, common)
+    add_web_commands(sub, common)
     return parser
 
 
