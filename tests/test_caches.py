@@ -73,6 +73,9 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.data.resources._HOST": (FIXED, 2),  # the host's data folders
 }
 TABLES = {
+    "judge.cli.demo.LANGUAGES",
+    "judge.cli.demo_orders.ORDER_WORDS",
+    "judge.exports.mila.RESULTS",  # the judge's outcomes to MILA's result codes
     "judge.commands.arguments.SHADES",
     "judge.commands.body._ARMOUR",
     "judge.commands.grammar.MASTER_COMMANDS",
@@ -92,6 +95,7 @@ TABLES = {
     "judge.commands.master_commands.HANDLERS",
     "judge.commands.master_grammar.MASTER_COMMANDS",
     "judge.commands.master_grammar.MASTER_SETTINGS",
+    "judge.commands.sandbox_reply._HEADER_VALUES",  # the words of a text SANDBOX header line
     "judge.commands.set_grammar.MASTER_SETTINGS",
     "judge.commands.set_grammar.SHADES",
     "judge.commands.set_grammar._SETTINGS",

@@ -319,7 +319,14 @@ def board_text(variant: Any) -> tuple[str, bool]:
 
     path = board_file(variant)
     name = path.name.removesuffix(".geo.json")
-    if board_geometry(variant) is not None:
+    geometry = board_geometry(variant)
+    if geometry is not None:
+        if geometry.links:  # Pure: neighbours that share no border meet across the hub
+            return (
+                f"board: {name} ({path}); {len(geometry.links)} pairs of neighbours share no border and meet "
+                "across the hub (a line over it each)",
+                True,
+            )
         return f"board: {name} ({path})", True
     missing = [p.abbr for p in variant.geo.provinces if p.at is None]
     drawn = "it cannot be drawn at all: no `at` for " + ", ".join(missing[:5]) if missing else "drawn as a diagram"

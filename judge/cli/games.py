@@ -298,6 +298,10 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = gsub.add_parser("tick", parents=[clock], help="adjudicate every game whose deadline has passed")
     p.set_defaults(func=_tick, archive=True)
 
+    from judge.cli.game_export import add_export_command
+
+    add_export_command(gsub, clock)
+
     mail = sub.add_parser("mail", help="handle mail by hand")
     msub = mail.add_subparsers(title="mail commands", metavar="ACTION", required=True)
     p = msub.add_parser(
@@ -669,7 +673,7 @@ def _show(args: argparse.Namespace) -> int:
             return EXIT_OK
         print(
             f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
-            f"deadline {shown['deadline'] or '-'}"
+            f"deadline {shown['deadline'] or '-'}, rules edition {shown['rules']}"
         )
         print(f"  {'power':<16} {'player':<30} {'orders':<8} {'ready':<6} {'status':<10} record")
         for p in shown["players"]:
