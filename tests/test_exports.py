@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from diplomacy import Game as MilaGame  # type: ignore[import-untyped]
 from diplomacy.utils.export import from_saved_game_format  # type: ignore[import-untyped]
-from gamekit import Table
+from gamekit import POWERS, Table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops
@@ -387,3 +387,21 @@ def test_each_kind_of_order_in_milas_words(typed: dict[str, Any], mila: str | No
     board = {"units": {"France": ["A par", "F mao"], "England": ["A lon"]}}
     pos = position_from_json(CLASSIC, {"phase": "S1901M", **board})
     assert mila_order(CLASSIC, typed, pos) == mila
+
+
+def test_press_sent_in_the_second_of_the_adjudication_is_kept(tmp_path: Path) -> None:
+    """A broadcast sent in the same second as the phase it was sent in is played (no clock moved between them) is
+    that phase's, and a broadcast after a game ends belongs to its last phase: neither is lost."""
+    t = Table(tmp_path / "judge.db")
+    t.seven("g", "--press", "both", reuse=True)
+    t.reply("france@p.test", sign("France", "BROADCAST", "Same second", "ENDPRESS"))
+    for power in POWERS:
+        t.reply(f"{power.lower()}@p.test", sign(power, "READY"))
+    assert t.cli("game", "end", "g", "--draw", "France", "Germany") == 0
+    t.reply("england@p.test", sign("England", "BROADCAST", "After the end", "ENDPRESS"))
+    data = game_to_json(story_of(t.db, game_of(t), Viewer.PUBLIC))
+    assert [p["phase"] for p in data["phases"]] == ["S1901M"]
+    assert {p["body"].strip(): p["phase"] for p in data["press"]} == {
+        "Same second": "S1901M",
+        "After the end": "S1901M",
+    }

@@ -320,13 +320,17 @@ def _broadcasts(
     db: Database, game: Game, rows: list[dict[str, Any]], *, anonymous: bool
 ) -> dict[str, tuple[PressItem, ...]]:
     """The press sent to everyone (BROADCAST), by the code of the phase running when it was sent: the first phase
-    played after it, else the current one. Press to some powers only is private and never read here."""
+    played at or after it (times are to the second), else the current one (a finished game's last).
+    Press to some powers only is private and never read here."""
     out: dict[str, list[PressItem]] = {}
-    current = game.position.phase.code if game.position is not None else (rows[-1]["phase"] if rows else "")
+    if game.position is None or (game.status == GameStatus.FINISHED and rows):
+        current = rows[-1]["phase"] if rows else ""  # a finished game runs no phase: its last one
+    else:
+        current = game.position.phase.code
     for at, detail in events_of(db, game.id, EventKind.PRESS):
         if not detail or detail.get("postal") or detail.get("to") != EVERYONE:
             continue
-        phase = next((r["phase"] for r in rows if r["adjudicated_at"] > at), current)
+        phase = next((r["phase"] for r in rows if r["adjudicated_at"] >= at), current)  # same second: that phase
         grey = anonymous or bool(detail.get("grey"))
         sender = ANONYMOUS_SENDER if grey else str(detail.get("from") or ANONYMOUS_SENDER)
         out.setdefault(phase, []).append(PressItem(PressVenue.BROADCAST, phase, sender, str(detail.get("body")), at))
