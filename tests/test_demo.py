@@ -103,11 +103,8 @@ def test_every_order_word_of_a_language_reads_as_the_english(language: str) -> N
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """``judge demo --years 1`` in a folder where an archive's index already exists (as once judge.web writes it):
-    the folder and the standard output. The command must exit 0."""
+    """``judge demo --years 1``: the folder and the standard output. The command must exit 0."""
     folder = tmp_path_factory.mktemp("demo")
-    (folder / "web").mkdir()
-    (folder / "web" / "index.html").write_text("<!doctype html><title>games</title>\n")
     done = subprocess.run(
         [sys.executable, "-m", "judge.cli", "demo", "--years", "1", "--dir", str(folder)],
         capture_output=True,
@@ -221,7 +218,21 @@ def test_every_mail_the_judge_sent_is_a_file_and_the_demo_says_where_they_and_th
         f"mails: {folder / 'mails'} (the {len(list((folder / 'mails').glob('*/*.eml')))} mails the judge sent, "
         "a .eml file each: a folder per player, and gm for the game master)"
     )
-    assert last[-1] == f"archive: {(folder / 'web' / 'index.html').resolve().as_uri()}"
+    web = (folder / "web").resolve()
+    assert (
+        last[-1]
+        == f"archive: {(web / 'index.html').as_uri()} (the game's page: {(web / 'demo' / 'index.html').as_uri()})"
+    )
+    assert 'href="demo/index.html"' in (web / "index.html").read_text(encoding="utf-8")  # the index names the game
+    for page, words in {"index.html": "draw", "index.ru.html": "нич", "index.de.html": "Remis"}.items():
+        assert words in (web / "demo" / page).read_text(encoding="utf-8")  # the game's end, in each language
+    game = (web / "demo").as_uri()
+    for user, link in {
+        "england": f"{game}/\n",
+        "russia": f"{game}/index.ru.html",
+        "germany": f"{game}/index.de.html",
+    }.items():
+        assert link in _text(_mails(folder, user)[-1])  # the game-over mail links the page in the reader's language
     for user in [p.lower() for p in LANGUAGES] + ["gm"]:
         mails = _mails(folder, user)
         assert mails and all(m["From"].addresses[0].addr_spec == "judge@demo.judge" for m in mails)

@@ -31,7 +31,7 @@ from typing import TextIO
 from sqlite_utils import Database
 
 from judge.cli.demo_orders import choose_orders
-from judge.config import Config, ImapConfig, SmtpConfig
+from judge.config import Config, ImapConfig, SmtpConfig, WebConfig
 from judge.game import records, service
 from judge.game.master import change_setting
 from judge.game.master_mail import set_master_password
@@ -42,6 +42,7 @@ from judge.store.statuses import GameStatus
 from judge.timeutil import backoff_pause
 from judge.transport.daemon import serve
 from judge.transport.embedded import EmbeddedImap, EmbeddedSmtp
+from judge.web.archive import build_all
 
 __all__ = ["choose_orders", "run_demo"]
 
@@ -100,7 +101,7 @@ def run_demo(
     base = Path(directory) if directory else Path(tempfile.mkdtemp(prefix="judge-demo-"))
     base.mkdir(parents=True, exist_ok=True)
     db_path = Path(database) if database else base / "judge.db"
-    web = (base / "web").resolve()  # the game's web archive: named at the end when its index.html is there
+    web = (base / "web").resolve()  # the game's public archive, written by the daemon after every adjudication
     users = ["judge"] + [p.lower() for p in LANGUAGES] + ["gm"]
     imap = EmbeddedImap(base / "mail", users, PASSWORD).start()
     smtp = EmbeddedSmtp(imap, DOMAIN).start()
@@ -118,6 +119,8 @@ def run_demo(
         ),
         smtp=SmtpConfig(host="127.0.0.1", port=smtp.port, security="none", timeout=30),
         max_replies_per_hour=1000,
+        # the results mails link to the pages on this disk (a host serves the folder at an https:// address)
+        web=WebConfig(dir=str(web), base_url=web.as_uri()),
     )
     stop = threading.Event()
     daemon = threading.Thread(target=serve, args=(cfg,), kwargs={"stop": stop}, daemon=True)
@@ -141,6 +144,7 @@ def run_demo(
         boxes = {user: imap.messages(user) for user in users[1:]}  # every mail the judge sent, oldest first
         _report(boxes, say)
         written = _write_mails(boxes, base / "mails")
+        index = build_all(db, web)  # the daemon wrote each phase's page; the whole archive once more, at the end
         shown = service.show_game(db, GAME)
         tally = ", ".join(f"{p} {len(c)}" for p, c in shown["supply_centers"].items())
         print(
@@ -150,8 +154,7 @@ def run_demo(
             "and gm for the game master)",
             file=out,
         )
-        if (web / "index.html").is_file():
-            print(f"archive: {(web / 'index.html').as_uri()}", file=out)
+        print(f"archive: {index.as_uri()} (the game's page: {(web / GAME / 'index.html').as_uri()})", file=out)
         return 0
     finally:
         stop.set()

@@ -64,8 +64,9 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         "create a classic game with a game master and seven scripted players who read English, Russian and "
         "German and mail their orders in their own words, and run it through the real daemon: the game master "
         "moves a deadline by mail and makes the press grey, a player broadcasts, and after the years played "
-        "the players agree a draw by mail. The mailboxes, every mail the judge sent (as .eml files) and the "
-        "database are left for inspection, and their paths printed (--db puts the database elsewhere; the demo "
+        "the players agree a draw by mail. The mailboxes, every mail the judge sent (as .eml files), the game's "
+        "public archive (web pages; ←/→ step through the phases) and the database are left for inspection, and "
+        "their paths printed (--db puts the database elsewhere; the demo "
         "reads no configuration).",
     )
     p.add_argument(
