@@ -214,6 +214,26 @@ class DkimConfig:
         return bool(self.key)
 
 
+def _base_url(value: str) -> str | None:
+    ok = not value or re.fullmatch(r"https?://[^\s\"<>]+", value)
+    return None if ok else "the address the archive's folder is served at, e.g. https://example.org/diplomacy"
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    dir: str = field(
+        default="",
+        metadata=_spec(
+            "the public archive's folder, rewritten after every adjudication (relative: to this file's folder; "
+            "empty: no archive); the host's web server serves it as files (docs/web.md)"
+        ),
+    )
+    base_url: str = field(
+        default="",
+        metadata=_spec("where that folder is served; results mails link to the game's page", check=_base_url),
+    )
+
+
 @dataclass(frozen=True)
 class Config:
     address: str = field(
@@ -282,6 +302,7 @@ class Config:
         ),
     )
     dkim: DkimConfig = field(default_factory=DkimConfig, metadata=_spec("", internal=True))
+    web: WebConfig = field(default_factory=WebConfig, metadata=_spec("", internal=True))
 
     openpgp_key: str = field(
         default="",
@@ -305,8 +326,14 @@ class Config:
         return ZoneInfo(self.timezone)
 
 
-SECTIONS: dict[str, type] = {"judge": Config, "imap": ImapConfig, "smtp": SmtpConfig, "dkim": DkimConfig}
-OPTIONAL_SECTIONS = frozenset({"dkim"})
+SECTIONS: dict[str, type] = {
+    "judge": Config,
+    "imap": ImapConfig,
+    "smtp": SmtpConfig,
+    "dkim": DkimConfig,
+    "web": WebConfig,
+}
+OPTIONAL_SECTIONS = frozenset({"dkim", "web"})
 SECRETS = {"imap": ("JUDGE_IMAP_PASSWORD", "imap-password"), "smtp": ("JUDGE_SMTP_PASSWORD", "smtp-password")}
 
 
@@ -404,6 +431,10 @@ def config_from_data(
         if judge.get(key) and judge[key] != ":memory:":
             judge[key] = str(base / Path(judge[key]).expanduser())
     _folder_problems(judge, problems)
+    web = dict(sections.get("web", {}))
+    if web.get("dir"):
+        web["dir"] = str(base / Path(web["dir"]).expanduser())
+    web["base_url"] = str(web.get("base_url") or "").rstrip("/")
     if "judge" in sections:  # its mode is checked where it is read (judge serve, check-config)
         judge["openpgp_key"] = _secret_key_file(judge.get("openpgp_key", ""), env, base, problems if secrets else [])
     if problems:
@@ -415,6 +446,7 @@ def config_from_data(
         imap=ImapConfig(**sections["imap"]),
         smtp=SmtpConfig(**sections["smtp"]),
         dkim=DkimConfig(**dkim),
+        web=WebConfig(**web),
         source=source,
         warnings=tuple(_exposure_warnings(data, file_mode, source) + _signing_warnings(judge["address"], dkim)),
     )
@@ -762,6 +794,12 @@ def example_toml(values: Mapping[str, Mapping[str, Any]] = EXAMPLE_VALUES) -> st
             for key, example in (("resolver", '"127.0.0.1"'), ("sign_key", '"/etc/judge/dkim.key"')):
                 out.append(f"# {key} = {example}   # {helps[key]}")
             out.append(f'# selector = "judge1"   # {helps["selector"]}')
+        if name == "web":  # optional: shown, not set
+            out.append(
+                "# the public archive of the games, as static files (docs/web.md); `judge web build` writes it all"
+            )
+            out.append(f'# dir = "/var/www/diplomacy"   # {helps["dir"]}')
+            out.append(f'# base_url = "https://example.org/diplomacy"   # {helps["base_url"]}')
         out.append("")
     text = "\n".join(out)
     tomllib.loads(text)  # what we write must read back

@@ -64,6 +64,12 @@ MAX_DEADLINE_DAYS = 60
 MAX_DEADLINE = timedelta(days=MAX_DEADLINE_DAYS)
 
 
+def archive_page(game: str, language: str) -> str:
+    """Where a game's page in ``language`` is in the public archive (``[web] dir``, docs/web.md), relative to its top:
+    ``g/`` (``g/index.html``, English), ``g/index.ru.html``."""
+    return f"{game}/" if language == "en" else f"{game}/index.{language}.html"
+
+
 def is_game_name(text: str) -> bool:
     """Whether ``text`` is a valid game name (in any case; games are stored lower-cased)."""
     return GAME_NAME.match(text) is not None

@@ -60,6 +60,7 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.reports.maps.geometry._load": (FIXED, 32),  # by variant
     "judge.reports.maps.layout._label_size": (FIXED, 4096),  # by label
     "judge.reports.render._env_for": (FIXED, 4),  # by template folders
+    "judge.web.pages._env": (FIXED, 1),  # the archive's one template folder
     "judge.rules.parse._words": (LRU, 4096),  # by a word of an order as a player typed it
     "judge.timeutil._zone_cities": (FIXED, None),
     "judge.timeutil._zone_names": (FIXED, None),
@@ -73,6 +74,9 @@ CACHES: dict[str, tuple[str, int | None]] = {
     "judge.data.resources._HOST": (FIXED, 2),  # the host's data folders
 }
 TABLES = {
+    "judge.cli.demo.LANGUAGES",
+    "judge.cli.demo_orders.ORDER_WORDS",
+    "judge.exports.mila.RESULTS",  # the judge's outcomes to MILA's result codes
     "judge.commands.arguments.SHADES",
     "judge.commands.body._ARMOUR",
     "judge.commands.grammar.MASTER_COMMANDS",
@@ -92,6 +96,7 @@ TABLES = {
     "judge.commands.master_commands.HANDLERS",
     "judge.commands.master_grammar.MASTER_COMMANDS",
     "judge.commands.master_grammar.MASTER_SETTINGS",
+    "judge.commands.sandbox_reply._HEADER_VALUES",  # the words of a text SANDBOX header line
     "judge.commands.set_grammar.MASTER_SETTINGS",
     "judge.commands.set_grammar.SHADES",
     "judge.commands.set_grammar._SETTINGS",
@@ -109,6 +114,7 @@ TABLES = {
     "judge.rules.parse._LOCAL_KEYWORDS",
     "judge.rules.parse._LOCAL_KINDS",
     "judge.facts._CATALOGS",
+    "judge.web.pages.AUTONYMS",
     "judge.game.future_orders._SEASON_ORDER",
     "judge.game.future_orders._STEP_ORDER",
     "judge.game.notices._PRESS_RULES",

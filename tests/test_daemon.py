@@ -26,7 +26,7 @@ import pytest
 from gamekit import raw_mail, reuse_built
 from mailservers import PASSWORD, ImapTap, Sink, SmtpSink, folder_uids, start_imap, wait_for, write_config
 
-from judge.config import Config, ImapConfig, SmtpConfig
+from judge.config import Config, ImapConfig, SmtpConfig, WebConfig
 from judge.game import records, service
 from judge.game.settings import GameSettings
 from judge.store import open_db
@@ -457,3 +457,25 @@ def _restart_pymap(old: Any) -> Any:
 
 def _count(db: Any, table: str) -> int:
     return int(db.execute(f"select count(*) from {table}").fetchone()[0])
+
+
+def test_the_daemon_writes_the_public_archive_after_each_adjudication(tmp_path: Path, smtp: Any) -> None:
+    server = start_imap("pymap", tmp_path / "imap")
+    try:
+        cfg, clock = make_config(tmp_path, server, smtp), Clock()
+        web = tmp_path / "web"
+        cfg = dataclasses.replace(cfg, web=WebConfig(dir=str(web), base_url="https://example.org/dip"))
+        new_game(cfg, clock)
+        serve(cfg, once=True, clock=clock)
+        assert 'id="S1901M"' in (web / "g" / "index.html").read_text(encoding="utf-8")  # the board now
+        send(server, "France", "A par - bur")
+        send(server, "Germany", "A mun - bur")
+        serve(cfg, once=True, clock=clock)
+        clock.advance(hours=1, seconds=1)  # the deadline passes
+        serve(cfg, once=True, clock=clock)
+        page = (web / "g" / "index.ru.html").read_text(encoding="utf-8")
+        assert 'id="F1901M"' in page and "<td>A par - bur<td" in page
+        results = [m for m in smtp.sink.messages if "results of Spring 1901" in m["Subject"]]
+        assert results and "https://example.org/dip/g/" in text_of(results[0])
+    finally:
+        server.stop()

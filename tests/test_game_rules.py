@@ -334,6 +334,7 @@ def test_show_json_shape_and_outbox_list(t: Table, capsys) -> None:
         "status",
         "phase",
         "deadline",
+        "rules",  # the rules edition, 2000 or datc-3
         "units",
         "supply_centers",
         "players",

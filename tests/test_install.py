@@ -143,6 +143,13 @@ def test_installed_package_carries_its_data(installed: Path) -> None:
     assert where.returncode == 0, where.stderr
     assert all("site-packages" in line for line in where.stdout.splitlines()), where.stdout
     assert str(ROOT) not in where.stdout
+    # the public archive's templates, style sheet and script are in the package too
+    site = installed.parent.parent / "archive-site"
+    db = str(installed.parent.parent / "archive.db")
+    assert _run(installed, "game", "create", "g", "--db", db).returncode == 0
+    out = _run(installed, "web", "build", "--dir", str(site), "--db", db)
+    assert out.returncode == 0, out.stderr
+    assert (site / "index.ru.html").is_file() and (site / "archive.css").is_file() and (site / "archive.js").is_file()
 
 
 def test_the_demo_extra_is_optional(installed: Path) -> None:

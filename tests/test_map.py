@@ -654,8 +654,12 @@ def _slot_pixels(variant: Variant, abbr: str) -> list[tuple[int, int]]:
     return [(i % width, i // width) for i, v in enumerate(base.image.tobytes()) if v == slot and not labels[i]]
 
 
-@pytest.mark.parametrize("name", ["classic", "coldwar"])
+@pytest.mark.parametrize("name", ["classic", "coldwar", "pure"])
 def test_geometry_loads_and_covers_every_province(name: str) -> None:
+    """Every province an area with its units inside; the game's neighbours share a border on the picture (nine in
+    ten of them: straits), except on Pure's board, where seven provinces each beside every other cannot all share
+    borders in a plane: the ring's neighbours share one and every other pair is a link across the hub, asserted
+    below pair by pair."""
     variant = load_variant(name)
     geometry = board_geometry(variant)
     assert geometry is not None
@@ -670,7 +674,21 @@ def test_geometry_loads_and_covers_every_province(name: str) -> None:
         ), prov.abbr
     data = json.loads((data_dir("variants") / f"{name}.geo.json").read_text(encoding="utf-8"))
     shared, pairs = data["neighbours_sharing_a_border"]
-    assert shared >= 0.9 * pairs  # the tool's own check: neighbours in the game are neighbours on the board
+    if name != "pure":
+        assert not geometry.links and geometry.hub is None
+        assert shared >= 0.9 * pairs  # the tool's own check: neighbours in the game are neighbours on the board
+    else:  # Pure: 7 pairs round the ring share a border, the other 14 meet across the hub, each drawn as a line
+        assert (shared, pairs) == (7, 21) and len(geometry.links) == 14 and geometry.hub is not None
+        ring = {tuple(sorted((a, (a + 1) % 7))) for a in range(7)}  # the provinces are listed round the ring
+        every = {(a, b) for a in range(7) for b in range(a + 1, 7)}
+        assert {tuple(sorted(link)) for link in geometry.links} == every - ring
+        assert all(b in variant.geo.army_adj[a] for a, b in every)  # and the game makes them all neighbours
+        hub_lat, hub_lon, radius = geometry.hub
+        for prov in variant.geo.provinces:  # every province reaches the hub's rim
+            rim = min(
+                math.hypot(lon - hub_lon, lat - hub_lat) for poly in geometry.areas[prov.id] for lon, lat in poly[0]
+            )
+            assert abs(rim - radius) < 0.05, prov.abbr
     base_pixels = {prov.abbr: 0 for prov in variant.geo.provinces if prov.terrain.name != "SEA"}
     from judge.reports.maps.areas import base_layer
 
@@ -996,7 +1014,7 @@ def test_the_tool_makes_geometry_from_coordinates_and_coastlines() -> None:
     assert min(xs) >= 1.2 - 1e-6  # the sea is water only
 
 
-@pytest.mark.parametrize("name", ["classic", "coldwar"])
+@pytest.mark.parametrize("name", ["classic", "coldwar", "pure"])
 def test_centre_markers_and_units_stand_in_their_province(name: str) -> None:
     from judge.reports.maps.areas import base_layer
 
@@ -1040,7 +1058,7 @@ def test_builds_and_removals_on_the_board(classic: Variant) -> None:
     assert image.getpixel((hx, hy)) != power_colours(classic)["Germany"]  # removed: an x where it stood
 
 
-@pytest.mark.parametrize("name", ["classic", "coldwar"])
+@pytest.mark.parametrize("name", ["classic", "coldwar", "pure"])
 def test_a_geometry_file_names_the_tool_that_made_it(name: str) -> None:
     import importlib.util
     import re

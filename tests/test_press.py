@@ -374,6 +374,8 @@ def test_press_headers_read_names_and_shade(
 def test_diary_and_postal_blocks_never_leak_lines_as_orders(head: str, lines: list[str]) -> None:
     end = "ENDDIARY" if head == "DIARY" else "ENDPRESS"
     inside = [line.replace("\r", " ").replace("\n", " ") for line in lines]
+    # the judge's own marker and signature, rule and forward lines end what is read, on purpose (even in a block)
+    assume(not any(JUDGE_MARKER in line.lower() or line.strip()[:1] in ("-", "_") for line in inside))
     read = parse_body("\n".join([head, *inside, end, "READY"]))
     assert read.items[-1].text == "READY"
     for item in read.items[:-1]:

@@ -94,8 +94,8 @@ def test_a_mail_to_an_address_the_server_cannot_take_never_holds_up_the_others(t
 
 
 def test_the_judge_never_mails_itself(tmp_path: Path, smtp: Any) -> None:
-    """The demo makes the judge's own address the game master: notices to it are kept, marked, and never sent (its
-    own mail would come back to its inbox), and no digest of undeliverable mail is made of them."""
+    """A game whose master is the judge's own address: notices to it are kept, marked, and never sent (its own mail
+    would come back to its inbox), and no digest of undeliverable mail is made of them."""
     from judge.transport.failures import report_failures
 
     db = open_db(tmp_path / "judge.db")

@@ -71,6 +71,7 @@ def test_demo_plays_a_game_by_mail(tmp_path: Path) -> None:
     assert "Diplomacy game demo: results of Fall 1901 movement" in out
     assert "Supply centres (solo at 18)" in out
     assert "phases played by mail" in out
+    assert f"archive: {(tmp_path / 'd' / 'web' / 'index.html').resolve().as_uri()}" in out
     assert (tmp_path / "d" / "judge.db").is_file() and (tmp_path / "d" / "mail" / "england").is_dir()
 
 

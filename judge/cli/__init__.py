@@ -62,7 +62,12 @@ def _run(argv: list[str] | None) -> int:
     try:
         if args.command not in NO_CONFIG:
             settings(args)
-        return int(args.func(args))
+        status = int(args.func(args))
+        if getattr(args, "archive", False):  # a command that may have played or ended a game
+            from judge.cli.public_archive import refresh_archive
+
+            refresh_archive(args)
+        return status
     except ConfigError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     except VariantError as exc:
@@ -170,11 +175,13 @@ def _parser() -> argparse.ArgumentParser:
 
     from judge.cli.games import add_game_commands
     from judge.cli.pictures import add_map_command
+    from judge.cli.public_archive import add_web_commands
     from judge.cli.server import add_serve_commands
 
     add_game_commands(sub, common)
     add_serve_commands(sub, common)
     add_map_command(sub, common)
+    add_web_commands(sub, common)
     return parser
 
 
@@ -312,7 +319,14 @@ def board_text(variant: Any) -> tuple[str, bool]:
 
     path = board_file(variant)
     name = path.name.removesuffix(".geo.json")
-    if board_geometry(variant) is not None:
+    geometry = board_geometry(variant)
+    if geometry is not None:
+        if geometry.links:  # Pure: neighbours that share no border meet across the hub
+            return (
+                f"board: {name} ({path}); {len(geometry.links)} pairs of neighbours share no border and meet "
+                "across the hub (a line over it each)",
+                True,
+            )
         return f"board: {name} ({path})", True
     missing = [p.abbr for p in variant.geo.provinces if p.at is None]
     drawn = "it cannot be drawn at all: no `at` for " + ", ".join(missing[:5]) if missing else "drawn as a diagram"

@@ -97,7 +97,9 @@ def open_store(args: argparse.Namespace, *, create: bool = False) -> Any:
     if problem:
         raise CliError(problem)
     cfg = settings(args)
-    return open_db(path, backup_dir=cfg.backup_dir if cfg is not None and cfg.backup_dir else None)
+    db = open_db(path, backup_dir=cfg.backup_dir if cfg is not None and cfg.backup_dir else None)
+    args._store = db  # for what follows the command (the public archive's pages: judge.cli.public_archive)
+    return db
 
 
 def read_password(args: argparse.Namespace, what: str = "the player's password") -> str:

@@ -191,7 +191,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         p.add_argument("name")
         if action == "start":
             p.add_argument("--seed", type=int, default=None, help="seed for random power assignment")
-        p.set_defaults(func=_simple, action=action)
+        p.set_defaults(func=_simple, action=action, archive=True)
 
     p = gsub.add_parser(
         "extend",
@@ -254,11 +254,11 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--draw", nargs="+", metavar="POWER", help="the powers that share the draw")
     how.add_argument("--abandoned", action="store_true", help="no result")
-    p.set_defaults(func=_end)
+    p.set_defaults(func=_end, archive=True)
 
     p = gsub.add_parser("delete", parents=[clock], help="delete a game that never started (its players are told)")
     p.add_argument("name")
-    p.set_defaults(func=_delete)
+    p.set_defaults(func=_delete, archive=True)
 
     p = gsub.add_parser(
         "settings",
@@ -284,7 +284,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = gsub.add_parser("rollback", parents=[clock], help="return to the start of an earlier phase")
     p.add_argument("name")
     p.add_argument("phase")
-    p.set_defaults(func=_rollback)
+    p.set_defaults(func=_rollback, archive=True)
 
     p = gsub.add_parser("list", parents=[clock], help="list the games")
     p.add_argument("--json", action="store_true")
@@ -296,7 +296,11 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_show)
 
     p = gsub.add_parser("tick", parents=[clock], help="adjudicate every game whose deadline has passed")
-    p.set_defaults(func=_tick)
+    p.set_defaults(func=_tick, archive=True)
+
+    from judge.cli.game_export import add_export_command
+
+    add_export_command(gsub, clock)
 
     mail = sub.add_parser("mail", help="handle mail by hand")
     msub = mail.add_subparsers(title="mail commands", metavar="ACTION", required=True)
@@ -306,7 +310,7 @@ def add_game_commands(sub: Any, common: argparse.ArgumentParser) -> None:
         help="handle one raw RFC 5322 message exactly as the daemon does and print the replies",
     )
     p.add_argument("file", help="the message file, or - for standard input")
-    p.set_defaults(func=_mail_handle)
+    p.set_defaults(func=_mail_handle, archive=True)
 
     outbox = sub.add_parser("outbox", help="mail waiting to be sent, and sent")
     osub = outbox.add_subparsers(title="outbox commands", metavar="ACTION", required=True)
@@ -669,7 +673,7 @@ def _show(args: argparse.Namespace) -> int:
             return EXIT_OK
         print(
             f"{shown['name']} ({shown['variant']}): {shown['status']}, {shown['phase'] or '-'}, "
-            f"deadline {shown['deadline'] or '-'}"
+            f"deadline {shown['deadline'] or '-'}, rules edition {shown['rules']}"
         )
         print(f"  {'power':<16} {'player':<30} {'orders':<8} {'ready':<6} {'status':<10} record")
         for p in shown["players"]:

@@ -59,14 +59,20 @@ def add_serve_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "demo",
         parents=[common],
-        help="play a demo game by mail on an embedded mail server (no account needed)",
+        help="play a demo game by mail to an agreed draw on embedded mail servers (no account needed)",
         description="Start an embedded IMAP server (pymap) and SMTP listener (aiosmtpd) on loopback, "
-        "create a classic game with seven scripted players who mail their orders, and "
-        "run it through the real daemon. The mailboxes and database are left for "
-        "inspection (--db puts the database elsewhere; the demo reads no configuration).",
+        "create a classic game with a game master and seven scripted players who read English, Russian and "
+        "German and mail their orders in their own words, and run it through the real daemon: the game master "
+        "moves a deadline by mail and makes the press grey, a player broadcasts, and after the years played "
+        "the players agree a draw by mail. The mailboxes, every mail the judge sent (as .eml files), the game's "
+        "public archive (web pages; ←/→ step through the phases) and the database are left for inspection, and "
+        "their paths printed (--db puts the database elsewhere; the demo "
+        "reads no configuration).",
     )
-    p.add_argument("--dir", default=None, help="where to keep the mailboxes and database (default: a new temp dir)")
-    p.add_argument("--years", type=int, default=2, help="game years to play (default 2)")
+    p.add_argument(
+        "--dir", default=None, help="where to keep the mailboxes, mails and database (default: a new temp dir)"
+    )
+    p.add_argument("--years", type=int, default=2, help="game years to play before the draw (default 2)")
     p.add_argument("--seed", type=int, default=1, help="seed for the scripted players' orders")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=_demo)

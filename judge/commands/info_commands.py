@@ -22,6 +22,7 @@ from judge.game.service import GameError
 from judge.i18n import T, Text, format_length, phase_words, translate
 from judge.reports import outbox, phase_maps
 from judge.reports.render import render_mail
+from judge.rules.edition import RulesEdition
 from judge.rules.variant import Variant
 from judge.rules.words import Named
 from judge.store.events import EventKind
@@ -275,6 +276,14 @@ def _house_rules(game: Game, language: str) -> Lines:
             adjustments=format_length(st.adjustment_deadline, language),
         ),
     ]
+    lines.append(
+        T("Rules edition: 2000 (the 2000 rulebook, as DATC v2.4 prefers)")
+        if st.rules is RulesEdition.Y2000
+        else T(
+            "Rules edition: datc-3 (the changes of DATC v3.0: an army ordered via convoy never falls back to the land "
+            "route, a convoy order no route needs is void, civil disorder counts to the owned centres)"
+        )
+    )
     if st.grace:
         lines.append(T("Orders are still taken {length} after a deadline", length=format_length(st.grace, language)))
     lines.append(

@@ -1,6 +1,7 @@
 """The SANDBOX mail command: a position and orders written as text, adjudicated with the engine, the answer as text.
 
-    variant classic phase F1901M          (both optional: classic, the variant's first phase)
+    variant classic phase F1901M          (each optional: classic, the variant's first phase; with rules datc-3
+    rules datc-3                           or rules 2000, the rules edition, 2000 by default; any order, any lines)
     England: F nth, A lon                 (units per power; a power's lines may repeat)
     France: A par
     centres England: lon, edi, lvp        (optional: centre ownership per power; default the variant's start)
@@ -22,7 +23,28 @@ from judge.game.sandbox import run
 from judge.i18n import T, Text, outcome_of, outcome_word
 from judge.rules.orders import Outcome
 
-_HEADER = re.compile(r"^\s*(?:variant\s+(?P<variant>[\w-]+))?\s*(?:phase\s+(?P<phase>[SFW]\d{4}[MRAB]))?\s*$", re.I)
+_HEADER_VALUES = {
+    "variant": re.compile(r"[\w-]+"),
+    "phase": re.compile(r"[SFW]\d{4}[MRAB]", re.I),
+    "rules": re.compile(r"\S+"),
+}
+
+
+def header_line(line: str) -> dict[str, str] | None:
+    """The settings of a header line (``variant classic phase F1901M rules datc-3``: each key at most once, in any
+    order), or None when the line is not one. A rules edition the judge does not know is kept, for ``run`` to say
+    which there are."""
+    words = line.split()
+    if not words or len(words) % 2:
+        return None
+    found: dict[str, str] = {}
+    for key, value in zip(words[0::2], words[1::2], strict=True):
+        key = key.lower()
+        pattern = _HEADER_VALUES.get(key)
+        if pattern is None or key in found or not pattern.fullmatch(value):
+            return None
+        found[key] = value
+    return found
 
 
 def sandbox_input(body: str) -> dict[str, Any]:
@@ -36,12 +58,14 @@ def sandbox_input(body: str) -> dict[str, Any]:
         if line.upper() == "ORDERS":
             in_orders = True
             continue
-        header = _HEADER.match(line)
-        if not in_orders and header and (header.group("variant") or header.group("phase")):
-            if header.group("variant"):
-                data["variant"] = header.group("variant").lower()
-            if header.group("phase"):
-                data["phase"] = header.group("phase").upper()
+        header = None if in_orders else header_line(line)
+        if header is not None:
+            if "variant" in header:
+                data["variant"] = header["variant"].lower()
+            if "phase" in header:
+                data["phase"] = header["phase"].upper()
+            if "rules" in header:
+                data["rules"] = header["rules"].lower()
             continue
         power, sep, rest = line.partition(":")
         if not sep:
@@ -77,9 +101,14 @@ def run_sandbox_text(
             )
         )
     if from_game is not None:
-        if data["variant"] != "classic" or "phase" in data:
+        if data["variant"] != "classic" or "phase" in data or "rules" in data:
             return Lines(
-                (T("SANDBOX FROM GAME: the game's variant and phase are played; leave out the variant and phase line"),)
+                (
+                    T(
+                        "SANDBOX FROM GAME: the game's variant, phase and rules edition are played; leave out the "
+                        "variant, phase and rules line"
+                    ),
+                )
             )
         data.pop("variant")
         result = from_game(data)
@@ -93,7 +122,10 @@ def run_sandbox_text(
 
 def _result_lines(result: dict[str, Any], source: Text | str, *, with_points: bool) -> list[Text | str | Row]:
     """The adjudicated phase: each order and what became of it, the units and centres after, the next phase."""
-    lines: list[Text | str | Row] = [T("SANDBOX: {phase} ({source})", phase=result["phase"], source=source)]
+    lines: list[Text | str | Row] = [
+        T("SANDBOX: {phase} ({source})", phase=result["phase"], source=source),
+        T("Rules edition: {edition}", edition=result["rules"]),
+    ]
     for r in result["results"]:
         text = r["order"] or r["input"]
         became = outcome_of(r)

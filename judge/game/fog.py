@@ -144,13 +144,20 @@ def results_seen(
     by_power: dict[str, list[Mapping[str, Any]]] = {}
     for line in lines_seen(variant, flat, seen):
         by_power.setdefault(line["power"], []).append(line)
-    return {
+    told = {
         **facts,
         "results": by_power,
         "board": board_seen(variant, facts.get("board") or position_to_json(variant, after), seen.after),
         "tally": tally_seen(facts["tally"], seen, variant),
         "fog": True,
     }
+    neutral = facts.get("neutral")
+    if neutral:  # the neutral units seen: what became of those seen before or after, those standing where seen
+        told["neutral"] = {
+            "fates": [n for n in neutral["fates"] if _loc_province(variant, n["unit"].split()[-1]) in seen.either],
+            "after": [u for u in neutral["after"] if _loc_province(variant, u.split()[-1]) in seen.after],
+        }
+    return told
 
 
 def position_seen(variant: Variant, pos: Position, powers: Sequence[str]) -> Position:

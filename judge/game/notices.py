@@ -24,10 +24,11 @@ from judge.game.records import Game, Player, players, user_settings
 from judge.game.views import plays_bot
 from judge.i18n import T, format_length
 from judge.rules.adjustments import adjustment_delta
-from judge.rules.board import Position
+from judge.rules.board import Position, unit_text
 from judge.rules.phase import Step
 from judge.rules.position_json import position_from_json, position_to_json
 from judge.rules.turn import TurnResult
+from judge.rules.variant import NEUTRAL
 from judge.rules.visibility import fogged
 from judge.store import press_rows
 from judge.store.phases import played_phases
@@ -274,6 +275,21 @@ def tally(game: Game, pos: Position, before: Position | None = None) -> list[dic
     return rows
 
 
+def neutral_units(game: Game, before: Position, after: Position) -> dict[str, Any]:
+    """The neutral units (nobody's: ``[neutral] units``, or the units of absent powers with ``absent = "neutral"``),
+    which have no order line: what became of each in a movement phase (``fates``: it held, or it was dislodged and
+    disbanded at once) and those standing after the phase (``after``)."""
+    geo = game.variant.geo
+    fates = []
+    if before.phase.step is Step.MOVEMENT:
+        for prov, unit in sorted(before.units.items(), key=lambda kv: geo.loc_names[kv[1].loc]):
+            if unit.power == NEUTRAL:
+                stays = after.units.get(prov)
+                fates.append({"unit": unit_text(geo, unit), "disbanded": stays is None or stays.power != NEUTRAL})
+    standing = sorted(unit_text(geo, u) for u in after.units.values() if u.power == NEUTRAL)
+    return {"fates": fates, "after": standing}
+
+
 def shown_scores(
     game: Game, scores: Mapping[str, int] | None, sides: Sequence[tuple[str, ...]]
 ) -> dict[str, int] | None:
@@ -310,6 +326,7 @@ def results(
         "board": position_to_json(game.variant, after),
         "next_phase": after.phase,
         "tally": tally(game, after, before),
+        "neutral": neutral_units(game, before, after),
         "winner": turn.winner,
         "threshold": game.settings.solo_line(game.variant, before.phase.year),
         "scores": shown_scores(game, turn.scores or None, sides),

@@ -157,7 +157,7 @@ def play_input(
             raise InputError(f"an order line of {power} is longer than {MAX_LINE_CHARS} characters")
         texts.setdefault(power, []).extend(lines)
     turn = play(variant, pos, parse_submissions(variant, pos.phase.step, texts), victory, sides, edition=edition)
-    return write_result(ident, variant, pos, turn, victory)
+    return write_result(ident, variant, pos, turn, victory, edition)
 
 
 def _error(ident: Any, message: str) -> dict[str, Any]:
@@ -174,6 +174,7 @@ def _error(ident: Any, message: str) -> dict[str, Any]:
         "draw": [],
         "scores": None,
         "uses_points": False,
+        "rules": None,
         "error": message,
     }
 
@@ -220,7 +221,12 @@ def read_position(data: dict[str, Any]) -> tuple[Variant, Position]:
 
 
 def write_result(
-    ident: Any, variant: Variant, before: Position, turn: TurnResult, victory: Victory | None = None
+    ident: Any,
+    variant: Variant,
+    before: Position,
+    turn: TurnResult,
+    victory: Victory | None = None,
+    edition: RulesEdition = RulesEdition.Y2000,
 ) -> dict[str, Any]:
     geo = variant.geo
     results = [
@@ -247,5 +253,6 @@ def write_result(
         "draw": list(turn.draw),
         "scores": turn.scores,
         "uses_points": (victory or variant.victory).uses_points,
+        "rules": edition.value,
         "error": None,
     }

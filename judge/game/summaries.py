@@ -13,7 +13,15 @@ from sqlite_utils import Database
 from judge.game import fog
 from judge.game.adjudication import sides
 from judge.game.duties import owing_powers
-from judge.game.notices import centre_history, points_history, points_of, postal_view, shown_scores, tally
+from judge.game.notices import (
+    centre_history,
+    neutral_units,
+    points_history,
+    points_of,
+    postal_view,
+    shown_scores,
+    tally,
+)
 from judge.game.order_sets import order_summary
 from judge.game.records import Game, Player, given_orders, players
 from judge.game.views import plays_bot
@@ -145,10 +153,10 @@ def phase_results(
     db: Database, game: Game, phase: str | None = None, powers: tuple[str, ...] | None = None
 ) -> list[dict[str, Any]]:
     """The facts the results mail of each played phase was written from (all phases, first to last, or the one
-    named): the phase, each power's orders and results, the board after, the centre tally with its changes, the
-    solo line, the victory points after a Fall (rebuilt from the board after it, in a game that counts points), the
-    postal press published with it, the next phase and the winner of a solo won in it. With ``powers`` (Fog of War,
-    judge.game.fog.reader_powers): each phase as those powers saw it."""
+    named): the phase, each power's orders and results, the board after, the centre tally with its changes, what
+    became of the neutral units, the solo line, the victory points after a Fall (rebuilt from the board after it,
+    in a game that counts points), the postal press published with it, the next phase and the winner of a solo won
+    in it. With ``powers`` (Fog of War, judge.game.fog.reader_powers): each phase as those powers saw it."""
     out = []
     result = game.result or {}
     rows = played_phases(db, game.id)
@@ -171,6 +179,7 @@ def phase_results(
             "board": board,
             "next_phase": after.phase,
             "tally": tally(game, after, before),
+            "neutral": neutral_units(game, before, after),
             "winner": result.get("winner") if last and result.get("kind") == "solo" else None,
             "threshold": game.settings.solo_line(game.variant, before.phase.year),
             "scores": shown_scores(game, points_of(game, after), held) if fall_ended else None,

@@ -43,6 +43,7 @@ def show_game(db: Database, name: str) -> dict[str, Any]:
         "status": game.status,
         "phase": game.phase,
         "deadline": iso_utc(game.deadline) if game.deadline else None,
+        "rules": game.settings.rules.value,  # the rules edition the game is adjudicated by
         "units": board["units"],
         "supply_centers": board["supply_centers"],
         "players": [

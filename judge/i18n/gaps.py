@@ -1,5 +1,6 @@
-"""The message ids the code and the mail templates mark for translation: every ``T("…")`` call with a literal first
-argument, and every ``_("…")``/``ngettext``/``pgettext`` call with literal words in a template.
+"""The message ids the code, the mail templates and the public archive's templates (judge/web/templates) mark for
+translation: every ``T("…")`` call with a literal first argument, and every ``_("…")``/``ngettext``/``pgettext`` call
+with literal words in a template.
 
 ``python -m judge.i18n.gaps`` lists those missing from a catalog (the test suite fails on any)."""
 
@@ -27,7 +28,8 @@ def marked_ids() -> dict[str, str]:
             found.setdefault(text, f"{path.relative_to(PACKAGE.parent)}:{line}")
     from judge.data.resources import search_dirs
 
-    for folder in search_dirs("templates"):
+    folders = [*search_dirs("templates"), PACKAGE / "web" / "templates"]  # the mail's, the public archive's
+    for folder in folders:
         for path in sorted(folder.rglob("*.j2")):
             for msgid in _template_file_ids(path, *_stamp(path)):
                 found.setdefault(msgid, str(path))

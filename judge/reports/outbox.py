@@ -11,14 +11,14 @@ from typing import Any
 from markupsafe import escape
 from sqlite_utils import Database
 
-from judge.facts import PLACEHOLDER_ORGANIZER
+from judge.facts import PLACEHOLDER_ORGANIZER, archive_page
 from judge.game.invitations import Invitation, Method
 from judge.game.notices import MapRequest, Notice
 from judge.game.records import Game, queue_mail, user_settings
 from judge.i18n import T, translate
 from judge.reports.render import Mail, marked, render_mail
 from judge.store.mail_queue import keep_picture
-from judge.store.users import judge_fingerprint, known_judge_address
+from judge.store.users import judge_fingerprint, known_judge_address, web_base_url
 from judge.timeutil import format_deadline, iso_utc
 
 
@@ -113,6 +113,8 @@ def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
             extra = {"picture_id": pictures[key], "has_map": pictures[key] is not None}
         if notice.kind.value == "game_started":  # the start mail names the key the judge signs its mail with
             extra["judge_fingerprint"] = judge_fingerprint(db).upper()
+        if notice.kind.value in ARCHIVED and notice.game is not None:
+            extra["page_url"] = page_url(db, notice.game.name, user_settings(db, notice.to)["language"])
         send(
             db,
             notice.to,
@@ -124,6 +126,15 @@ def deliver(db: Database, notices: Sequence[Notice], now: datetime) -> None:
             **extra,
             **notice.facts,
         )
+
+
+ARCHIVED = frozenset({"results", "game_over"})  # the mails that link to the game's page in the public archive
+
+
+def page_url(db: Database, game: str, language: str) -> str:
+    """The address of ``game``'s page in the public archive in ``language`` ("" when ``[web] base_url`` is not set)."""
+    base = web_base_url(db)
+    return f"{base}/{archive_page(game, language)}" if base else ""
 
 
 def _kept_picture(db: Database, game: Game, request: MapRequest, language: str, now: datetime) -> int | None:

@@ -194,8 +194,10 @@ def position_to_json(variant: Variant, pos: Position) -> dict[str, Any]:
 
 
 def units_by_power(variant: Variant, units: dict[int, Unit]) -> dict[str, list[str]]:
+    """The units by power in the variant's order, the neutral units (nobody's) last under ``neutral``: a stored
+    position keeps them (until 2026-12-04 they were left out, and a game lost its neutral units when it started)."""
     geo = variant.geo
     out: dict[str, list[str]] = {}
     for unit in units.values():
         out.setdefault(unit.power, []).append(unit_text(geo, unit))
-    return {p: sorted(out[p], key=lambda u: u[2:]) for p in variant.powers if p in out}
+    return {p: sorted(out[p], key=lambda u: u[2:]) for p in (*variant.powers, NEUTRAL) if p in out}

@@ -8,6 +8,7 @@ and can be supported; one dislodged is disbanded at once (it has nobody to retre
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import partial
 
@@ -192,8 +193,12 @@ def _adjustments(variant: Variant, pos: Position, submitted: list[Submitted], ed
             results.append(_void(sub, sub.order.reason))
         else:
             by_power.setdefault(sub.power, []).append(sub)
+    centres = Counter(pos.owners.values())
+    standing = Counter(u.power for u in pos.units.values())
     for power in variant.powers:
         subs = by_power.get(power, [])
+        if not subs and centres[power] == standing[power]:
+            continue  # nothing ordered and nothing due: no result (Chaos: most of its 34 powers, each winter)
         orders = [s.order for s in subs if not isinstance(s.order, OrderError)]  # errors were taken out above
         done = adjudicate_adjustments(variant, pos, power, orders, units, edition)
         for sub, (out, reason, order) in zip(subs, done.order_outcomes, strict=True):

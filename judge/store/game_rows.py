@@ -125,3 +125,14 @@ def earliest_deadline(db: Database) -> str | None:
         db.query("select min(deadline) as d from games where status = ? and deadline is not null", [GameStatus.ACTIVE])
     )
     return rows[0]["d"] if rows and rows[0]["d"] else None
+
+
+def archive_marks(db: Database) -> dict[str, str]:
+    """Each game's mark of what its archive page shows (by name): its status, result, the phases played and when
+    the last was, so that the archive (judge.web) writes again only the pages whose mark changed. One query."""
+    rows = db.query(
+        "select g.name, g.status, coalesce(g.result, '') as result, count(p.phase) as played, "
+        "coalesce(max(p.adjudicated_at), '') as last from games g left join phases p on p.game_id = g.id "
+        "group by g.id order by g.name"
+    )
+    return {r["name"]: f"{r['status']}|{r['played']}|{r['last']}|{r['result']}" for r in rows}

@@ -46,3 +46,14 @@ def set_user(db: Database, email: str, **values: str) -> None:
     """Record what a player chose (``timezone``, ``language``) and nothing else: a setting never chosen stays unset,
     so it follows the judge's default when the host changes it."""
     db.table("users").upsert({"email": email.lower(), **values}, pk="email")
+
+
+def web_base_url(db: Database) -> str:
+    """Where the public archive is served (``[web] base_url``, recorded by ``judge serve`` and ``judge web build``;
+    "" when none): the results mails link to a game's page under it."""
+    rows = list(db.query("select value from meta where key = 'web_base_url'"))
+    return rows[0]["value"] if rows and rows[0]["value"] else ""
+
+
+def set_web_base_url(db: Database, url: str) -> None:
+    db.table("meta").upsert({"key": "web_base_url", "value": url.rstrip("/")}, pk="key")

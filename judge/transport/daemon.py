@@ -51,7 +51,7 @@ from judge.game.service import due_games, remind, tick_game
 from judge.signatures.keys import JudgeKey
 from judge.store import game_rows, is_busy, mail_queue, open_db, write
 from judge.store.upkeep import prune
-from judge.store.users import set_judge_fingerprint
+from judge.store.users import set_judge_fingerprint, set_web_base_url
 from judge.timeutil import backoff_pause, parse_iso_utc
 from judge.transport.failures import report_failures
 from judge.transport.imap import Inbox, handle_new_mail, sender_check_of
@@ -65,6 +65,7 @@ MAX_WAIT = 300.0
 MAX_BACKOFF = 30.0
 CHUNK_GAMES = 25  # games adjudicated between two looks at the mail
 CHUNK_SECONDS = 1.0  # and at most this long (a writer waiting for the lock waits about this long)
+WEB_GAMES = 5  # games whose archive pages a round writes (a wave's others in the next rounds: mail is read between)
 CHUNK_PAUSE = 0.2  # seconds the ticker leaves the database to other writers between chunks
 CHUNK_MAIL = 200  # messages read, and mails sent, per round
 UPKEEP_EVERY = timedelta(hours=1)
@@ -264,6 +265,7 @@ class Daemon:
             set_judge_address(self.db, self.cfg.address)
             set_create_by_mail_policy(self.db, self.cfg.create_by_mail)
             set_judge_fingerprint(self.db, self.judge_key.fingerprint if self.judge_key else "")
+            set_web_base_url(self.db, self.cfg.web.base_url if self.cfg.web.dir else "")  # the results mails' link
             domain = self.cfg.address.rpartition("@")[2]
             # mail queued before the judge's address was known carries a bare random token: complete it now
             mail_queue.complete_message_ids(self.db, domain)
@@ -277,6 +279,8 @@ class Daemon:
         if deadlines and self._step("deadlines", self._deadlines):
             deadlines_left = bool(due_games(self.db, self.clock(), 1))
         self._step("mail", self._mail)
+        if self.cfg.web.dir:
+            self._step("web", self._web)
         if self._step("outbox", self._outbox):
             outbox_left = self._outbox_due()
         if time.monotonic() >= self.next_upkeep and self._step("upkeep", self._upkeep):
@@ -322,6 +326,15 @@ class Daemon:
             judge_key=self.judge_key,
         )
         self.busy = self.busy or handled > 0
+
+    def _web(self) -> None:
+        """The public archive's pages of the games adjudicated (or ended, paused, rolled back) since the last look
+        (judge.web.archive.refresh: a failure there is logged and never stops the rest)."""
+        from judge.web.archive import refresh
+
+        written = refresh(self.db, self.cfg.web.dir, limit=WEB_GAMES)
+        if written:
+            log.info("web: archive pages written for %s", ", ".join(written))
 
     def _outbox(self) -> None:
         assert self.cfg.smtp is not None

@@ -11,6 +11,7 @@ the text's colour and the white halo behind it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,6 +23,10 @@ from judge.reports.maps.geometry import BoardGeometry, board_geometry
 from judge.reports.maps.layout import Box, MapLayout, board_layout
 from judge.reports.maps.style import (
     BOARD_LEGEND_ROW,
+    HUB_DOT,
+    HUB_INSIDE,
+    HUB_LINE,
+    HUB_LINE_WIDTH,
     LABEL_INK,
     LAND_AREA,
     LAND_BORDER,
@@ -315,7 +320,32 @@ def _areas(variant: Variant, geometry: BoardGeometry, layout: MapLayout, palette
     for prov in geo.provinces:
         if prov.terrain is not Terrain.SEA:
             _outline(draw, projected[prov.id], palette(LAND_BORDER))
+    if geometry.hub is not None:
+        _hub(draw, geometry, layout, palette)
     return image
+
+
+def _hub(draw: ImageDraw.ImageDraw, geometry: BoardGeometry, layout: MapLayout, palette: _Palette) -> None:
+    """The lines across the hub (Pure): each pair of neighbours that shares no border is joined by a line from the
+    place where one touches the hub to the place where the other does, with a dot at each place."""
+    assert geometry.hub is not None
+    lat, lon, radius = geometry.hub
+    cx, cy = layout.project_unwrapped(lon, lat)
+    reach = radius * layout.px_per_lat - HUB_INSIDE
+
+    def rim(prov: int) -> Point:
+        ux, uy = layout.project_unwrapped(geometry.units[prov][1], geometry.units[prov][0])
+        d = math.hypot(ux - cx, uy - cy) or 1.0
+        return (cx + (ux - cx) / d * reach, cy + (uy - cy) / d * reach)
+
+    ink = palette(HUB_LINE)
+    whole = radius * layout.px_per_lat
+    draw.ellipse((cx - whole, cy - whole, cx + whole, cy + whole), fill=palette(OFF_BOARD), outline=ink)
+    for a, b in geometry.links:
+        draw.line([rim(a), rim(b)], fill=ink, width=HUB_LINE_WIDTH)
+    for prov in sorted({p for link in geometry.links for p in link}):
+        x, y = rim(prov)
+        draw.ellipse((x - HUB_DOT, y - HUB_DOT, x + HUB_DOT, y + HUB_DOT), fill=ink)
 
 
 def _labels(

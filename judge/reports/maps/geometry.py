@@ -9,6 +9,11 @@ Besides the areas the file may set how the board is drawn: ``width`` (pixels, de
 ``coast_label_size`` (pixels of the labels' font, defaults 12 and 10) and ``inset`` ([lon0, lat0, lon1, lat1]: a
 crowded region drawn a second time, enlarged to the picture's width, in a panel below the map; its provinces are
 labelled there rather than on the map).
+
+A map whose provinces cannot all share the borders the game gives them (Pure: seven provinces, each beside every
+other, and no more than four regions of a plane can all share borders) has a ``hub`` (``{"at": [lat, lon], "radius":
+degrees of latitude}``: a round place in the middle every province touches) and ``links`` (pairs of neighbouring
+provinces that share no border on the picture): each link is drawn as a line across the hub.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ class BoardGeometry:
     label_size: int = BOARD_LABEL_SIZE  # of the provinces' labels (pixels)
     coast_label_size: int = BOARD_COAST_LABEL_SIZE
     inset: tuple[float, float, float, float] | None = None  # lon0, lat0, lon1, lat1 of a region drawn enlarged
+    hub: tuple[float, float, float] | None = None  # lat, lon and radius (degrees of latitude) of the middle ...
+    links: tuple[tuple[int, int], ...] = ()  # ... and the neighbours that meet across it (province ids)
 
 
 def geometry_file(key: str) -> Path:
@@ -83,6 +90,16 @@ def parse_geometry(data: dict[str, Any], abbrs: tuple[str, ...]) -> BoardGeometr
         if not (ilon1 > ilon0 and ilat1 > ilat0):
             return None
         inset = (ilon0, ilat0, ilon1, ilat1)
+    hub = None
+    if data.get("hub") is not None:
+        (hub_lat, hub_lon), radius = data["hub"]["at"], float(data["hub"]["radius"])
+        if radius <= 0:
+            return None
+        hub = (float(hub_lat), float(hub_lon), radius)
+    ids = {a: i for i, a in enumerate(abbrs)}
+    links = tuple((ids[a], ids[b]) for a, b in data.get("links", []))
+    if links and hub is None:
+        return None
     return BoardGeometry(
         (lon0, lat0, lon1, lat1),
         max(200, min(width, 4000)),
@@ -92,6 +109,8 @@ def parse_geometry(data: dict[str, Any], abbrs: tuple[str, ...]) -> BoardGeometr
         max(6, min(int(data.get("label_size", BOARD_LABEL_SIZE)), 40)),
         max(6, min(int(data.get("coast_label_size", BOARD_COAST_LABEL_SIZE)), 40)),
         inset,
+        hub,
+        links,
     )
 
 

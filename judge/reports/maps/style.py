@@ -39,6 +39,10 @@ LAND_AREA: RGB = (238, 232, 214)  # a land province nobody holds
 LAND_BORDER: RGB = (96, 84, 70)
 OFF_BOARD: RGB = (196, 194, 186)  # land that is no province
 SEA_LABEL: RGB = (28, 62, 110)
+HUB_LINE: RGB = LAND_BORDER  # a line across a hub (Pure: neighbours that share no border) ...
+HUB_LINE_WIDTH = 2
+HUB_DOT = 3  # ... and the dot where it meets its province (radius, pixels)
+HUB_INSIDE = 5  # pixels between the dots and the hub's rim
 TINT = 0.45  # a held province is the power's colour at this strength over white
 
 BACKGROUND: RGB = (246, 243, 236)

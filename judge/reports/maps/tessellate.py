@@ -1,6 +1,7 @@
 """Make a variant's board geometry: the area of every province, from its coordinates, its adjacency and coastlines.
 
     python -m judge.reports.maps.tessellate VARIANT COASTLINES.json [--width 800] [-o variants/VARIANT.geo.json]
+    python -m judge.reports.maps.tessellate VARIANT --hub [--width 800]      (a map of land provinces round a hub)
 
 A tool of the project, run by whoever adds or changes a variant's map; the judge itself never runs it (it only reads
 the file this writes, see ``judge.reports.maps.geometry``). It needs shapely (``pip install '.[mapgen]'``).
@@ -20,6 +21,13 @@ latitude (so that distances look as on the picture):
 4. A land province reaches no further than ``reach`` from its seeds; land nobody reaches stays off the board
    (drawn as impassable land). A small island with no seed joins the province it lies closest to, when that is very
    close (Sicily to Naples, Zealand to Denmark); other islands without seeds stay off the board.
+
+With ``--hub`` (a map whose provinces are all mutually neighbours, as Pure's seven: more than four regions cannot all
+share borders in a plane) there are no coastlines: the land is a disc round the provinces' points with a round *hub*
+in its middle, and each province is the Voronoi cell of its point alone, a wedge from the hub to the rim. Provinces
+next to each other round the ring share a border; every other pair of neighbours meets across the hub, written as a
+*link* and drawn as a line over the hub (``judge.reports.maps.areas``). Every province must touch the hub (the tool
+refuses otherwise).
 
 The file written holds, per province, its area as polygons in (longitude, latitude) — longitudes unwrapped from the
 frame's left edge, so that a map round the world has one seam — and the point where its units stand, plus the
@@ -55,7 +63,14 @@ def main(argv: list[str] | None = None) -> int:
         "coordinates, adjacency and a coastline file.",
     )
     parser.add_argument("variant", help="a variant name (classic) or a variant TOML file")
-    parser.add_argument("coastlines", help="coastline JSON ({'layers': {'land': [...], 'lakes': [...]}})")
+    parser.add_argument(
+        "coastlines", nargs="?", default=None, help="coastline JSON ({'layers': {'land': [...], 'lakes': [...]}})"
+    )
+    parser.add_argument(
+        "--hub",
+        action="store_true",
+        help="no coastlines: the provinces round a central hub; neighbours that share no border meet across it",
+    )
     parser.add_argument("-o", "--output", default=None, help="where to write (default: next to the variant's TOML)")
     parser.add_argument("--width", type=int, default=800, help="the picture's width in pixels (default: 800)")
     parser.add_argument("--label-size", type=int, default=None, help="the labels' font size in pixels (default: 12)")
@@ -87,8 +102,13 @@ def main(argv: list[str] | None = None) -> int:
         variant, folder = load_variant(args.variant), data_dir("variants")
     if any(p.at is None for p in variant.geo.provinces):
         raise SystemExit(f"{variant.key}: every province needs its coordinates (at = [lat, lon]) first")
-    coast = json.loads(Path(args.coastlines).read_text(encoding="utf-8"))
-    data, report = tessellate(variant.key, variant.geo, coast, reach=args.reach)
+    if args.hub == (args.coastlines is not None):
+        parser.error("give a coastline file or --hub (one of them)")
+    if args.hub:
+        data, report = tessellate_hub(variant.key, variant.geo)
+    else:
+        coast = json.loads(Path(args.coastlines).read_text(encoding="utf-8"))
+        data, report = tessellate(variant.key, variant.geo, coast, reach=args.reach)
     data["width"] = args.width
     for key, value in (("label_size", args.label_size), ("coast_label_size", args.coast_label_size)):
         if value is not None:
@@ -145,17 +165,103 @@ def tessellate(
     return plane.file(key, coast, areas, off_board)
 
 
+HUB_RIM = 1.45  # the land's rim, in the mean distance of the provinces' points from the middle
+HUB_SIZE = 0.35  # the hub's radius, in the same measure
+
+
+def tessellate_hub(key: str, geo: Geography) -> tuple[dict[str, Any], str]:
+    """The geometry of a map of land provinces round a hub (``--hub``): the content of the file, and the report."""
+    if any(p.terrain is not Terrain.LAND for p in geo.provinces):
+        raise SystemExit(f"{key}: --hub draws land provinces only")
+    places = [p.at for p in geo.provinces if p.at is not None]
+    lat_c = sum(lat for lat, _ in places) / len(places)
+    lon_c = sum(lon for _, lon in places) / len(places)
+    squeeze = max(math.cos(math.radians(lat_c)), 0.1)
+    mean = sum(math.hypot(lat - lat_c, (lon - lon_c) * squeeze) for lat, lon in places) / len(places)
+    rim, hub = HUB_RIM * mean, HUB_SIZE * mean
+    pad = 0.04 * rim
+
+    def circle(radius: float) -> list[list[float]]:
+        steps = 96
+        return [
+            [
+                lon_c + radius * math.sin(2 * math.pi * k / steps) / squeeze,
+                lat_c + radius * math.cos(2 * math.pi * k / steps),
+            ]
+            for k in range(steps + 1)
+        ]
+
+    coast = {
+        "layers": {"land": [[circle(rim)]], "lakes": [[circle(hub)]]},
+        "source": "no coastlines: a disc of land round a hub (--hub)",
+    }
+    half = (rim + pad) / squeeze
+    frame = (round(lon_c - half, 2), round(lat_c - rim - pad, 2), round(lon_c + half, 2), round(lat_c + rim + pad, 2))
+    plane = _Plane(geo, coast, frame=frame)
+    areas = {p.id: _nearest_cell(plane, p.id).intersection(plane.land).buffer(0) for p in geo.provinces}
+    areas = {p: area for p, area in areas.items() if not area.is_empty}
+    missing = [geo.provinces[p].abbr for p in range(len(geo.provinces)) if p not in areas]
+    if missing:
+        raise SystemExit(f"no area for {', '.join(missing)}: check their coordinates")
+    from shapely.geometry import Point
+
+    middle = Point(plane.plane(lon_c, lat_c)).buffer(hub * 1.02, 96)
+    apart = [geo.provinces[p].abbr for p in areas if areas[p].intersection(middle).area <= 0]
+    if apart:
+        raise SystemExit(f"{', '.join(apart)} do not touch the hub: put the points round it")
+    data, report = plane.file(key, coast, areas, [])
+    links = [(a, b) for a, b in sorted(plane.neighbours) if not plane.share(areas, a, b)]
+    data["hub"] = {"at": [round(lat_c, 3), round(lon_c, 3)], "radius": round(hub, 3)}
+    data["links"] = [[geo.provinces[a].abbr, geo.provinces[b].abbr] for a, b in links]
+    shared = data["neighbours_sharing_a_border"][0]
+    report = (
+        f"{key}: {len(geo.provinces)} province areas round a hub; {shared} of {len(plane.neighbours)} neighbouring "
+        f"pairs share a border, the other {len(links)} meet across the hub (drawn as lines over it)"
+    )
+    return data, report
+
+
+def _nearest_cell(plane: _Plane, prov: int) -> Any:
+    """The part of the frame nearer ``prov``'s point than any other province's: its Voronoi cell, cut from the frame
+    half-plane by half-plane (GEOS's Voronoi diagram breaks on points all on one circle, where every cell meets one
+    vertex)."""
+    from shapely.geometry import Polygon
+
+    x0, y0 = plane.anchors[prov]
+    far = 4 * (plane.width + plane.lat1 - plane.lat0)
+    cell: Any = plane.frame
+    for other, (x1, y1) in plane.anchors.items():
+        if other == prov:
+            continue
+        mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+        dx, dy = x1 - x0, y1 - y0  # the half-plane on prov's side of the bisector: away from (dx, dy)
+        nx, ny = -dy, dx
+        cell = cell.intersection(
+            Polygon(
+                [
+                    (mx + nx * far, my + ny * far),
+                    (mx - nx * far, my - ny * far),
+                    (mx - nx * far - dx * far, my - ny * far - dy * far),
+                    (mx + nx * far - dx * far, my + ny * far - dy * far),
+                ]
+            )
+        )
+    return cell
+
+
 class _Plane:
     """The picture's frame as a plane (longitude scaled by the cosine of the middle latitude), the land and water in
     it, where each province's seeds start (its anchor) and the pairs of provinces the game makes neighbours."""
 
-    def __init__(self, geo: Geography, coast: dict[str, Any]) -> None:
+    def __init__(
+        self, geo: Geography, coast: dict[str, Any], frame: tuple[float, float, float, float] | None = None
+    ) -> None:
         import shapely.prepared
         from shapely.geometry import box
         from shapely.ops import unary_union
 
         self.geo = geo
-        self.lon0, self.lat0, self.lon1, self.lat1 = frame_of(geo)
+        self.lon0, self.lat0, self.lon1, self.lat1 = frame if frame is not None else frame_of(geo)
         self.squeeze = max(math.cos(math.radians((self.lat0 + self.lat1) / 2)), 0.1)
         self.width = (self.lon1 - self.lon0) * self.squeeze
         self.world = 360.0 * self.squeeze  # a map round the world: the short way may cross the seam
