@@ -7,7 +7,8 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from gamekit import Table
@@ -360,3 +361,24 @@ def test_an_observer_from_the_start_gets_no_board(tmp_path: Path) -> None:
     assert not any(unit in started[0]["body"] for unit in ("A par", "F lon", "A vie"))
     mine = _mails(t, addr("Austria"), 0, "started")[0]
     assert "A vie" in mine["body"] and "F lon" not in mine["body"] and mine["picture_id"] is not None
+
+
+def test_neutral_units_are_told_of_where_they_are_seen(tmp_path: Path) -> None:
+    from judge.game import fog
+    from judge.game.notices import neutral_units
+    from judge.game.records import Game
+
+    variant = variant_from_toml(
+        'name = "N"\nmap = "classic"\n[rules]\nfog = true\n[neutral]\nunits = ["A ruh", "A tun"]\n',
+        "n",
+        "n.toml",
+        tmp_path,
+    )
+    start = variant.start_position()
+    game = cast(Game, SimpleNamespace(variant=variant))  # neutral_units reads the variant alone
+    facts = {"results": {}, "board": None, "tally": [], "neutral": neutral_units(game, start, start)}
+    assert facts["neutral"]["after"] == ["A ruh", "A tun"]
+    germany = fog.results_seen(variant, facts, start, start, ("Germany",))
+    assert germany["neutral"]["after"] == ["A ruh"] and [n["unit"] for n in germany["neutral"]["fates"]] == ["A ruh"]
+    turkey = fog.results_seen(variant, facts, start, start, ("Turkey",))
+    assert turkey["neutral"]["after"] == [] and turkey["neutral"]["fates"] == []
