@@ -6,6 +6,9 @@ a split province's coasts); in a province it sees, it sees the unit standing the
 never sees a unit elsewhere, nor who owns a centre elsewhere. Every power's number of centres is public: it is not
 in this module's hands (the mail shows the tally's counts to everyone).
 
+An order is checked on arrival on the board its power imagines (``imagined``), so that no answer tells what stands
+out of its sight; at the deadline it is played on the real board.
+
 Everything here is pure: a geography, a position and powers in, sets of provinces and a narrowed position out.
 """
 
