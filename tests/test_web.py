@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,10 +19,10 @@ from judge.cli import main
 from judge.config import load_config
 from judge.facts import LANGUAGES
 from judge.game.lookup import get_game
-from judge.game.story import Viewer, story_of
+from judge.game.story import story_of
 from judge.rules.orders import Outcome
 from judge.web import archive
-from judge.web.archive import build_all, refresh, write_game
+from judge.web.archive import build_all, refresh
 from judge.web.pages import STATIC, Picture, game_page, page_name
 
 BASE = "https://example.org/dip"
@@ -105,16 +104,17 @@ def test_an_anonymous_game_names_no_sender_until_it_ends(tmp_path: Path) -> None
 
 
 def test_a_fog_of_war_game_shows_nothing_until_it_ends(tmp_path: Path) -> None:
-    t = played(tmp_path)
-    game = get_game(t.db, "g")
-    fogged = replace(game.variant)
-    object.__setattr__(fogged, "fog", True)  # Variant.fog (or the attribute, where the field is not there yet)
-    game.variant = fogged
-    folder = tmp_path / "web" / "g"
-    write_game(t.db, game, story_of(t.db, game, Viewer.PUBLIC), folder)
+    t = played(tmp_path, "--variant", "fog_of_war")
+    web = tmp_path / "web"
+    folder = web / "g"
+    build_all(t.db, web)
     page = (folder / "index.html").read_text(encoding="utf-8")
     assert "Fog of War" in page and "<article" not in page and "<img" not in page and "Peace" not in page
     assert not list(folder.glob("*.png"))
+    assert t.cli("game", "end", "g", "--draw", "France", "Germany") == 0  # the end reveals the whole game
+    build_all(t.db, web)
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    assert "<article" in page and "<img" in page and "A par - bur" in page and list(folder.glob("*.png"))
 
 
 def test_the_archive_is_written_after_each_adjudication_and_a_failure_stops_nothing(

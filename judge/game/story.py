@@ -192,8 +192,8 @@ class Story:
 
 
 def fog_of_war(variant: Variant) -> bool:
-    """Whether the variant is played in Fog of War (``Variant.fog``; False for a judge without it)."""
-    return bool(getattr(variant, "fog", False))
+    """Whether the variant is played in Fog of War (``Variant.fog``)."""
+    return variant.fog
 
 
 def story_of(db: Database, game: Game, viewer: Viewer = Viewer.PUBLIC) -> Story:
