@@ -1,12 +1,16 @@
 """Every sentence the code marks for a player (``T("…")``) is in the Russian and German catalogs, and is worded."""
 
+import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
 from judge.i18n import T, sentences, translate
 from judge.i18n.gaps import marked_ids, missing
 from judge.timeutil import format_deadline
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("language", ["ru", "de"])
@@ -85,3 +89,20 @@ def test_words_said_by_place_are_in_every_catalog(language: str) -> None:
     assert pgettext(language, "press sender", "an anonymous power") != "an anonymous power"
     assert pgettext(language, "press addressees", "everyone") != "everyone"
     assert pgettext("en", "announcement", "paused") == "paused"  # English: the id itself
+
+
+@pytest.mark.parametrize("language", ["ru", "de"])
+def test_no_translation_runs_two_sentences_together(language: str) -> None:
+    """A sentence's full stop is followed by a space before the next one ("Die Partie ruht.Senden Sie" was in the
+    mails once): a word or a placeholder, a full stop, a capital letter is a missing space in any catalog."""
+    from babel.messages.pofile import read_po
+
+    with (ROOT / "judge" / "i18n" / "locale" / language / "LC_MESSAGES" / "judge.po").open("rb") as handle:
+        catalog = read_po(handle)
+    run_together = [
+        str(m.id)
+        for m in catalog
+        for text in ([m.string] if isinstance(m.string, str) else list(m.string))
+        if text and re.search(r"[\w}]\.[A-ZÄÖÜА-ЯЁ]", text)
+    ]
+    assert run_together == []
