@@ -22,7 +22,7 @@ from judge.game.lookup import get_game
 from judge.game.story import story_of
 from judge.rules.orders import Outcome
 from judge.web import archive
-from judge.web.archive import build_all, refresh
+from judge.web.archive import Written, build_all, refresh
 from judge.web.pages import STATIC, Picture, game_page, page_name
 
 BASE = "https://example.org/dip"
@@ -243,3 +243,29 @@ def test_the_web_server_may_read_what_the_confined_service_writes(tmp_path: Path
         os.umask(old)
     assert stat.S_IMODE((web / "g").stat().st_mode) == 0o755 and stat.S_IMODE(web.stat().st_mode) == 0o755
     assert {stat.S_IMODE(p.stat().st_mode) for p in web.rglob("*") if p.is_file()} == {0o644}
+
+
+def test_a_wave_of_games_writes_the_index_once_at_its_end_and_a_daemon_reads_no_mark_while_nothing_changed(
+    tmp_path: Path,
+) -> None:
+    """Three games adjudicated at once, one page a round: the first rounds write their game and leave the index alone
+    (the index names every game: written each round, a wave of a thousand games would read them all a thousand
+    times); the round that writes the last game writes the index. Once all are written, the caller's ``Written``
+    keeps the marks: a round reads no file (a mark removed behind its back is not noticed: ``judge web build``
+    writes everything)."""
+    t = Table(tmp_path / "judge.db")
+    for name in ("a", "b", "c"):
+        t.seven(name, "--deadline", "48h")
+    web = tmp_path / "web"
+    memo = Written()
+    assert refresh(t.db, web, limit=1, written=memo) == ["a"]
+    assert not (web / "index.html").exists() and memo.marks == {}
+    assert refresh(t.db, web, limit=1, written=memo) == ["b"] and not (web / "index.html").exists()
+    assert refresh(t.db, web, limit=1, written=memo) == ["c"]
+    index = (web / "index.html").read_text(encoding="utf-8")
+    assert all(f'href="{name}/index.html"' in index for name in "abc") and set(memo.marks) == {"a", "b", "c"}
+    (web / "b" / archive.MARK).unlink()
+    assert refresh(t.db, web, limit=1, written=memo) == []  # the marks are the ones written: no file read
+    assert refresh(t.db, web, limit=1) == ["b"]  # without the memory, the mark file is read
+    assert t.cli("game", "process", "a") == 0  # a changes: its mark in the database is no longer the one written
+    assert refresh(t.db, web, limit=1, written=memo) == ["a"]

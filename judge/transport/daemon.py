@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from imapclient.exceptions import IMAPClientError
 from sqlite_utils import Database
@@ -56,6 +56,9 @@ from judge.timeutil import backoff_pause, parse_iso_utc
 from judge.transport.failures import report_failures
 from judge.transport.imap import Inbox, handle_new_mail, sender_check_of
 from judge.transport.smtp import SmtpUnavailable, drain_outbox, mail_signer, next_send_time, release_stale_claims
+
+if TYPE_CHECKING:
+    from judge.web.archive import Written
 
 log = logging.getLogger("judge")
 
@@ -191,6 +194,7 @@ class Daemon:
         self.failed: set[str] = set()
         self.next_upkeep = 0.0
         self.busy = False  # this round read or sent mail
+        self.web_written: Written | None = None  # the archive's marks written (judge.web, imported when used)
 
     def run(self, once: bool) -> int:
         cfg = self.cfg
@@ -330,9 +334,11 @@ class Daemon:
     def _web(self) -> None:
         """The public archive's pages of the games adjudicated (or ended, paused, rolled back) since the last look
         (judge.web.archive.refresh: a failure there is logged and never stops the rest)."""
-        from judge.web.archive import refresh
+        from judge.web.archive import Written, refresh
 
-        written = refresh(self.db, self.cfg.web.dir, limit=WEB_GAMES)
+        if self.web_written is None:
+            self.web_written = Written()
+        written = refresh(self.db, self.cfg.web.dir, limit=WEB_GAMES, written=self.web_written)
         if written:
             log.info("web: archive pages written for %s", ", ".join(written))
 

@@ -20,6 +20,7 @@ import os
 import shutil
 import struct
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -42,6 +43,14 @@ log = logging.getLogger("judge.web")
 MARK = ".mark"  # in each game's folder: what its pages show (judge.store.game_rows.archive_marks), by which judge
 
 
+@dataclass
+class Written:
+    """The marks of the games whose pages a long-running caller (the daemon) has seen written, all of them: while
+    the database's marks are these, ``refresh`` reads no file at all (one query a round, however many games)."""
+
+    marks: dict[str, str] = field(default_factory=dict)
+
+
 def build_all(db: Database, web_dir: str | Path, base_url: str = "") -> Path:
     """Every game's pages and the index written again from the database (the pictures already on disk kept);
     ``base_url`` (where ``web_dir`` is served), when given, is recorded for the results mails' links. Returns the
@@ -50,21 +59,30 @@ def build_all(db: Database, web_dir: str | Path, base_url: str = "") -> Path:
     if base_url:
         with write(db):
             set_web_base_url(db, base_url)
-    return _build(db, folder, names=None)
+    return _build(db, folder, _marks(db), names=None)
 
 
-def refresh(db: Database, web_dir: str | Path, limit: int | None = None) -> list[str]:
+def refresh(db: Database, web_dir: str | Path, limit: int | None = None, written: Written | None = None) -> list[str]:
     """The pages of the games whose mark changed since the archive last wrote them (a game adjudicated, ended,
-    paused or rolled back), at most ``limit`` of them (the rest at the next call), and the index when any changed;
-    the games written. Never raises: a failure is logged and the archive left as it was (the next call tries
-    again)."""
+    paused or rolled back), at most ``limit`` of them (the rest at the next call), and the index once none is left
+    behind (a deadline wave of many games writes it once, at its end); the games written. ``written``: the caller's
+    memory of the marks written, kept up to date here. Never raises: a failure is logged and the archive left as it
+    was (the next call tries again)."""
     try:
         folder = Path(web_dir)
         marks = _marks(db)
-        changed = [name for name, mark in marks.items() if _read_mark(folder / name) != mark][:limit]
-        if not changed and not _gone(folder, marks) and (folder / page_name("en")).exists():
+        if written is not None and written.marks == marks:
             return []
-        _build(db, folder, names=changed)
+        behind = [name for name, mark in marks.items() if _read_mark(folder / name) != mark]
+        changed = behind[:limit]
+        if not changed and not _gone(folder, marks) and (folder / page_name("en")).exists():
+            if written is not None:
+                written.marks = marks
+            return []
+        last = len(changed) == len(behind)
+        _build(db, folder, marks, names=changed, index=last)
+        if written is not None and last:
+            written.marks = marks
         return changed
     except OSError as exc:  # a folder not writable, a disk full: one line
         log.error(
@@ -76,17 +94,18 @@ def refresh(db: Database, web_dir: str | Path, limit: int | None = None) -> list
         return []
 
 
-def _build(db: Database, folder: Path, names: Iterable[str] | None) -> Path:
-    """The pages of ``names`` (None: every game) and the index of every game."""
+def _build(
+    db: Database, folder: Path, marks: dict[str, str], names: Iterable[str] | None, *, index: bool = True
+) -> Path:
+    """The pages of ``names`` (None: every game) and, with ``index``, the index of every game."""
     _make_folder(folder)
     for source in sorted(STATIC.iterdir()):
         _write_if_changed(folder / source.name, source.read_bytes())
-    marks = _marks(db)
     for name in _gone(folder, marks):  # a game deleted: its folder (one the archive wrote: it has a mark) goes too
         shutil.rmtree(folder / name, ignore_errors=True)
     wanted = set(game_names(db)) if names is None else set(names)
     entries = []
-    for name in game_names(db):
+    for name in game_names(db) if index else sorted(wanted):
         game = get_game(db, name)
         if game.status == GameStatus.FORMING:
             continue
@@ -96,8 +115,9 @@ def _build(db: Database, folder: Path, names: Iterable[str] | None) -> Path:
         finished = game.status == GameStatus.FINISHED
         phase = game.position.phase if game.position is not None and not finished else None
         entries.append(IndexEntry(game.name, game.variant, game.status, phase, result_of(game)))
-    for language in LANGUAGES:
-        _write(folder / page_name(language), index_page(entries, language).encode())
+    if index:
+        for language in LANGUAGES:
+            _write(folder / page_name(language), index_page(entries, language).encode())
     return folder / page_name("en")
 
 
