@@ -637,9 +637,9 @@ def _draw_legend(
         swatch = (x + 7, y + 8)
         canvas.circle(swatch, 6, colour, OUTLINE, 1.1)
         name = power if power is not None else words["neutral"]
-        text = f"{_fit(name, LEGEND_SIZE, column_width - 52)}  {count}"
-        canvas.text((x + 19, y + 2), text, LEGEND_SIZE, OUTLINE)
-        entries.append(LegendEntry(power, text, colour, count, swatch))
+        label = _fit(name, LEGEND_SIZE, column_width - 52)
+        _legend_row(canvas, (x + 19, y + 2), x + column_width - 14, label, count, LEGEND_SIZE)
+        entries.append(LegendEntry(power, f"{label}  {count}", colour, count, swatch))
     kx = layout.width - 650
     samples = [
         ("moved", "moved"),
@@ -779,9 +779,9 @@ def _draw_board_legend(
         canvas.rectangle((x, y, x + 14, y + 14), tint(colour) if power is not None else LAND_AREA, OUTLINE, 1)
         canvas.circle(swatch, 4, colour, OUTLINE, 1)
         name = words.get(power, power) if power is not None else words["neutral"]  # a power's name as given
-        text = f"{_fit(name, BOARD_LEGEND_SIZE, column_width - 48)}  {count}"
-        canvas.text((x + 20, y + 1), text, BOARD_LEGEND_SIZE, OUTLINE)
-        entries.append(LegendEntry(power, text, colour, count, swatch))
+        label = _fit(name, BOARD_LEGEND_SIZE, column_width - 48)
+        _legend_row(canvas, (x + 20, y + 1), x + column_width - 8, label, count, BOARD_LEGEND_SIZE)
+        entries.append(LegendEntry(power, f"{label}  {count}", colour, count, swatch))
     kx = 10 + 2 * column_width
     sample_width = min(260, (width - kx - 6) // 3)
     length = 30 if sample_width < 200 else 52
@@ -796,6 +796,15 @@ def _draw_board_legend(
             OUTLINE,
         )
     return tuple(entries)
+
+
+def _legend_row(canvas: _Canvas, at: tuple[float, float], right: float, label: str, count: int, size: int) -> None:
+    """A power's row of the legend: its name at ``at`` and its centres right-aligned at ``right``, drawn apart. Each
+    piece's letters are kept for the next picture; drawn as one text ("France  5"), every count of every power in
+    every language was a picture of letters of its own, which filled the cache for hours (issue 27's soak)."""
+    canvas.text(at, label, size, OUTLINE)
+    number = str(count)
+    canvas.text((right - _text_size(number, size)[0], at[1]), number, size, OUTLINE)
 
 
 @lru_cache(maxsize=1024)
