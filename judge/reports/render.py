@@ -73,9 +73,7 @@ def _env_for(folders: tuple[Path, ...]) -> Environment:
     env.filters["place"] = _place
     env.filters["result"] = _result
     env.filters["when"] = _when
-    env.globals["_"] = _gettext
-    env.globals["ngettext"] = _ngettext
-    env.globals["pgettext"] = _pgettext
+    add_catalog_words(env)
     env.filters["phase"] = _phase
     env.filters["press_sender"] = _press_sender
     env.filters["press_addressees"] = _press_addressees
@@ -155,6 +153,15 @@ def _place(context: Any, value: Any) -> str:
     if loc is None:
         return str(value)
     return str(variant.geo.loc_named(loc).shown(language))
+
+
+def add_catalog_words(env: Environment) -> None:
+    """``_``, ``pgettext`` and ``ngettext`` in ``env``'s templates: the catalogs' words in the reader's language
+    (``language`` in the context), the parameters escaped where the template is autoescaped (the mails' HTML, the
+    archive's pages)."""
+    env.globals["_"] = _gettext
+    env.globals["ngettext"] = _ngettext
+    env.globals["pgettext"] = _pgettext
 
 
 @pass_context

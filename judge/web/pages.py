@@ -14,16 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
-from markupsafe import Markup
 
 from judge.facts import LANGUAGES
 from judge.game.story import ANONYMOUS_SENDER, GameResult, OrderLine, Story
-from judge.i18n import T, Text, gettext, ngettext, pgettext, phase_words, result_words, translate
+from judge.i18n import T, gettext, phase_words, result_words, translate
 from judge.reports.maps.draw import power_colours
+from judge.reports.render import add_catalog_words
 from judge.rules.orders import Outcome
 from judge.rules.phase import Phase
 from judge.rules.variant import Variant
-from judge.rules.words import Named, Reason
 from judge.store.statuses import GameStatus
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -155,9 +154,7 @@ def _env() -> Environment:
         lstrip_blocks=True,
         autoescape=True,
     )
-    env.globals["_"] = _gettext
-    env.globals["pgettext"] = _pgettext
-    env.globals["ngettext"] = _ngettext
+    add_catalog_words(env)
     env.globals["ANONYMOUS_SENDER"] = ANONYMOUS_SENDER
     env.filters["phase"] = _phase
     env.filters["power"] = _power
@@ -165,31 +162,6 @@ def _env() -> Environment:
     env.filters["result"] = _result
     env.filters["failed"] = _failed
     return env
-
-
-@pass_context
-def _gettext(context: Any, msgid: str, **params: Any) -> Markup:
-    return _worded(context, gettext(context["language"], msgid), msgid, params)
-
-
-@pass_context
-def _pgettext(context: Any, msgctxt: str, msgid: str, **params: Any) -> Markup:
-    return _worded(context, pgettext(context["language"], msgctxt, msgid), msgid, params)
-
-
-@pass_context
-def _ngettext(context: Any, singular: str, plural: str, count: int, **params: Any) -> str:
-    return ngettext(context["language"], singular, plural, count, **params)
-
-
-def _worded(context: Any, words: str, msgid: str, params: dict[str, Any]) -> Markup:
-    """The catalog's words (the template's own markup) with their parameters escaped."""
-    language = context["language"]
-    values = {k: translate(v, language) if isinstance(v, (Text, Reason, Named)) else v for k, v in params.items()}
-    try:
-        return Markup(words).format(**values)
-    except (KeyError, IndexError, ValueError):  # a broken translation never hides the page
-        return Markup(msgid).format(**values)
 
 
 @pass_context
